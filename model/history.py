@@ -1,0 +1,140 @@
+"""History record types: one flat, append-only, Jepsen-style history per simulation.
+
+Every record has an index, the simulated (true) time, the process, the operation, the
+run (uuid, '' when none), a value mapping and a type: ``invoke`` / ``ok`` / ``fail`` /
+``info`` (info = outcome unknown, e.g. the caller crashed mid-call). Faults are recorded
+by the process ``nemesis``; ground-truth side effects by the process ``world``.
+The simulator writes records; the invariant checkers (:mod:`model.invariants`) read them.
+
+Operation vocabulary (``op`` -> what ``value`` holds). Every request the runtime yields
+becomes an ``invoke`` record when issued and a completion when answered:
+
+``segment``  one entry-point call. invoke {entry, identity}; ok {outcome}; fail {error};
+             info {crashed} when its process died.
+``store``    a guarded UPDATE or INSERT (T1-T11, T13, T14). invoke {transition, site,
+             identity}; ok {transition, site, identity, matched, changed, row} where ``row``
+             is the full after-state (see :func:`row_value`) when matched, else None;
+             fail {transition, site, identity, error}.
+``read``     FindRun / MaxSequence / CountEvents / SelectStale. invoke {what, site};
+             ok {what, site, result}; fail {what, site, error}.
+``event``    an audit insert (T6). invoke/ok/fail {seq, kind, round, tool, call, execution,
+             effect (as the runtime resolved it), true_effect (the world's ground truth for
+             that tool name: an effect value, 'unknown' for a name no tool has, '' for a
+             non-tool step), identity}; fail adds {error}.
+``provider`` invoke {round, synthesis}; ok {tokens}; fail {error, failure_class}.
+``tool``     invoke {call, tool, effect, true_effect, identity, key}; ok {execution, landed,
+             replayed}; fail {error}; info {crashed}.
+``landing``  process ``world``, type ok: a side effect actually landed in the external
+             ledger. {call, tool, effect (true), execution, identity}.
+``dispatch`` invoke {delay_ms, site}; ok {}; fail {error}.
+``deliver``  process of the receiving worker, type ok: a wake-up reached a worker
+             {duplicate}.
+``emit``     the live observer. invoke/ok/fail {round, kind}.
+``decide``   type ok: a decider states what it read and chose {decider, pending_effect,
+             requeue_count, has_request, decision} (reaper per row, recovery).
+``fault``    process ``nemesis``, type info: {family, kind, target, detail} when an injected
+             fault takes effect.
+``crash`` / ``restart``  process ``nemesis``, type info: {process, identity}.
+``phase``    process ``nemesis``, type info: {phase} ('chaos' at 0, 'quiet' when healed).
+``final``    process ``world``, type ok, one per run at the end: {row}.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from enum import Enum, StrEnum
+from typing import Any
+
+from model.records import RunRow
+
+
+class OpType(StrEnum):
+    INVOKE = "invoke"
+    OK = "ok"
+    FAIL = "fail"
+    INFO = "info"
+
+
+@dataclass(frozen=True, slots=True)
+class Op:
+    """One history record."""
+
+    index: int
+    time_s: float
+    process: str
+    op: str
+    run: str
+    type: OpType
+    value: Mapping[str, Any]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.value.get(key, default)
+
+
+# Operation names, so checkers and recorder cannot drift apart.
+SEGMENT = "segment"
+STORE = "store"
+READ = "read"
+EVENT = "event"
+PROVIDER = "provider"
+TOOL = "tool"
+LANDING = "landing"
+DISPATCH = "dispatch"
+DELIVER = "deliver"
+EMIT = "emit"
+DECIDE = "decide"
+FAULT = "fault"
+CRASH = "crash"
+RESTART = "restart"
+PHASE = "phase"
+FINAL = "final"
+
+NEMESIS = "nemesis"
+WORLD = "world"
+
+
+def row_value(row: RunRow) -> dict[str, Any]:
+    """The after-state of a row as a history value: every column a checker may judge."""
+    return {
+        "uid": row.uid,
+        "status": row.status.value,
+        "claimed_by": row.claimed_by,
+        "lease_expires": row.lease_expires,
+        "requeue_count": row.requeue_count,
+        "pending_effect": row.pending_effect,
+        "has_request": row.queued_request is not None,
+        "has_state": row.suspended_state is not None,
+        "termination_reason": row.termination_reason.value,
+        "error_class": row.error_class,
+        "iterations": row.iterations,
+        "total_tokens": row.total_tokens,
+        "finished_at": row.finished_at,
+    }
+
+
+def _canonical(value: Any) -> str:
+    if isinstance(value, Mapping):
+        return "{" + ",".join(f"{k}:{_canonical(value[k])}" for k in sorted(value)) + "}"
+    if isinstance(value, list | tuple):
+        return "[" + ",".join(_canonical(v) for v in value) + "]"
+    if isinstance(value, Enum):
+        return str(value.value)
+    if isinstance(value, float):
+        return repr(round(value, 9))
+    return repr(value)
+
+
+def op_line(op: Op) -> str:
+    """A canonical one-line text of a record; the digest hashes these lines."""
+    return f"{op.index}|{op.time_s!r}|{op.process}|{op.op}|{op.run}|{op.type.value}|{_canonical(op.value)}"
+
+
+def digest(history: Iterable[Op]) -> str:
+    """A stable digest of a history: identical in any process, any PYTHONHASHSEED."""
+    h = hashlib.blake2b(digest_size=16)
+    for op in history:
+        h.update(op_line(op).encode())
+        h.update(b"\n")
+    return h.hexdigest()

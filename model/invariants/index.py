@@ -1,0 +1,187 @@
+"""One shared pre-indexing pass over a history, computed once and read by every checker.
+
+The checkers must stay linear in the history, so everything several of them need is
+computed here in a single pass: the records bucketed by operation and type, the matched
+store rows (the row's after-states, in order), the completion of every invoke, the
+landing each tool invoke produced, the executions that landed and each run's final row.
+Checkers that must interleave two kinds of record walk a merge of two buckets.
+
+It knows only the history (:mod:`model.history`); it never sees the runtime or the world.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from operator import attrgetter
+from typing import Any
+
+from model.history import FINAL, LANDING, SEGMENT, STORE, TOOL, Op, OpType
+
+IDEMPOTENT_WRITE = "idempotent_write"
+NON_IDEMPOTENT_WRITE = "non_idempotent_write"
+WRITE_EFFECTS = frozenset({IDEMPOTENT_WRITE, NON_IDEMPOTENT_WRITE})
+TERMINAL_STATUSES = frozenset({"completed", "failed", "cancelled"})
+AUDIT_FAILED = "AuditPersistenceFailedException"
+
+CLAIMS = frozenset({"T1", "T3", "T10"})
+SETTLES = frozenset({"T7", "T8", "T14"})
+REQUEUES = frozenset({"T11", "T13"})
+
+_EMPTY: tuple[Op, ...] = ()
+_by_index = attrgetter("index")
+
+
+def transition_number(op: Op) -> str:
+    """The spec's T-number of a store record: 'T7 finishRun' -> 'T7' ('' when none).
+
+    Compared exactly, never by prefix: 'T1' must not match 'T10', 'T11', 'T13', 'T14'.
+    """
+    name = op.get("transition")
+    if not isinstance(name, str):
+        return ""
+    head, _, _ = name.strip().partition(" ")
+    return head
+
+
+def row_of(op: Op) -> Mapping[str, Any]:
+    """The after-state row a store ok or a final record carries."""
+    row = op.get("row")
+    if not isinstance(row, Mapping):
+        raise ValueError(f"record {op.index} ({op.op} {op.type.value}) carries no row mapping")
+    return row
+
+
+def merged(*streams: Sequence[Op]) -> Iterator[Op]:
+    """The records of several buckets in history order (each bucket already is)."""
+    return heapq.merge(*streams, key=_by_index)
+
+
+@dataclass(frozen=True, slots=True)
+class Index:
+    """Everything the checkers share, built by :meth:`of` in one pass."""
+
+    history: tuple[Op, ...]
+    buckets: Mapping[tuple[str, OpType], Sequence[Op]]
+    by_op: Mapping[str, Sequence[Op]]
+    rows: Sequence[Op]
+    completions: Mapping[int, Op]
+    landing_of: Mapping[int, Op]
+    landed: frozenset[tuple[str, Any]]
+    finals: Mapping[str, Op]
+
+    @classmethod
+    def of(cls, history: Iterable[Op]) -> Index:
+        return _build(tuple(history))
+
+    def of_type(self, op: str, type_: OpType) -> Sequence[Op]:
+        """The records of one operation and type, in history order."""
+        return self.buckets.get((op, type_), _EMPTY)
+
+    def all(self, op: str) -> Sequence[Op]:
+        """The records of one operation, any type, in history order."""
+        return self.by_op.get(op, _EMPTY)
+
+
+def as_index(history: Iterable[Op] | Index) -> Index:
+    return history if isinstance(history, Index) else Index.of(history)
+
+
+def _pairing_key(op: Op) -> tuple[str, ...]:
+    """Invokes and completions pair per (op, process, run); segments per (op, process).
+
+    A segment's run may be unknown at its invoke (enqueue) and segments nest on the
+    Sync transport, so segments pair last-in-first-out per process alone.
+    """
+    if op.op == SEGMENT:
+        return (op.op, op.process)
+    return (op.op, op.process, op.run)
+
+
+@dataclass(slots=True)
+class _Builder:
+    buckets: dict[tuple[str, OpType], list[Op]]
+    by_op: dict[str, list[Op]]
+    rows: list[Op]
+    pending: dict[tuple[str, ...], list[Op]]
+    completions: dict[int, Op]
+    open_calls: dict[tuple[str, Any, Any], list[Op]]
+    landing_of: dict[int, Op]
+    landed: set[tuple[str, Any]]
+    finals: dict[str, Op]
+
+    def add(self, op: Op) -> None:
+        self.buckets.setdefault((op.op, op.type), []).append(op)
+        self.by_op.setdefault(op.op, []).append(op)
+        if op.type is OpType.INVOKE:
+            self._invoke(op)
+        elif op.op == LANDING:
+            self._landing(op)
+        else:
+            self._complete(op)
+            if op.op == STORE and op.type is OpType.OK and op.get("matched") and op.get("row") is not None:
+                self.rows.append(op)
+            elif op.op == FINAL:
+                self.finals[op.run] = op
+
+    def _invoke(self, op: Op) -> None:
+        self.pending.setdefault(_pairing_key(op), []).append(op)
+        if op.op == TOOL:
+            self.open_calls.setdefault(_call_key(op), []).append(op)
+
+    def _complete(self, op: Op) -> None:
+        stack = self.pending.get(_pairing_key(op))
+        if not stack:
+            return
+        invoke = stack.pop()
+        self.completions[invoke.index] = op
+        if op.op == TOOL:
+            calls = self.open_calls.get(_call_key(invoke), [])
+            for i, call in enumerate(calls):
+                if call is invoke:
+                    del calls[i]
+                    break
+
+    def _landing(self, op: Op) -> None:
+        self.landed.add((op.run, op.get("execution")))
+        calls = self.open_calls.get(_call_key(op))
+        if calls:
+            self.landing_of.setdefault(calls[-1].index, op)
+
+
+def _call_key(op: Op) -> tuple[str, Any, Any]:
+    return (op.run, op.get("call"), op.get("identity"))
+
+
+def _build(history: tuple[Op, ...]) -> Index:
+    b = _Builder({}, {}, [], {}, {}, {}, {}, set(), {})
+    for op in history:
+        b.add(op)
+    return Index(
+        history=history,
+        buckets=b.buckets,
+        by_op=b.by_op,
+        rows=b.rows,
+        completions=b.completions,
+        landing_of=b.landing_of,
+        landed=frozenset(b.landed),
+        finals=b.finals,
+    )
+
+
+__all__ = [
+    "AUDIT_FAILED",
+    "CLAIMS",
+    "IDEMPOTENT_WRITE",
+    "NON_IDEMPOTENT_WRITE",
+    "REQUEUES",
+    "SETTLES",
+    "TERMINAL_STATUSES",
+    "WRITE_EFFECTS",
+    "Index",
+    "as_index",
+    "merged",
+    "row_of",
+    "transition_number",
+]

@@ -1,0 +1,118 @@
+"""`nrllm:agent:reap` (spec 5.1, C6, C7, C10): reclaim or dead-letter stale running rows.
+
+Decisions use the SELECTed snapshot; every mutation re-checks staleness against the
+``now`` captured once per invocation, so a worker that renewed in between wins.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from model.constants import MAX_REQUEUES, REAPER_DEFAULT_LIMIT
+from model.failures import DispatchError, StoreError
+from model.records import RunRow
+from model.requests import Dispatch, MaxSequence, Note, ReadClock, SelectStale, Update
+from model.segment import Context, Gen
+from model.settle import settle_failed
+from model.transitions import DeadLetterStale, RequeueStale
+from model.vocab import TerminationReason, ToolEffect
+
+
+@dataclass(frozen=True, slots=True)
+class ReapReport:
+    """What the command prints, and its exit code (0 success, 1 failure, 2 invalid)."""
+
+    exit_code: int
+    requeued: int = 0
+    dead_lettered: int = 0
+    skipped: int = 0
+
+
+def parse_limit(raw: str | float | int) -> int | None:
+    """`--limit`: numeric values truncate (2.7 ⇒ 2); below 1 or non-numeric ⇒ None (INVALID)."""
+    try:
+        limit = int(float(raw))
+    except (TypeError, ValueError):
+        return None
+    return limit if limit >= 1 else None
+
+
+def decide(ctx: Context, row: RunRow) -> TerminationReason | None:
+    """The per-row rule order: fence first, then no stored request, then budget; None = requeue."""
+    policy = ctx.policy
+    fenced = policy.fence_blocks_retry and not policy.idempotency_keys
+    if fenced and row.pending_effect == ToolEffect.NON_IDEMPOTENT_WRITE.value:
+        return TerminationReason.NOT_RETRYABLE
+    if policy.dead_letter_payloadless and row.queued_request is None:
+        return TerminationReason.NOT_RETRYABLE
+    if row.requeue_count >= MAX_REQUEUES:
+        return TerminationReason.RETRIES_EXHAUSTED
+    return None
+
+
+def reap(ctx: Context, limit: str | float | int = REAPER_DEFAULT_LIMIT, *, has_bus: bool = True) -> Gen[ReapReport]:
+    if not has_bus:
+        return ReapReport(exit_code=1)
+    parsed = parse_limit(limit)
+    if parsed is None:
+        return ReapReport(exit_code=2)
+    now = yield ReadClock()
+    try:
+        rows = yield SelectStale(now, parsed)
+    except StoreError:
+        rows = ()
+    requeued = dead = skipped = 0
+    for row in rows:
+        verdict = decide(ctx, row)
+        yield Note(
+            row.uuid,
+            "decide",
+            (
+                ("decider", "reaper"),
+                ("pending_effect", row.pending_effect),
+                ("requeue_count", row.requeue_count),
+                ("has_request", row.queued_request is not None),
+                ("decision", "requeue" if verdict is None else verdict.value),
+            ),
+        )
+        if verdict is not None:
+            done = yield from _dead_letter(row, verdict, now)
+            dead, skipped = dead + done, skipped + (not done)
+            continue
+        outcome = yield from _requeue(ctx, row, now)
+        requeued += outcome == "requeued"
+        dead += outcome == "dead_lettered"
+        skipped += outcome == "skipped"
+    return ReapReport(0, requeued, dead, skipped)
+
+
+def _dead_letter(row: RunRow, reason: TerminationReason, now: int) -> Gen[bool]:
+    write_now = yield ReadClock()
+    try:
+        result = yield Update(row.uuid, DeadLetterStale(reason, now, write_now), "reaper.dead_letter")
+    except StoreError:
+        return False
+    return bool(result.matched)
+
+
+def _requeue(ctx: Context, row: RunRow, now: int) -> Gen[str]:
+    policy = ctx.policy
+    transition = RequeueStale(now, clear_fence=not policy.kb9_fence_survives_requeue)
+    try:
+        result = yield Update(row.uuid, transition, "reaper.requeue")
+    except StoreError:
+        return "skipped"
+    if not result.matched:
+        return "skipped"
+    try:
+        yield Dispatch(row.uuid, 0, "reaper.dispatch")
+    except DispatchError as failure:
+        if policy.kb8_reaper_dispatch_failure_only_logged:
+            return "requeued"
+        try:
+            yield MaxSequence(row.uuid, "reaper.dispatch_failed")
+        except StoreError:
+            return "dead_lettered"
+        yield from settle_failed(policy, row.uuid, failure.error_class, owned_by=None, site="reaper.dispatch_failed")
+        return "dead_lettered"
+    return "requeued"

@@ -1,0 +1,173 @@
+"""The frozen request objects the runtime's generators yield, and what each returns.
+
+This is the whole contract between the reference runtime and whoever drives it (the
+synchronous test driver, the simpy world, the exhaustive explorer). A driver answers
+each request with a value via ``send`` or fails it by throwing an exception from
+:mod:`model.failures` into the generator. Every request names the ``site`` (the spec
+call site) so a history can say which code path acted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from model.records import EventRow, RunRequest, RunRow, ToolCall, Turn
+from model.transitions import Transition
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateResult:
+    """What a guarded UPDATE reports. ``changed`` is MySQL's *changed* rows (KB-6)."""
+
+    matched: bool
+    changed: bool
+
+
+class Request:
+    """Base class of everything the runtime yields."""
+
+    __slots__ = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ReadClock(Request):
+    """`time()` of the calling process (its clock may be skewed). Returns int seconds."""
+
+
+@dataclass(frozen=True, slots=True)
+class FindRun(Request):
+    """`findRun(uuid)`: the row or None. May throw StoreError."""
+
+    uuid: str
+    site: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class InsertRun(Request):
+    """T1/T2 INSERT of a fully formed row (uid assigned by the store). Returns the stored row."""
+
+    row: RunRow
+    site: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Update(Request):
+    """A guarded UPDATE: apply ``transition`` to the row of ``uuid`` atomically. Returns UpdateResult."""
+
+    uuid: str
+    transition: Transition
+    site: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SelectStale(Request):
+    """T12 findStaleRunning with the reaper's captured ``now``. Returns tuple[RunRow, ...]."""
+
+    now: int
+    limit: int
+
+
+@dataclass(frozen=True, slots=True)
+class InsertEvent(Request):
+    """T6 recordEvent into the audit store; no guard on the run row. Returns None.
+
+    ``effect`` is the effect the runtime resolved for the step (for the history only).
+    """
+
+    uuid: str
+    event: EventRow
+    effect: str = ""
+    site: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class MaxSequence(Request):
+    """T15 maxEventSequence: int, -1 for none. May throw StoreError."""
+
+    uuid: str
+    site: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class CountEvents(Request):
+    """COUNT(events) of a run: the pre-ADR-101 resume position (KB-2). May throw StoreError."""
+
+    uuid: str
+
+
+@dataclass(frozen=True, slots=True)
+class CallProvider(Request):
+    """A provider call through the middleware pipeline. Returns the tokens used (int).
+
+    Throws a ProviderError family member, GuardrailViolation/GuardrailApprovalRequired,
+    BudgetExceeded or ContextTruncated.
+    """
+
+    uuid: str
+    round_no: int
+    turn: Turn
+    synthesis: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class InvokeTool(Request):
+    """Execute a tool. Returns a ToolResult; a ToolFailure thrown in becomes an error result.
+
+    ``idempotency_key`` is set only under the ``idempotency_keys`` proposal: the world
+    then replays a recorded result instead of executing again.
+    """
+
+    uuid: str
+    call: ToolCall
+    effect: str
+    idempotency_key: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Dispatch(Request):
+    """Dispatch `AgentRunQueuedMessage(uuid)` with a DelayStamp. Returns None or throws DispatchError."""
+
+    uuid: str
+    delay_ms: int
+    site: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class EmitStep(Request):
+    """The live observer's `onStep` (emit-before-persist). Only yielded when an observer is wired."""
+
+    uuid: str
+    round_no: int
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
+class Note(Request):
+    """Informational: the runtime states a decision (e.g. the reaper's verdict on a row).
+
+    Drivers record it and answer None immediately; it costs no simulated time.
+    """
+
+    uuid: str
+    what: str
+    detail: tuple[tuple[str, object], ...] = ()
+
+
+__all__ = [
+    "CallProvider",
+    "CountEvents",
+    "Dispatch",
+    "EmitStep",
+    "FindRun",
+    "InsertEvent",
+    "InsertRun",
+    "InvokeTool",
+    "MaxSequence",
+    "Note",
+    "ReadClock",
+    "Request",
+    "RunRequest",
+    "SelectStale",
+    "Update",
+    "UpdateResult",
+]
