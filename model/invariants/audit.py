@@ -1,0 +1,140 @@
+"""Invariants of the audit trail (ADR-104, ADR-111): writes are recorded, audit failures
+are judged by the step's true effect, and event sequences do not collide.
+
+Pure checkers over the shared index of one history; they know only the history, never the
+runtime or the world that produced it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from model.history import EVENT, LANDING, Op, OpType
+from model.invariants.index import AUDIT_FAILED, WRITE_EFFECTS, Index, merged, row_of
+from model.invariants.judgement import Finding, Tally
+
+_TOOL_KIND = "tool"
+_AUDITABLE_FAILURES = WRITE_EFFECTS | {"unknown"}
+
+
+def _records_unaudited_write(row: Mapping[str, Any]) -> bool:
+    """A final FAILED row that admits a write may be unaudited (audit failure or fenced dead-letter)."""
+    if row.get("status") != "failed":
+        return False
+    if row.get("error_class") == AUDIT_FAILED:
+        return True
+    return row.get("termination_reason") == "not_retryable" and row.get("pending_effect") in WRITE_EFFECTS
+
+
+def every_write_accounted(ix: Index) -> Finding:
+    """Every landing has its run's tool event of the same execution, or a final row that admits it."""
+    audited = {(e.run, e.get("execution")) for e in ix.of_type(EVENT, OpType.OK) if e.get("kind") == _TOOL_KIND}
+    tally = Tally()
+    for landing in ix.of_type(LANDING, OpType.OK):
+        execution = landing.get("execution")
+        if (landing.run, execution) in audited:
+            tally.hold()
+            continue
+        final = ix.finals.get(landing.run)
+        if final is None:
+            why = f"execution {execution} of run {landing.run!r} landed with no tool event and no final row"
+            tally.unknown((landing.index,), why)
+        elif _records_unaudited_write(row_of(final)):
+            tally.hold()
+        else:
+            tally.violate(
+                (landing.index, final.index),
+                f"execution {execution} of run {landing.run!r} landed, has no tool event, and the final row "
+                f"({_describe_final(row_of(final))}) does not record that a write may be unaudited",
+            )
+    return tally.finding("landings")
+
+
+def _describe_final(row: Mapping[str, Any]) -> str:
+    return (
+        f"status={row.get('status')!r} reason={row.get('termination_reason')!r} "
+        f"error_class={row.get('error_class')!r} pending_effect={row.get('pending_effect')!r}"
+    )
+
+
+def _is_failed_write_audit(op: Op, landed: frozenset[tuple[str, Any]]) -> bool:
+    return (
+        op.get("kind") == _TOOL_KIND
+        and op.get("true_effect") in WRITE_EFFECTS
+        and (op.run, op.get("execution")) in landed
+    )
+
+
+def no_success_over_unrecorded_write(ix: Index) -> Finding:
+    """No run reaches a COMPLETED row after a landed write execution of it failed its audit."""
+    tainted: dict[str, Op] = {}
+    tally = Tally()
+    for op in merged(ix.of_type(EVENT, OpType.FAIL), ix.rows):
+        if op.op == EVENT:
+            if _is_failed_write_audit(op, ix.landed):
+                tainted.setdefault(op.run, op)
+            continue
+        if row_of(op).get("status") != "completed":
+            continue
+        failed_audit = tainted.get(op.run)
+        if failed_audit is None:
+            tally.hold()
+            continue
+        tally.violate(
+            (failed_audit.index, op.index),
+            f"run {op.run!r} settled completed at {op.index} after the audit of landed execution "
+            f"{failed_audit.get('execution')} failed at {failed_audit.index}",
+        )
+    return tally.finding("completed rows")
+
+
+def read_only_audit_fail_soft(ix: Index) -> Finding:
+    """A run failed for an audit failure only when its latest failed audit was a write's."""
+    last_failure: dict[str, Op] = {}
+    tally = Tally()
+    for op in merged(ix.of_type(EVENT, OpType.FAIL), ix.rows):
+        if op.op == EVENT:
+            last_failure[op.run] = op
+            continue
+        row = row_of(op)
+        if row.get("status") != "failed" or row.get("error_class") != AUDIT_FAILED:
+            continue
+        failure = last_failure.get(op.run)
+        if failure is None:
+            tally.unknown((op.index,), f"run {op.run!r} failed for an audit failure but no event of it failed")
+        elif failure.get("true_effect") in _AUDITABLE_FAILURES:
+            tally.hold()
+        else:
+            effect = failure.get("true_effect") or "a non-tool step"
+            tally.violate(
+                (failure.index, op.index),
+                f"run {op.run!r} settled failed ({AUDIT_FAILED}) at {op.index} although the failed "
+                f"audit at {failure.index} was of {effect!r}",
+            )
+    return tally.finding("audit-failure settles")
+
+
+def unique_event_sequence(ix: Index) -> Finding:
+    """No two stored events of one run share a sequence number."""
+    first: dict[tuple[str, Any], Op] = {}
+    tally = Tally()
+    for event in ix.of_type(EVENT, OpType.OK):
+        key = (event.run, event.get("seq"))
+        earlier = first.setdefault(key, event)
+        if earlier is event:
+            tally.hold()
+            continue
+        tally.violate(
+            (earlier.index, event.index),
+            f"run {event.run!r} stored two events with sequence {key[1]} at {earlier.index} and {event.index}",
+        )
+    return tally.finding("stored events")
+
+
+__all__ = [
+    "every_write_accounted",
+    "no_success_over_unrecorded_write",
+    "read_only_audit_fail_soft",
+    "unique_event_sequence",
+]

@@ -1,0 +1,92 @@
+"""How a checker accumulates what it saw into one finding, and the catalogue's entry type.
+
+A checker walks the history once and reports each judged case to a :class:`Tally`:
+held, violated (with witnesses) or undecidable. The tally folds them by "false beats
+unknown beats true" into a :class:`Finding`; an :class:`Invariant` names the checker and
+turns its finding into a :class:`~model.invariants.verdict.Verdict`, turning an exception
+into an unknown verdict. Knows only the history, through the shared index.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from model.history import Op
+from model.invariants.index import Index, as_index
+from model.invariants.verdict import Kind, Validity, Verdict
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """What a checker concluded, before it is named."""
+
+    valid: Validity
+    witness: tuple[int, ...] = ()
+    explanation: str = ""
+
+
+@dataclass(slots=True)
+class Tally:
+    """Counts the cases a checker judged and keeps the first violation and first unknown."""
+
+    held: int = 0
+    violations: int = 0
+    unknowns: int = 0
+    _violation: tuple[tuple[int, ...], str] | None = field(default=None, repr=False)
+    _unknown: tuple[tuple[int, ...], str] | None = field(default=None, repr=False)
+
+    def hold(self) -> None:
+        self.held += 1
+
+    def violate(self, witness: Iterable[int], why: str) -> None:
+        self.violations += 1
+        if self._violation is None:
+            self._violation = (tuple(sorted(set(witness))), why)
+
+    def unknown(self, witness: Iterable[int], why: str) -> None:
+        self.unknowns += 1
+        if self._unknown is None:
+            self._unknown = (tuple(sorted(set(witness))), why)
+
+    def finding(self, subject: str) -> Finding:
+        """Fold the tally; ``subject`` names what was judged (e.g. 'landings')."""
+        if self._violation is not None:
+            witness, why = self._violation
+            return Finding(Validity.INVALID, witness, _counted(why, self.violations, "violations"))
+        if self._unknown is not None:
+            witness, why = self._unknown
+            return Finding(Validity.UNKNOWN, witness, _counted(why, self.unknowns, "undecided cases"))
+        return Finding(Validity.VALID, (), f"{self.held} {subject} checked, none violates")
+
+
+def _counted(why: str, count: int, noun: str) -> str:
+    return why if count == 1 else f"{why} (first of {count} {noun})"
+
+
+Checker = Callable[[Index], Finding]
+
+
+@dataclass(frozen=True, slots=True)
+class Invariant:
+    """One catalogue entry: a fixed name, a kind, one line of meaning and its checker."""
+
+    name: str
+    kind: Kind
+    meaning: str
+    judge: Checker
+
+    def check(self, history: Iterable[Op] | Index) -> Verdict:
+        """Judge a history; a checker that raises yields UNKNOWN carrying the exception."""
+        try:
+            finding = self.judge(as_index(history))
+        except Exception as exc:  # a checker bug must never lose the history's verdicts
+            return self.unknown(exc)
+        return Verdict(self.name, self.kind, finding.valid, finding.witness, finding.explanation)
+
+    def unknown(self, exc: BaseException) -> Verdict:
+        why = f"checker raised {type(exc).__name__}: {exc}"
+        return Verdict(self.name, self.kind, Validity.UNKNOWN, (), why)
+
+
+__all__ = ["Checker", "Finding", "Invariant", "Tally"]

@@ -1,0 +1,141 @@
+"""Invariants of the run row's lifecycle (ADR-092, ADR-104, spec section 2): terminal is
+terminal, settles come from the owner or an unguarded path, the requeue budget holds, and
+every run ends.
+
+Pure checkers over the shared index of one history; they know only the history, never the
+runtime or the world that produced it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from model.constants import MAX_REQUEUES
+from model.history import Op
+from model.invariants.index import (
+    REQUEUES,
+    SETTLES,
+    TERMINAL_STATUSES,
+    Index,
+    row_of,
+    transition_number,
+)
+from model.invariants.judgement import Finding, Tally
+
+# Settle sites the spec leaves without an owner guard (spec 2 T2/T8, 5.1 3e, C6, and the
+# resume/queued fail-closed settles): a running row settled from here by a non-owner is allowed.
+UNGUARDED_SETTLE_SITES: frozenset[str] = frozenset(
+    {
+        "enqueue.dispatch_failed",
+        "run_queued.position_failed",
+        "run_queued.rehydration_failed",
+        "resume.position_failed",
+        "resume.state_unreadable",
+        "resume.release_failed",
+        "reaper.dead_letter",
+        "reaper.dispatch_failed",
+        "cancel",
+    }
+)
+
+_TOTALS = ("status", "iterations", "total_tokens")
+_STRANDED = frozenset({"queued", "running"})
+
+
+def terminal_is_terminal(ix: Index) -> Finding:
+    """Once a run's row is terminal, no later row of it changes status, iterations or tokens."""
+    terminal: dict[str, Op] = {}
+    tally = Tally()
+    for op in ix.rows:
+        first = terminal.get(op.run)
+        if first is None:
+            if row_of(op).get("status") in TERMINAL_STATUSES:
+                terminal[op.run] = op
+            continue
+        changed = _changed_totals(row_of(first), row_of(op))
+        if not changed:
+            tally.hold()
+            continue
+        tally.violate(
+            (first.index, op.index),
+            f"run {op.run!r} was terminal at {first.index}; {op.get('transition')!r} at {op.index} "
+            f"changed {', '.join(changed)}",
+        )
+    return tally.finding("writes to terminal rows")
+
+
+def _changed_totals(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
+    return [f"{k} {before.get(k)!r}->{after.get(k)!r}" for k in _TOTALS if before.get(k) != after.get(k)]
+
+
+def settles_by_owner(ix: Index) -> Finding:
+    """A RUNNING row is settled (T7/T8/T14) only by its claimant or from an unguarded site."""
+    before: dict[str, Op] = {}
+    tally = Tally()
+    for op in ix.rows:
+        prior = before.get(op.run)
+        before[op.run] = op
+        if transition_number(op) not in SETTLES:
+            continue
+        if prior is None:
+            tally.unknown((op.index,), f"settle of run {op.run!r} at {op.index} has no earlier row to judge")
+            continue
+        _judge_settle(tally, prior, op)
+    return tally.finding("settles")
+
+
+def _judge_settle(tally: Tally, prior: Op, settle: Op) -> None:
+    row = row_of(prior)
+    owner = row.get("claimed_by")
+    identity = settle.get("identity")
+    site = settle.get("site")
+    if row.get("status") != "running" or not owner or owner == identity or site in UNGUARDED_SETTLE_SITES:
+        tally.hold()
+        return
+    tally.violate(
+        (prior.index, settle.index),
+        f"{settle.get('transition')!r} by {identity!r} from site {site!r} at {settle.index} settled run "
+        f"{settle.run!r}, running under {owner!r} (row of {prior.index})",
+    )
+
+
+def requeue_budget_respected(ix: Index) -> Finding:
+    """No requeue (T11/T13) leaves a row with requeue_count above MAX_REQUEUES."""
+    tally = Tally()
+    for op in ix.rows:
+        if transition_number(op) not in REQUEUES:
+            continue
+        count = row_of(op).get("requeue_count")
+        if isinstance(count, int) and count > MAX_REQUEUES:
+            tally.violate(
+                (op.index,),
+                f"{op.get('transition')!r} at {op.index} requeued run {op.run!r} a {count}th time "
+                f"(MAX_REQUEUES={MAX_REQUEUES})",
+            )
+        else:
+            tally.hold()
+    return tally.finding("requeues")
+
+
+def every_run_terminates(ix: Index) -> Finding:
+    """At the end no run's final row is QUEUED or RUNNING; no final rows at all is unknown."""
+    tally = Tally()
+    if not ix.finals:
+        tally.unknown((), "the history has no final rows")
+    for final in sorted(ix.finals.values(), key=lambda op: op.index):
+        status = row_of(final).get("status")
+        if status in _STRANDED:
+            tally.violate((final.index,), f"run {final.run!r} ended {status!r} (stranded)")
+        else:
+            tally.hold()
+    return tally.finding("final rows")
+
+
+__all__ = [
+    "UNGUARDED_SETTLE_SITES",
+    "every_run_terminates",
+    "requeue_budget_respected",
+    "settles_by_owner",
+    "terminal_is_terminal",
+]

@@ -1,0 +1,69 @@
+"""The in-memory database: run rows and the event stream, applying the model's transitions atomically.
+
+Plain Python, no simpy and no randomness: the synchronous test driver and the simpy
+world share it. Faults are not injected here; the caller decides whether a statement
+fails before it reaches the store. Iteration order is insertion order, so every scan
+is deterministic.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from model.records import EventRow, RunRow
+from model.requests import UpdateResult
+from model.transitions import Transition, find_stale_running, max_event_sequence
+
+
+class Database:
+    """`tx_nrllm_agentrun` + `tx_nrllm_agentrun_event`, keyed by uuid."""
+
+    __slots__ = ("_next_uid", "events", "rows")
+
+    def __init__(self) -> None:
+        self.rows: dict[str, RunRow] = {}
+        self.events: dict[str, list[EventRow]] = {}
+        self._next_uid = 1
+
+    def find(self, uuid: str) -> RunRow | None:
+        return self.rows.get(uuid)
+
+    def insert(self, row: RunRow) -> RunRow:
+        """T1/T2: the store assigns the auto-increment uid."""
+        if row.uuid in self.rows:
+            raise ValueError(f"duplicate uuid {row.uuid}")
+        stored = dataclasses.replace(row, uid=self._next_uid)
+        self._next_uid += 1
+        self.rows[row.uuid] = stored
+        return stored
+
+    def put(self, row: RunRow) -> None:
+        """Place a row as-is (test fixtures only)."""
+        self.rows[row.uuid] = row
+        self._next_uid = max(self._next_uid, row.uid + 1)
+
+    def update(self, uuid: str, transition: Transition) -> tuple[UpdateResult, RunRow | None]:
+        """Apply one guarded UPDATE atomically; returns the result and the row after it."""
+        row = self.rows.get(uuid)
+        if row is None:
+            return UpdateResult(False, False), None
+        new = transition.apply(row)
+        if new is None:
+            return UpdateResult(False, False), row
+        self.rows[uuid] = new
+        return UpdateResult(True, new != row), new
+
+    def select_stale(self, now: int, limit: int) -> tuple[RunRow, ...]:
+        return tuple(find_stale_running(list(self.rows.values()), now, limit))
+
+    def insert_event(self, uuid: str, event: EventRow) -> None:
+        self.events.setdefault(uuid, []).append(event)
+
+    def max_sequence(self, uuid: str) -> int:
+        return max_event_sequence(self.events.get(uuid, []))
+
+    def count_events(self, uuid: str) -> int:
+        return len(self.events.get(uuid, []))
+
+    def sequences(self, uuid: str) -> list[int]:
+        return [e.sequence for e in self.events.get(uuid, [])]
