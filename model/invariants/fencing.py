@@ -19,7 +19,6 @@ from model.invariants.index import (
     Index,
     merged,
     row_of,
-    transition_number,
 )
 from model.invariants.judgement import Finding, Tally
 
@@ -66,8 +65,8 @@ def writes_fenced_under_lease(ix: Index) -> Finding:
     return tally.finding("write invokes")
 
 
-def _is_non_idempotent_stamp(op: Op) -> bool:
-    return transition_number(op) == "T5" and row_of(op).get("pending_effect") == NON_IDEMPOTENT_WRITE
+def _is_non_idempotent_stamp(ix: Index, op: Op) -> bool:
+    return ix.number(op) == "T5" and row_of(op).get("pending_effect") == NON_IDEMPOTENT_WRITE
 
 
 def fence_matches_inflight_write(ix: Index) -> Finding:
@@ -77,9 +76,9 @@ def fence_matches_inflight_write(ix: Index) -> Finding:
     tally = Tally()
     for op in merged(ix.rows, ix.of_type(DECIDE, OpType.OK)):
         if op.op == STORE:
-            if transition_number(op) in CLAIMS:
+            if ix.number(op) in CLAIMS:
                 claim[op.run] = op
-            elif _is_non_idempotent_stamp(op):
+            elif _is_non_idempotent_stamp(ix, op):
                 stamp[op.run] = op
             continue
         if op.get("pending_effect") != NON_IDEMPOTENT_WRITE:

@@ -47,13 +47,15 @@ def transition_number(op: Op) -> str:
 
 def row_of(op: Op) -> Mapping[str, Any]:
     """The after-state row a store ok or a final record carries."""
-    row = op.get("row")
+    row = op.value.get("row")
+    if type(row) is dict:  # the common case, without the slower ABC check
+        return row
     if not isinstance(row, Mapping):
         raise ValueError(f"record {op.index} ({op.op} {op.type.value}) carries no row mapping")
     return row
 
 
-def merged(*streams: Sequence[Op]) -> Iterator[Op]:
+def merged(*streams: Iterable[Op]) -> Iterator[Op]:
     """The records of several buckets in history order (each bucket already is)."""
     return heapq.merge(*streams, key=_by_index)
 
@@ -64,8 +66,9 @@ class Index:
 
     history: tuple[Op, ...]
     buckets: Mapping[tuple[str, OpType], Sequence[Op]]
-    by_op: Mapping[str, Sequence[Op]]
     rows: Sequence[Op]
+    numbers: Mapping[int, str]
+    rows_by_number: Mapping[str, Sequence[Op]]
     completions: Mapping[int, Op]
     landing_of: Mapping[int, Op]
     landed: frozenset[tuple[str, Any]]
@@ -79,9 +82,17 @@ class Index:
         """The records of one operation and type, in history order."""
         return self.buckets.get((op, type_), _EMPTY)
 
-    def all(self, op: str) -> Sequence[Op]:
+    def all(self, op: str) -> Iterator[Op]:
         """The records of one operation, any type, in history order."""
-        return self.by_op.get(op, _EMPTY)
+        return merged(*(self.buckets.get((op, type_), _EMPTY) for type_ in OpType))
+
+    def number(self, row: Op) -> str:
+        """The T-number of one of :attr:`rows` (computed once, in the index pass)."""
+        return self.numbers[row.index]
+
+    def rows_of(self, number: str) -> Sequence[Op]:
+        """The matched store rows of one T-number, in history order."""
+        return self.rows_by_number.get(number, _EMPTY)
 
 
 def as_index(history: Iterable[Op] | Index) -> Index:
@@ -102,8 +113,9 @@ def _pairing_key(op: Op) -> tuple[str, ...]:
 @dataclass(slots=True)
 class _Builder:
     buckets: dict[tuple[str, OpType], list[Op]]
-    by_op: dict[str, list[Op]]
     rows: list[Op]
+    numbers: dict[int, str]
+    rows_by_number: dict[str, list[Op]]
     pending: dict[tuple[str, ...], list[Op]]
     completions: dict[int, Op]
     open_calls: dict[tuple[str, Any, Any], list[Op]]
@@ -113,7 +125,6 @@ class _Builder:
 
     def add(self, op: Op) -> None:
         self.buckets.setdefault((op.op, op.type), []).append(op)
-        self.by_op.setdefault(op.op, []).append(op)
         if op.type is OpType.INVOKE:
             self._invoke(op)
         elif op.op == LANDING:
@@ -121,9 +132,15 @@ class _Builder:
         else:
             self._complete(op)
             if op.op == STORE and op.type is OpType.OK and op.get("matched") and op.get("row") is not None:
-                self.rows.append(op)
+                self._row(op)
             elif op.op == FINAL:
                 self.finals[op.run] = op
+
+    def _row(self, op: Op) -> None:
+        number = transition_number(op)
+        self.rows.append(op)
+        self.numbers[op.index] = number
+        self.rows_by_number.setdefault(number, []).append(op)
 
     def _invoke(self, op: Op) -> None:
         self.pending.setdefault(_pairing_key(op), []).append(op)
@@ -155,14 +172,15 @@ def _call_key(op: Op) -> tuple[str, Any, Any]:
 
 
 def _build(history: tuple[Op, ...]) -> Index:
-    b = _Builder({}, {}, [], {}, {}, {}, {}, set(), {})
+    b = _Builder({}, [], {}, {}, {}, {}, {}, {}, set(), {})
     for op in history:
         b.add(op)
     return Index(
         history=history,
         buckets=b.buckets,
-        by_op=b.by_op,
         rows=b.rows,
+        numbers=b.numbers,
+        rows_by_number=b.rows_by_number,
         completions=b.completions,
         landing_of=b.landing_of,
         landed=frozenset(b.landed),

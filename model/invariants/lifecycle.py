@@ -18,8 +18,8 @@ from model.invariants.index import (
     SETTLES,
     TERMINAL_STATUSES,
     Index,
+    merged,
     row_of,
-    transition_number,
 )
 from model.invariants.judgement import Finding, Tally
 
@@ -76,7 +76,7 @@ def settles_by_owner(ix: Index) -> Finding:
     for op in ix.rows:
         prior = before.get(op.run)
         before[op.run] = op
-        if transition_number(op) not in SETTLES:
+        if ix.number(op) not in SETTLES:
             continue
         if prior is None:
             tally.unknown((op.index,), f"settle of run {op.run!r} at {op.index} has no earlier row to judge")
@@ -103,9 +103,7 @@ def _judge_settle(tally: Tally, prior: Op, settle: Op) -> None:
 def requeue_budget_respected(ix: Index) -> Finding:
     """No requeue (T11/T13) leaves a row with requeue_count above MAX_REQUEUES."""
     tally = Tally()
-    for op in ix.rows:
-        if transition_number(op) not in REQUEUES:
-            continue
+    for op in merged(*(ix.rows_of(number) for number in sorted(REQUEUES))):
         count = row_of(op).get("requeue_count")
         if isinstance(count, int) and count > MAX_REQUEUES:
             tally.violate(

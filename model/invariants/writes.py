@@ -15,7 +15,7 @@ from model.invariants.judgement import Finding, Tally
 
 
 def _blocks_retries(event: Op) -> bool:
-    return event.get("kind") == "tool" and event.get("true_effect") == NON_IDEMPOTENT_WRITE
+    return bool(event.get("kind") == "tool" and event.get("true_effect") == NON_IDEMPOTENT_WRITE)
 
 
 def no_retry_after_failed_write_audit(ix: Index) -> Finding:
@@ -34,27 +34,28 @@ def no_retry_after_failed_write_audit(ix: Index) -> Finding:
 
 
 def _judge_retry(tally: Tally, ix: Index, failed_audit: Op, invoke: Op) -> None:
-    """A retry is harmless only if its completion is a replay of the recorded result.
+    """A retry is harmless only if nothing landed during it and it completed as a replay.
 
-    Without a completion (or with an info one: the caller crashed) the invoke may or may
-    not have executed: a landing during it decides, otherwise the case is unknown.
+    Without a completion (or with an info one: the caller crashed) and no landing, the
+    invoke may or may not have executed: the case is unknown.
     """
     completion = ix.completions.get(invoke.index)
-    if completion is not None and completion.type is OpType.OK and completion.get("replayed") is True:
-        tally.hold()
-        return
-    call = invoke.get("call")
-    prefix = f"call {call!r} of run {invoke.run!r} invoked again at {invoke.index} after its audit failed "
     landing = ix.landing_of.get(invoke.index)
+    prefix = (
+        f"call {invoke.get('call')!r} of run {invoke.run!r} was invoked again at {invoke.index} after its "
+        f"audit failed at {failed_audit.index} "
+    )
     if landing is not None:
         tally.violate((failed_audit.index, invoke.index, landing.index), prefix + f"and landed at {landing.index}")
+    elif completion is not None and completion.type is OpType.OK and completion.get("replayed") is True:
+        tally.hold()
     elif completion is None or completion.type is OpType.INFO:
         ended = "never completed" if completion is None else f"ended info at {completion.index}"
         tally.unknown((failed_audit.index, invoke.index), prefix + f"and {ended}: may have executed")
     else:
         tally.violate(
             (failed_audit.index, invoke.index, completion.index),
-            prefix + f"at {failed_audit.index} and executed (completion {completion.index} is not a replay)",
+            prefix + f"and executed (completion {completion.index} is not a replay)",
         )
 
 

@@ -1,0 +1,47 @@
+# leaselab: bootstrap, lint, type-check and test. Needs only python3 (3.11+) and pip.
+#
+#   make test        create .venv if missing, install leaselab[dev] when pyproject.toml changed,
+#                    then ruff, mypy and pytest (xdist, nightly-marked tests excluded)
+#   make lint        ruff check .
+#   make typecheck   mypy (files and strictness from pyproject.toml)
+#   make clean       caches and build artefacts (keeps .venv); make distclean also removes .venv
+
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+PYTEST_ARGS ?= -n auto -m 'not nightly'
+
+.DEFAULT_GOAL := test
+.PHONY: test install lint typecheck pytest clean distclean
+
+test: lint typecheck
+	$(BIN)/pytest $(PYTEST_ARGS)
+
+install: $(STAMP)
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+pytest: $(STAMP)
+	$(BIN)/pytest $(PYTEST_ARGS)
+
+$(BIN)/python:
+	@$(PY) -c 'import sys; sys.version_info >= (3, 11) or sys.exit("leaselab needs Python 3.11+, but $(PY) is " + sys.version.split()[0] + ": run make PY=python3.11 ...")'
+	$(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+# Re-installed only when pyproject.toml is newer than the stamp.
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+clean:
+	rm -rf .mypy_cache .ruff_cache .pytest_cache .hypothesis build dist *.egg-info
+	find . -path ./$(VENV) -prune -o -type d -name __pycache__ -exec rm -rf {} +
+
+distclean: clean
+	rm -rf $(VENV)

@@ -1,0 +1,103 @@
+"""The ``leaselab`` command line: one typer app, one small module per command.
+
+Commands live in ``leaselab/cmd_<name>.py``; each defines ``register(app)`` and is discovered
+here, so adding a command never edits this file. Bad input never shows a traceback: a
+:class:`model.errors.LeaselabError` or a usage error (unknown option or command) becomes one
+line ``leaselab: <message>`` on stderr and exit code 2. Anything else is a harness bug and
+crashes loudly.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, NoReturn
+
+import typer
+from typer.core import TyperGroup
+
+import leaselab
+from model.errors import LeaselabError
+
+USAGE_EXIT_CODE = 2
+PROG = "leaselab"
+
+
+def error_line(message: str) -> str:
+    """The one line a bad input is reported as: ``leaselab: <message>`` with whitespace collapsed."""
+    return f"{PROG}: " + " ".join(message.split())
+
+
+def _fail(message: str) -> NoReturn:
+    typer.echo(error_line(message), err=True)
+    raise typer.Exit(USAGE_EXIT_CODE)
+
+
+@contextmanager
+def _one_line_errors() -> Iterator[None]:
+    try:
+        yield
+    except LeaselabError as error:
+        _fail(str(error))
+    except typer.TyperException as error:
+        # Since typer 0.26 every click usage error is a TyperException with exit code 2. A bare
+        # `leaselab` raises NoArgsIsHelpError (a usage error too) whose message is the help page.
+        if error.exit_code != USAGE_EXIT_CODE or type(error).__name__ == "NoArgsIsHelpError":
+            raise
+        ctx = getattr(error, "ctx", None)
+        command_path = getattr(ctx, "command_path", PROG)
+        _fail(f"{error.format_message()} (see '{command_path} --help')")
+
+
+class LeaselabGroup(TyperGroup):
+    """The app's command group: reports bad input as one line (see the module docstring)."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        with _one_line_errors():
+            return super().parse_args(ctx, args)
+
+    def invoke(self, ctx: Any) -> Any:
+        with _one_line_errors():
+            return super().invoke(ctx)
+
+
+app = typer.Typer(
+    cls=LeaselabGroup,
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+
+@app.callback()
+def _root() -> None:
+    """Fault-injection simulation and verification harness for a lease-based agent runtime."""
+
+
+def command_modules() -> list[str]:
+    """The ``leaselab.cmd_*`` modules, by name."""
+    return sorted(
+        f"{leaselab.__name__}.{info.name}"
+        for info in pkgutil.iter_modules(leaselab.__path__)
+        if info.name.startswith("cmd_")
+    )
+
+
+def _register_commands(target: typer.Typer) -> None:
+    for name in command_modules():
+        importlib.import_module(name).register(target)
+
+
+_register_commands(app)
+
+
+def main(argv: Sequence[str] | None = None) -> NoReturn:
+    """Console-script entry point: run the app and exit with its code."""
+    try:
+        app(args=list(argv) if argv is not None else None, prog_name=PROG)
+    except LeaselabError as error:  # raised outside any command, e.g. while parsing the group
+        typer.echo(error_line(str(error)), err=True)
+        sys.exit(USAGE_EXIT_CODE)
+    sys.exit(0)  # pragma: no cover - the app always exits itself in standalone mode

@@ -1,0 +1,112 @@
+"""The invariant catalogue: twelve named properties with their kind, meaning and checker.
+
+The order, names, kinds and one-line meanings are fixed by ARCHITECTURE.md ("The history
+and the invariants"); the checkers live in the themed modules beside this one. Knows only
+the history: ``check_all`` builds the shared index once and runs every checker over it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from model.history import Op
+from model.invariants import audit, fencing, lifecycle, writes
+from model.invariants.index import Index, as_index
+from model.invariants.judgement import Invariant
+from model.invariants.verdict import Kind, Verdict
+
+_ALWAYS = Kind.ALWAYS
+
+INVARIANTS: tuple[Invariant, ...] = (
+    Invariant(
+        "every_write_accounted",
+        _ALWAYS,
+        "every write execution that landed has its own tool event, or its run ended FAILED in a way that "
+        "records that a write may be unaudited (audit failure, or dead-lettered while fenced) "
+        '— "no write runs unrecorded"',
+        audit.every_write_accounted,
+    ),
+    Invariant(
+        "no_success_over_unrecorded_write",
+        _ALWAYS,
+        "no run settles COMPLETED after one of its write executions failed its audit (ADR-111)",
+        audit.no_success_over_unrecorded_write,
+    ),
+    Invariant(
+        "no_retry_after_failed_write_audit",
+        _ALWAYS,
+        "a non-idempotent call whose audit failed never executes again "
+        '— "no non-idempotent write executes twice after a failed audit"',
+        writes.no_retry_after_failed_write_audit,
+    ),
+    Invariant(
+        "non_idempotent_at_most_once",
+        _ALWAYS,
+        "each logical non-idempotent call lands at most once (ADR-112)",
+        writes.non_idempotent_at_most_once,
+    ),
+    Invariant(
+        "terminal_is_terminal",
+        _ALWAYS,
+        "a terminal row never changes status or totals again (ADR-092)",
+        lifecycle.terminal_is_terminal,
+    ),
+    Invariant(
+        "settles_by_owner",
+        _ALWAYS,
+        "a running row is settled only by the segment that holds it, or by a path the spec marks unguarded",
+        lifecycle.settles_by_owner,
+    ),
+    Invariant(
+        "unique_event_sequence",
+        _ALWAYS,
+        "no two events of one run share a sequence number (ADR-104)",
+        audit.unique_event_sequence,
+    ),
+    Invariant(
+        "requeue_budget_respected",
+        _ALWAYS,
+        "no row is requeued more than MAX_REQUEUES times",
+        lifecycle.requeue_budget_respected,
+    ),
+    Invariant(
+        "writes_fenced_under_lease",
+        _ALWAYS,
+        "every write executes while its segment holds the lease and the fence is stamped (ADR-141)",
+        fencing.writes_fenced_under_lease,
+    ),
+    Invariant(
+        "fence_matches_inflight_write",
+        _ALWAYS,
+        "a decider that reads a non-idempotent fence sees a write that is really in flight in the current "
+        "attempt (ADR-122)",
+        fencing.fence_matches_inflight_write,
+    ),
+    Invariant(
+        "read_only_audit_fail_soft",
+        _ALWAYS,
+        "an audit failure of a read-only or non-tool step never fails a run (ADR-111)",
+        audit.read_only_audit_fail_soft,
+    ),
+    Invariant(
+        "every_run_terminates",
+        Kind.EVENTUALLY,
+        "after the quiet phase no run is QUEUED or RUNNING (nothing stranded)",
+        lifecycle.every_run_terminates,
+    ),
+)
+
+
+def check_all(history: Iterable[Op] | Index, invariants: Sequence[Invariant] = INVARIANTS) -> dict[str, Verdict]:
+    """Every invariant's verdict over one history, in catalogue order; never raises.
+
+    The shared index is built once; if even that fails, every verdict is UNKNOWN.
+    """
+    try:
+        ix = as_index(history)
+    except Exception as exc:  # an unreadable history must still yield verdicts
+        return {inv.name: inv.unknown(exc) for inv in invariants}
+    return {inv.name: inv.check(ix) for inv in invariants}
+
+
+__all__ = ["INVARIANTS", "check_all"]

@@ -1,0 +1,290 @@
+"""The scenario schema (pydantic): what a TOML scenario file may say, with ranges and defaults.
+
+A scenario is a workload (runs and their scripted model answers), a world (workers,
+reaper, transport, latencies) and a fault profile (one table per fault family).
+Unknown keys are errors, not silently ignored: a typo must not turn a fault off.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Probability = Annotated[float, Field(ge=0.0, le=1.0)]
+Seconds = Annotated[float, Field(ge=0.0, le=10_000_000.0)]
+Range = tuple[Seconds, Seconds]
+
+EFFECTS = ("undeclared", "read_only", "idempotent_write", "non_idempotent_write")
+FAILURE_CLASSES = (
+    "connection",
+    "rateLimit",
+    "serverError",
+    "circuitOpen",
+    "auth",
+    "configuration",
+    "clientError",
+    "unknown",
+    "fallbackServerError",
+)
+FAMILIES = (
+    "audit",
+    "store",
+    "crash",
+    "slow",
+    "duplicate",
+    "dispatch",
+    "clock_skew",
+    "identity",
+    "cancel",
+    "provider",
+    "deploy",
+)
+
+
+FailureClassName = Literal[
+    "connection",
+    "rateLimit",
+    "serverError",
+    "circuitOpen",
+    "auth",
+    "configuration",
+    "clientError",
+    "unknown",
+    "fallbackServerError",
+]
+DeployKind = Literal["rename", "remove"]
+
+
+def _final_answer_only() -> list[list[str]]:
+    return [[]]
+
+
+def _default_failure_classes() -> list[FailureClassName]:
+    return ["connection", "serverError", "rateLimit", "auth", "clientError"]
+
+
+def _default_deploy_kinds() -> list[DeployKind]:
+    return ["rename", "remove"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def _ordered(value: Range, name: str) -> Range:
+    if value[0] > value[1]:
+        raise ValueError(f"{name} must be [low, high] with low <= high")
+    return value
+
+
+class ToolModel(_Strict):
+    """A tool of the registry and how long it takes. ``land_at`` is the fraction of the
+    call after which its side effect is in the ledger."""
+
+    name: Annotated[str, Field(min_length=1, max_length=64)]
+    effect: Literal["undeclared", "read_only", "idempotent_write", "non_idempotent_write"] = "undeclared"
+    remote: bool = False
+    server_requires_approval: bool = True
+    approval_marker: bool = False
+    needs_input: bool = False
+    latency_s: Range = (0.2, 2.0)
+    land_at: Probability = 0.5
+    deadline_s: Annotated[int, Field(ge=0, le=86_400)] = 0
+
+    @model_validator(mode="after")
+    def _check(self) -> ToolModel:
+        _ordered(self.latency_s, "latency_s")
+        return self
+
+
+class ProviderModel(_Strict):
+    latency_s: Range = (1.0, 8.0)
+    tokens: Annotated[int, Field(ge=0, le=1_000_000)] = 100
+    deadline_s: Annotated[int, Field(ge=0, le=86_400)] = 0
+
+    @model_validator(mode="after")
+    def _check(self) -> ProviderModel:
+        _ordered(self.latency_s, "latency_s")
+        return self
+
+
+class RunGroupModel(_Strict):
+    """``count`` runs of one kind arriving uniformly in ``arrival_s``.
+
+    ``script`` is the model's answers, one list of tool names per round ([] = final
+    answer); ``outcomes`` optionally ends a round through the pipeline instead
+    (normal, guardrail_denied, guardrail_approval, budget_exhausted, context_truncated).
+    """
+
+    kind: Literal["queued", "interactive"] = "queued"
+    count: Annotated[int, Field(ge=1, le=10_000)] = 1
+    arrival_s: Range = (0.0, 0.0)
+    script: list[list[str]] = Field(default_factory=_final_answer_only)
+    outcomes: list[
+        Literal["normal", "guardrail_denied", "guardrail_approval", "budget_exhausted", "context_truncated"]
+    ] = Field(default_factory=list)
+    offered: list[str] | None = None
+    max_iterations: Annotated[int, Field(ge=1, le=100)] | None = None
+    observer: bool = False
+
+    @model_validator(mode="after")
+    def _check(self) -> RunGroupModel:
+        _ordered(self.arrival_s, "arrival_s")
+        if len(self.outcomes) > len(self.script):
+            raise ValueError("outcomes has more entries than script has rounds")
+        return self
+
+
+class WorldModel(_Strict):
+    workers: Annotated[int, Field(ge=1, le=64)] = 2
+    hosts: Annotated[int, Field(ge=1, le=64)] = 2
+    reaper_interval_s: Annotated[float, Field(gt=0.0, le=86_400.0)] = 60.0
+    reaper_limit: Annotated[int, Field(ge=1, le=10_000)] = 50
+    approvers: Annotated[int, Field(ge=0, le=16)] = 1
+    approver_poll_s: Annotated[float, Field(gt=0.0, le=86_400.0)] = 60.0
+    approval_delay_s: Range = (5.0, 120.0)
+    approve_probability: Probability = 1.0
+    transport: Literal["async", "sync"] = "async"
+    redeliver_s: Seconds = 3600.0
+    store_latency_s: Seconds = 0.0
+    restart_delay_s: Range = (5.0, 60.0)
+    chaos_s: Seconds = 3600.0
+    quiet_s: Seconds = 7200.0
+
+    @model_validator(mode="after")
+    def _check(self) -> WorldModel:
+        _ordered(self.approval_delay_s, "approval_delay_s")
+        _ordered(self.restart_delay_s, "restart_delay_s")
+        return self
+
+
+class AuditFaults(_Strict):
+    """Event inserts fail: per-call probability and outage windows [start, end) in seconds."""
+
+    probability: Probability = 0.0
+    outages: list[Range] = Field(default_factory=list)
+
+
+class StoreFaults(_Strict):
+    """Guarded updates and reads throw, or are slow (``slow_s``)."""
+
+    probability: Probability = 0.0
+    slow_probability: Probability = 0.0
+    slow_s: Range = (1.0, 30.0)
+
+
+class CrashFaults(_Strict):
+    """A process dies at a request boundary; ``after_share`` of crashes fall after the request
+    took effect (e.g. after a tool's side effect landed) but before it returned."""
+
+    probability: Probability = 0.0
+    after_share: Probability = 0.5
+
+
+class SlowFaults(_Strict):
+    """A provider or tool call lasts ``lease_factor`` x LEASE_S."""
+
+    probability: Probability = 0.0
+    lease_factor: Range = (1.05, 2.5)
+
+
+class DuplicateFaults(_Strict):
+    """A wake-up is delivered twice, the copy ``late_s`` later."""
+
+    probability: Probability = 0.0
+    late_s: Range = (0.0, 600.0)
+
+
+class SimpleFaults(_Strict):
+    probability: Probability = 0.0
+
+
+class SkewFaults(_Strict):
+    """A process's clock is offset by up to ``max_skew_s`` seconds either way."""
+
+    probability: Probability = 0.0
+    max_skew_s: Seconds = 120.0
+
+
+class ProviderFaults(_Strict):
+    probability: Probability = 0.0
+    classes: list[FailureClassName] = Field(default_factory=_default_failure_classes)
+
+
+class DeployFaults(_Strict):
+    """Between attempts a tool is renamed or removed (``kinds``)."""
+
+    probability: Probability = 0.0
+    kinds: list[DeployKind] = Field(default_factory=_default_deploy_kinds)
+
+
+class FaultsModel(_Strict):
+    audit: AuditFaults = AuditFaults()
+    store: StoreFaults = StoreFaults()
+    crash: CrashFaults = CrashFaults()
+    slow: SlowFaults = SlowFaults()
+    duplicate: DuplicateFaults = DuplicateFaults()
+    dispatch: SimpleFaults = SimpleFaults()
+    clock_skew: SkewFaults = SkewFaults()
+    identity: SimpleFaults = SimpleFaults()
+    cancel: SimpleFaults = SimpleFaults()
+    provider: ProviderFaults = ProviderFaults()
+    deploy: DeployFaults = DeployFaults()
+
+
+class ScriptedFaultModel(_Strict):
+    """A targeted fault: fire ``family``/``kind`` at the ``nth`` request matching the filters,
+    or at the global request index ``at``."""
+
+    family: Literal[
+        "audit",
+        "store",
+        "crash",
+        "slow",
+        "duplicate",
+        "dispatch",
+        "clock_skew",
+        "identity",
+        "cancel",
+        "provider",
+        "deploy",
+    ]
+    kind: str = ""
+    at: Annotated[int, Field(ge=0)] | None = None
+    on: Literal["any", "read", "store", "event", "provider", "tool", "dispatch"] = "any"
+    tool: str = ""
+    transition: str = ""
+    process: Literal["any", "worker", "interactive", "resume", "reaper", "client"] = "any"
+    nth: Annotated[int, Field(ge=1, le=1_000_000)] = 1
+    value: float = 0.0
+
+
+class Scenario(_Strict):
+    name: Annotated[str, Field(min_length=1, max_length=80)]
+    description: str = ""
+    world: WorldModel = WorldModel()
+    provider: ProviderModel = ProviderModel()
+    tools: list[ToolModel] = Field(default_factory=list)
+    runs: list[RunGroupModel] = Field(default_factory=list, min_length=1)
+    faults: FaultsModel = FaultsModel()
+    script: list[ScriptedFaultModel] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _check_names(self) -> Scenario:
+        names = [t.name for t in self.tools]
+        if len(set(names)) != len(names):
+            raise ValueError("tools: duplicate tool name")
+        known = set(names)
+        for i, group in enumerate(self.runs):
+            for turn in group.script:
+                for name in turn:
+                    if name not in known:
+                        raise ValueError(f"runs.{i}.script: unknown tool '{name}'")
+            for name in group.offered or []:
+                if name not in known:
+                    raise ValueError(f"runs.{i}.offered: unknown tool '{name}'")
+        return self
+
+    def with_faults(self, faults: FaultsModel) -> Scenario:
+        return self.model_copy(update={"faults": faults})

@@ -1,0 +1,241 @@
+"""Fault families and the plan that decides, request by request, which fault fires.
+
+Each family is defined once, in :data:`FAMILIES`: the requests it can strike, how a
+kind and value are drawn when it fires, and its colour in plots. A plan runs in one of
+two modes that consume the simulation's random stream identically, so a recorded fault
+script replays the exact history its profile produced:
+
+- profile mode: each family fires with its per-opportunity probability;
+- script mode: only the listed faults fire, at their global request index, plus the
+  scenario's targeted faults (matched by request kind, tool, transition, process).
+
+Every fault that fires is returned as a :class:`Fault` so the world can record it and
+the explorers can shrink the list.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from model.requests import (
+    CallProvider,
+    CountEvents,
+    Dispatch,
+    FindRun,
+    InsertEvent,
+    InsertRun,
+    InvokeTool,
+    MaxSequence,
+    Request,
+    SelectStale,
+    Update,
+)
+from scenarios.schema import FaultsModel, ScriptedFaultModel
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    """One fault at one request: the replayable unit of a fault script."""
+
+    at: int
+    family: str
+    kind: str
+    value: float = 0.0
+
+    def text(self) -> str:
+        return f"{self.at} {self.family} {self.kind} {self.value!r}"
+
+
+@dataclass(frozen=True, slots=True)
+class Family:
+    name: str
+    colour: str
+    requests: tuple[type[Request], ...]  # () = every request
+    meaning: str
+
+
+STORE_REQUESTS: tuple[type[Request], ...] = (FindRun, InsertRun, Update, SelectStale, MaxSequence, CountEvents)
+
+FAMILIES: dict[str, Family] = {
+    f.name: f
+    for f in (
+        Family("audit", "#d62728", (InsertEvent,), "event inserts fail (probability, outage windows)"),
+        Family("store", "#8c564b", STORE_REQUESTS, "guarded updates and reads throw or are slow"),
+        Family("crash", "#000000", (), "the process dies at a request boundary, before or after it took effect"),
+        Family("slow", "#ff7f0e", (CallProvider, InvokeTool), "a provider or tool call outlives the lease"),
+        Family("duplicate", "#9467bd", (Dispatch,), "the wake-up is delivered twice, the copy late"),
+        Family("dispatch", "#e377c2", (Dispatch,), "dispatching the wake-up throws"),
+        Family("clock_skew", "#bcbd22", (), "the process's clock jumps by an offset"),
+        Family("identity", "#17becf", (), "the process takes the identity of another live process"),
+        Family("cancel", "#7f7f7f", (), "a user cancels the run this request belongs to"),
+        Family("provider", "#1f77b4", (CallProvider,), "the provider fails with a failure class"),
+        Family("deploy", "#2ca02c", (), "a tool is renamed or removed from the registry"),
+    )
+}
+
+
+def _probabilities(faults: FaultsModel) -> dict[str, float]:
+    return {
+        "audit": faults.audit.probability,
+        "store": faults.store.probability + faults.store.slow_probability,
+        "crash": faults.crash.probability,
+        "slow": faults.slow.probability,
+        "duplicate": faults.duplicate.probability,
+        "dispatch": faults.dispatch.probability,
+        "clock_skew": faults.clock_skew.probability,
+        "identity": faults.identity.probability,
+        "cancel": faults.cancel.probability,
+        "provider": faults.provider.probability,
+        "deploy": faults.deploy.probability,
+    }
+
+
+def _pick(options: Sequence[str], v: float) -> str:
+    return options[min(int(v * len(options)), len(options) - 1)]
+
+
+def draw_kind(name: str, faults: FaultsModel, v: float) -> tuple[str, float]:
+    """The kind and value of a fault of family ``name`` from one uniform draw ``v``."""
+    if name == "crash":
+        return ("after" if v < faults.crash.after_share else "before"), 0.0
+    if name == "store":
+        total = faults.store.probability + faults.store.slow_probability
+        slow = total > 0 and v >= faults.store.probability / total
+        lo, hi = faults.store.slow_s
+        return ("slow", lo + (hi - lo) * v) if slow else ("fail", 0.0)
+    if name == "slow":
+        lo, hi = faults.slow.lease_factor
+        return "stretch", lo + (hi - lo) * v
+    if name == "duplicate":
+        lo, hi = faults.duplicate.late_s
+        return "twice", lo + (hi - lo) * v
+    if name == "clock_skew":
+        return "offset", (2 * v - 1) * faults.clock_skew.max_skew_s
+    if name == "provider":
+        return _pick(faults.provider.classes or ["connection"], v), 0.0
+    if name == "deploy":
+        return _pick(faults.deploy.kinds or ["remove"], v), v
+    return "fire", 0.0
+
+
+@dataclass(slots=True)
+class _Targeted:
+    spec: ScriptedFaultModel
+    seen: int = 0
+
+
+@dataclass(slots=True)
+class FaultPlan:
+    """Decides the fault of each request. ``script`` None = profile mode."""
+
+    faults: FaultsModel
+    rng: random.Random
+    script: dict[int, Fault] | None = None
+    targeted: list[_Targeted] = field(default_factory=list)
+    fired: list[Fault] = field(default_factory=list)
+    healed: bool = False
+    _table: dict[type[Request], tuple[tuple[str, float], ...]] = field(default_factory=dict)
+
+    @classmethod
+    def build(
+        cls,
+        faults: FaultsModel,
+        rng: random.Random,
+        script: Sequence[Fault] | None,
+        targeted: Sequence[ScriptedFaultModel] = (),
+    ) -> FaultPlan:
+        plan = cls(faults, rng, None if script is None else {f.at: f for f in script})
+        plan.targeted = [_Targeted(t) for t in targeted if t.at is None]
+        for t in targeted:
+            if t.at is not None:
+                kind = t.kind or draw_kind(t.family, faults, 0.0)[0]
+                plan.script = plan.script or {}
+                plan.script.setdefault(t.at, Fault(t.at, t.family, kind, t.value))
+        plan._table = plan._build_table(_probabilities(faults) if script is None else {})
+        return plan
+
+    def _build_table(self, probs: dict[str, float]) -> dict[type[Request], tuple[tuple[str, float], ...]]:
+        table: dict[type[Request], tuple[tuple[str, float], ...]] = {}
+        kinds = {*STORE_REQUESTS, InsertEvent, CallProvider, InvokeTool, Dispatch}
+        for rtype in kinds:
+            acc, rows = 0.0, []
+            for fam in FAMILIES.values():
+                p = probs.get(fam.name, 0.0)
+                if p > 0 and (not fam.requests or rtype in fam.requests):
+                    acc += p
+                    rows.append((fam.name, acc))
+            table[rtype] = tuple(rows)
+        return table
+
+    def decide(self, index: int, request: Request, process_kind: str) -> Fault | None:
+        """The fault striking request ``index``, if any. Always consumes one draw in the chaos phase."""
+        if self.healed:
+            return None
+        u = self.rng.random()
+        fault = None
+        if self.script is not None:
+            fault = self.script.get(index)
+            if fault is not None:
+                self.rng.random()
+        else:
+            rows = self._table.get(type(request), ())
+            if rows and u < rows[-1][1]:
+                family = next(name for name, acc in rows if u < acc)
+                kind, value = draw_kind(family, self.faults, self.rng.random())
+                fault = Fault(index, family, kind, value)
+        if fault is None and self.targeted:
+            fault = self._match_targeted(index, request, process_kind)
+        if fault is not None:
+            self.fired.append(fault)
+        return fault
+
+    def _match_targeted(self, index: int, request: Request, process_kind: str) -> Fault | None:
+        for entry in self.targeted:
+            spec = entry.spec
+            if entry.seen >= spec.nth or not _matches(spec, request, process_kind):
+                continue
+            entry.seen += 1
+            if entry.seen == spec.nth:
+                kind = spec.kind or draw_kind(spec.family, self.faults, 0.0)[0]
+                return Fault(index, spec.family, kind, spec.value)
+        return None
+
+
+_ON: dict[str, tuple[type[Request], ...]] = {
+    "read": (FindRun, SelectStale, MaxSequence, CountEvents),
+    "store": (InsertRun, Update),
+    "event": (InsertEvent,),
+    "provider": (CallProvider,),
+    "tool": (InvokeTool,),
+    "dispatch": (Dispatch,),
+}
+
+
+def _matches(spec: ScriptedFaultModel, request: Request, process_kind: str) -> bool:
+    if spec.process != "any" and spec.process != process_kind:
+        return False
+    if spec.on != "any" and not isinstance(request, _ON[spec.on]):
+        return False
+    if spec.tool:
+        if isinstance(request, InvokeTool):
+            if request.call.name != spec.tool:
+                return False
+        elif isinstance(request, InsertEvent):
+            if request.event.step.tool != spec.tool:
+                return False
+        else:
+            return False
+    return not spec.transition or (
+        isinstance(request, Update) and request.transition.name.startswith(spec.transition)
+    )
+
+
+def parse_script(lines: Sequence[str]) -> list[Fault]:
+    """Faults from their text form ``"<at> <family> <kind> <value>"``."""
+    out = []
+    for line in lines:
+        at, family, kind, value = line.split()
+        out.append(Fault(int(at), family, kind, float(value)))
+    return out

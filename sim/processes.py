@@ -1,0 +1,172 @@
+"""The processes of the world: workers, clients, approvers, the reaper and the phase nemesis.
+
+Each is a simpy generator. A process that crashes (``Crashed`` out of ``drive``) is
+recorded, retired, and — for long-lived roles — restarted after a downtime as a new
+incarnation with a fresh identity. A worker that dies holding a wake-up gets it
+redelivered later (the queue is at-least-once).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import Any
+
+from model import history as H
+from model.entrypoints import enqueue, run_interactive, run_queued
+from model.failures import RuntimeThrowable
+from model.reaper import reap
+from model.requests import Request
+from model.resume import approve, submit_input
+from sim.recorder import FAIL, INFO, INVOKE, OK
+from sim.workload import PlannedRun
+from sim.world import Crashed, Message, Proc, SimGen, World, outcome_value
+
+
+def run_segment(world: World, proc: Proc, entry: str, uuid: str, gen: Generator[Request, Any, Any]) -> SimGen:
+    """Drive one entry-point call, recording it as a `segment` operation."""
+    rec = world.recorder
+    rec.add(proc.name, H.SEGMENT, uuid, INVOKE, {"entry": entry, "identity": proc.identity})
+    world.busy += 1
+    try:
+        outcome = yield from world.drive(proc, gen)
+    except Crashed:
+        rec.add(proc.name, H.SEGMENT, uuid, INFO, {"crashed": True})
+        world.busy -= 1
+        raise
+    except RuntimeThrowable as error:
+        rec.add(proc.name, H.SEGMENT, uuid, FAIL, {"error": error.error_class})
+        world.busy -= 1
+        return None
+    rec.add(proc.name, H.SEGMENT, uuid, OK, {"outcome": outcome_value(outcome)})
+    world.busy -= 1
+    return outcome
+
+
+def _crashed(world: World, proc: Proc) -> None:
+    world.recorder.add(H.NEMESIS, H.CRASH, "", INFO, {"process": proc.name, "identity": proc.identity})
+    world.retire(proc)
+
+
+def _restart_delay(world: World) -> float:
+    lo, hi = world.world_cfg.restart_delay_s
+    return lo + (hi - lo) * world.rng.random()
+
+
+def worker(world: World, slot: int) -> SimGen:
+    env, cfg = world.env, world.world_cfg
+    incarnation = 1
+    host = (slot - 1) % cfg.hosts + 1
+    while True:
+        proc = world.new_proc("worker", f"worker{slot}#{incarnation}", host)
+        message: Message | None = None
+        try:
+            while True:
+                message = yield world.queue.get()
+                assert message is not None
+                world.pending_deliveries -= 1
+                world.recorder.add(proc.name, H.DELIVER, message.uuid, OK, {"duplicate": message.duplicate})
+                ctx = world.context(proc)
+                yield from run_segment(world, proc, "run_queued", message.uuid, run_queued(ctx, message.uuid))
+                message = None
+                world.maybe_done()
+        except Crashed:
+            _crashed(world, proc)
+            if message is not None:
+                world.deliver(message, cfg.redeliver_s)
+            yield env.timeout(_restart_delay(world))
+            incarnation += 1
+            world.recorder.add(H.NEMESIS, H.RESTART, "", INFO, {"process": f"worker{slot}#{incarnation}"})
+
+
+def creator(world: World, planned: PlannedRun, host: int) -> SimGen:
+    """The client that enqueues a run or runs it interactively, once."""
+    yield world.env.timeout(planned.arrival_s)
+    if planned.kind == "interactive":
+        proc = world.new_proc("interactive", f"client-{planned.uuid}", host)
+        ctx = world.context(proc, observer=planned.observer)
+        gen = run_interactive(ctx, planned.uuid, planned.request)
+        entry = "run_interactive"
+    else:
+        proc = world.new_proc("client", f"client-{planned.uuid}", host)
+        gen = enqueue(world.context(proc), planned.uuid, planned.request)
+        entry = "enqueue"
+    try:
+        yield from run_segment(world, proc, entry, planned.uuid, gen)
+    except Crashed:
+        _crashed(world, proc)
+    world.retire(proc)
+    world.open_creators -= 1
+    world.maybe_done()
+
+
+def approver(world: World, slot: int) -> SimGen:
+    """Waits for runs to wait, looks after a polling delay, decides each after a human delay."""
+    env, cfg = world.env, world.world_cfg
+    while True:
+        yield world.waiting_signal
+        world.waiting_signal = env.event()
+        yield env.timeout(cfg.approver_poll_s)
+        for row in list(world.db.rows.values()):
+            state = row.suspended_state
+            if not row.status.is_awaiting or state is None:
+                continue
+            key = f"{row.uuid}/{state.turn_digest}/{row.status.value}"
+            if key in world.deciding:
+                continue
+            world.deciding.add(key)
+            lo, hi = cfg.approval_delay_s
+            delay = lo + (hi - lo) * world.rng.random()
+            approved = world.rng.random() < cfg.approve_probability
+            for_input = row.status.value == "waiting_for_input"
+            env.process(_decision(world, slot, key, row.uuid, state.turn_digest, approved, for_input, delay))
+
+
+def _decision(
+    world: World, slot: int, key: str, uuid: str, digest: str, approved: bool, for_input: bool, delay: float
+) -> SimGen:
+    yield world.env.timeout(delay)
+    world.decisions += 1
+    proc = world.new_proc("resume", f"approver{slot}-{world.decisions}", slot)
+    ctx = world.context(proc)
+    if for_input:
+        gen = submit_input(ctx, uuid, input_valid=True)
+        entry = "submit_input"
+    else:
+        gen = approve(ctx, uuid, approved=approved, digest=digest)
+        entry = "approve"
+    try:
+        yield from run_segment(world, proc, entry, uuid, gen)
+    except Crashed:
+        _crashed(world, proc)
+    world.retire(proc)
+    world.deciding.discard(key)
+    row = world.db.find(uuid)
+    if row is not None and row.status.is_awaiting and not world.waiting_signal.triggered:
+        world.waiting_signal.succeed()
+    world.maybe_done()
+
+
+def reaper(world: World) -> SimGen:
+    env, cfg = world.env, world.world_cfg
+    incarnation = 1
+    proc = world.new_proc("reaper", f"reaper#{incarnation}", 1)
+    while True:
+        yield env.timeout(cfg.reaper_interval_s)
+        try:
+            yield from run_segment(world, proc, "reap", "", reap(world.context(proc), cfg.reaper_limit))
+        except Crashed:
+            _crashed(world, proc)
+            yield env.timeout(_restart_delay(world))
+            incarnation += 1
+            proc = world.new_proc("reaper", f"reaper#{incarnation}", 1)
+        world.maybe_done()
+
+
+def phases(world: World) -> SimGen:
+    """Chaos first; then every fault heals and liveness is judged in the quiet phase."""
+    world.recorder.add(H.NEMESIS, H.PHASE, "", INFO, {"phase": "chaos"})
+    yield world.env.timeout(world.world_cfg.chaos_s)
+    world.plan.healed = True
+    for proc in world.procs_alive.values():
+        proc.skew_s = 0.0
+    world.recorder.add(H.NEMESIS, H.PHASE, "", INFO, {"phase": "quiet"})

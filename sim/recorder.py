@@ -1,0 +1,38 @@
+"""The recorder: one append-only history per simulation, and its digest.
+
+The only writer of :class:`model.history.Op` records. Time is the simulation's true
+time (processes may see skewed clocks; the history never does).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+from model.history import FAULT, NEMESIS, Op, OpType, digest
+
+INVOKE, OK, FAIL, INFO = OpType.INVOKE, OpType.OK, OpType.FAIL, OpType.INFO
+
+
+class Recorder:
+    """Appends records stamped with the current simulated time."""
+
+    __slots__ = ("_now", "faults_fired", "history")
+
+    def __init__(self, now: Callable[[], float]) -> None:
+        self.history: list[Op] = []
+        self.faults_fired: Counter[str] = Counter()
+        self._now = now
+
+    def add(self, process: str, op: str, run: str, type_: OpType, value: dict[str, Any]) -> int:
+        index = len(self.history)
+        self.history.append(Op(index, self._now(), process, op, run, type_, value))
+        return index
+
+    def fault(self, family: str, kind: str, target: str, run: str, detail: dict[str, Any]) -> None:
+        self.faults_fired[family] += 1
+        self.add(NEMESIS, FAULT, run, INFO, {"family": family, "kind": kind, "target": target, **detail})
+
+    def digest(self) -> str:
+        return digest(self.history)

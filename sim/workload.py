@@ -1,0 +1,61 @@
+"""From a scenario to the runtime's inputs: the tool registry and the planned runs.
+
+Arrival times are drawn from the simulation's random stream, in file order.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from model.records import Registry, RunRequest, ToolCall, ToolSpec, Turn, TurnOutcome
+from model.vocab import ToolEffect
+from scenarios.schema import RunGroupModel, Scenario, ToolModel
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedRun:
+    uuid: str
+    kind: str
+    arrival_s: float
+    request: RunRequest
+    observer: bool
+
+
+def tool_spec(tool: ToolModel) -> ToolSpec:
+    effect = None if tool.effect == "undeclared" else ToolEffect(tool.effect)
+    return ToolSpec(
+        name=tool.name,
+        effect=effect,
+        remote=tool.remote,
+        server_requires_approval=tool.server_requires_approval,
+        approval_marker=tool.approval_marker,
+        needs_input=tool.needs_input,
+        deadline_s=tool.deadline_s,
+    )
+
+
+def registry(scenario: Scenario) -> Registry:
+    return Registry(tuple(tool_spec(t) for t in scenario.tools))
+
+
+def run_request(group: RunGroupModel, tool_names: tuple[str, ...]) -> RunRequest:
+    turns = []
+    for i, names in enumerate(group.script):
+        outcome = TurnOutcome(group.outcomes[i]) if i < len(group.outcomes) else TurnOutcome.NORMAL
+        calls = tuple(ToolCall(f"{i + 1}.{k}", name) for k, name in enumerate(names))
+        turns.append(Turn(calls, outcome))
+    offered = tuple(group.offered) if group.offered is not None else tool_names
+    return RunRequest(tuple(turns), offered, group.max_iterations)
+
+
+def plan_runs(scenario: Scenario, rng: random.Random) -> list[PlannedRun]:
+    names = tuple(t.name for t in scenario.tools)
+    runs: list[PlannedRun] = []
+    for group in scenario.runs:
+        request = run_request(group, names)
+        lo, hi = group.arrival_s
+        for _ in range(group.count):
+            arrival = lo if hi == lo else lo + (hi - lo) * rng.random()
+            runs.append(PlannedRun(f"run-{len(runs) + 1:03d}", group.kind, arrival, request, group.observer))
+    return runs

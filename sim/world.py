@@ -1,0 +1,529 @@
+"""The world: a simpy simulation that interprets every request the runtime yields.
+
+It owns the run store and audit store (one :class:`Database`), the message bus, the
+external ledger of side effects, the process table (workers, clients, approvers, the
+reaper, users) and the fault plan. ``drive`` is the interpreter: it steps a runtime
+generator, asks the plan for a fault at each request, spends simulated time, applies
+the request, records it, and sends the answer (or throws the failure) back.
+Zero-latency requests are answered inline without a simpy event; that is what keeps a
+simulation cheap.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Generator
+from dataclasses import dataclass, field
+from typing import Any
+
+import simpy
+
+from model import history as H
+from model.constants import LEASE_S, execution_identity
+from model.failures import (
+    CircuitOpenError,
+    DispatchError,
+    FallbackChainExhaustedError,
+    GenericRuntimeError,
+    ProviderAuthenticationError,
+    ProviderConfigurationError,
+    ProviderConnectionError,
+    ProviderRateLimitError,
+    ProviderResponseError,
+    StoreError,
+    classify,
+)
+from model.policy import Policy
+from model.records import Registry, ToolResult, ToolSpec
+from model.requests import (
+    CallProvider,
+    CountEvents,
+    Dispatch,
+    EmitStep,
+    FindRun,
+    InsertEvent,
+    InsertRun,
+    InvokeTool,
+    MaxSequence,
+    Note,
+    ReadClock,
+    Request,
+    SelectStale,
+    Update,
+)
+from model.entrypoints import run_queued
+from model.segment import Context
+from model.transitions import Cancel
+from model.vocab import NON_TERMINAL, RunStatus
+from scenarios.schema import Scenario
+from sim.faults import Fault, FaultPlan
+from sim.kernel import Kernel
+from sim.recorder import FAIL, INFO, INVOKE, OK, Recorder
+from sim.store import Database
+
+SimGen = Generator[simpy.Event, Any, Any]
+
+
+class Crashed(Exception):
+    """The driven process died at a request boundary (a nemesis act, never a runtime error)."""
+
+
+@dataclass(slots=True)
+class Proc:
+    """One incarnation of a process: a unique name, its identity and its clock offset."""
+
+    name: str
+    kind: str
+    identity: str
+    host: str
+    skew_s: float = 0.0
+    registry: Registry | None = None
+
+    def clock(self, now: float) -> int:
+        return int(now + self.skew_s)
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    uuid: str
+    duplicate: bool = False
+
+
+_PROVIDER_FAILURES = {
+    "connection": lambda: ProviderConnectionError("connection refused"),
+    "rateLimit": lambda: ProviderRateLimitError(429),
+    "serverError": lambda: ProviderResponseError(503),
+    "circuitOpen": lambda: CircuitOpenError("circuit open"),
+    "auth": lambda: ProviderAuthenticationError(401),
+    "configuration": lambda: ProviderConfigurationError("bad configuration"),
+    "clientError": lambda: ProviderResponseError(400),
+    "unknown": lambda: GenericRuntimeError("provider exploded"),
+    "fallbackServerError": lambda: FallbackChainExhaustedError(
+        [ProviderResponseError(502), ProviderResponseError(503)]
+    ),
+}
+
+
+@dataclass
+class World:
+    scenario: Scenario
+    policy: Policy
+    rng: random.Random
+    script: list[Fault] | None = None
+    tie_key: Any = None
+    env: Kernel = field(init=False)
+    db: Database = field(init=False)
+    recorder: Recorder = field(init=False)
+    plan: FaultPlan = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.env = Kernel(self.tie_key)
+        self.db = Database()
+        self.recorder = Recorder(lambda: self.env.now)
+        self.plan = FaultPlan.build(self.scenario.faults, self.rng, self.script, self.scenario.script)
+        self.queue: simpy.Store = simpy.Store(self.env)
+        self.registry = _registry(self.scenario)
+        self.requests = 0
+        self.executions = 0
+        self.results: dict[str, ToolResult] = {}
+        self.procs_alive: dict[str, Proc] = {}
+        self._pid = 100
+        self.pending_deliveries = 0
+        self.busy = 0
+        self.open_creators = 0
+        self.terminal: set[str] = set()
+        self.deciding: set[str] = set()
+        self.decisions = 0
+        self.done = self.env.event()
+        self.waiting_signal = self.env.event()
+        self.world_cfg = self.scenario.world
+        self.tools_by_name = {t.name: t for t in self.scenario.tools}
+        self._provider = self.scenario.provider
+        self._outages = self.scenario.faults.audit.outages
+        self._chaos_s = self.world_cfg.chaos_s
+        self.handlers = {
+            FindRun: self._read,
+            MaxSequence: self._read,
+            CountEvents: self._read,
+            SelectStale: self._read,
+            InsertRun: self._write,
+            Update: self._write,
+            InsertEvent: self._event,
+            CallProvider: self._provider_call,
+            InvokeTool: self._tool,
+            Dispatch: self._dispatch,
+            EmitStep: self._emit,
+        }
+
+    # ---- processes and identities ------------------------------------------------------------
+
+    def new_proc(self, kind: str, name: str, host_no: int) -> Proc:
+        self._pid += 1
+        host = f"h{host_no}"
+        identity_kind = {"worker": "worker", "interactive": "interactive", "resume": "resume"}.get(kind, kind)
+        proc = Proc(name, kind, execution_identity(identity_kind, host, self._pid), host)
+        self.procs_alive[name] = proc
+        return proc
+
+    def context(self, proc: Proc, *, observer: bool = False) -> Context:
+        """A runtime context for one entry-point call; the registry is hydrated now."""
+        proc.registry = self.registry
+        return Context(
+            self.policy,
+            self.registry,
+            proc.identity,
+            observer=observer,
+            provider_deadline_s=self._provider.deadline_s or LEASE_S,
+        )
+
+    def retire(self, proc: Proc) -> None:
+        self.procs_alive.pop(proc.name, None)
+
+    # ---- the interpreter ---------------------------------------------------------------------
+
+    def drive(self, proc: Proc, gen: Generator[Request, Any, Any]) -> SimGen:
+        """Run a runtime generator to completion inside a simpy process; raises Crashed."""
+        value: Any = None
+        error: BaseException | None = None
+        plan, handlers = self.plan, self.handlers
+        while True:
+            try:
+                request = gen.send(value) if error is None else gen.throw(error)
+            except StopIteration as stop:
+                return stop.value
+            value, error = None, None
+            rtype = type(request)
+            if rtype is ReadClock:
+                value = proc.clock(self.env.now)
+                continue
+            if rtype is Note:
+                assert isinstance(request, Note)
+                self.recorder.add(proc.name, H.DECIDE, request.uuid, OK, dict(request.detail))
+                continue
+            index = self.requests
+            self.requests = index + 1
+            fault = plan.decide(index, request, proc.kind)
+            if fault is not None:
+                fault = self._nemesis(proc, request, fault)
+            if fault is not None and fault.family == "crash" and fault.kind == "before":
+                gen.close()
+                raise Crashed
+            value, error = yield from handlers[rtype](proc, request, fault)
+            if fault is not None and fault.family == "crash":
+                gen.close()
+                raise Crashed
+
+    def _nemesis(self, proc: Proc, request: Request, fault: Fault) -> Fault | None:
+        """Apply faults that act on the world rather than on this request; return the rest."""
+        family = fault.family
+        uuid = getattr(request, "uuid", "")
+        if family == "crash":
+            self.recorder.fault("crash", fault.kind, proc.name, uuid, {"request": fault.at})
+            return fault
+        if family == "cancel":
+            if uuid:
+                self.recorder.fault("cancel", fault.kind, "user", uuid, {"request": fault.at})
+                self._cancel_now(uuid)
+            return None
+        if family == "deploy":
+            self._deploy(fault)
+            return None
+        if family == "clock_skew":
+            proc.skew_s = fault.value
+            self.recorder.fault("clock_skew", fault.kind, proc.name, uuid, {"offset_s": fault.value})
+            return None
+        if family == "identity":
+            self._steal_identity(proc, fault)
+            return None
+        return fault
+
+    # ---- handlers: each returns (value, error) ----------------------------------------------
+
+    def _latency(self, seconds: float) -> SimGen:
+        if seconds > 0:
+            yield self.env.timeout(seconds)
+
+    def _store_delay(self, fault: Fault | None) -> float:
+        delay = self.world_cfg.store_latency_s
+        if fault is not None and fault.family == "store" and fault.kind == "slow":
+            delay += fault.value
+        return delay
+
+    def _read(self, proc: Proc, request: Any, fault: Fault | None) -> SimGen:
+        delay = self._store_delay(fault)
+        if delay:
+            yield self.env.timeout(delay)
+        what, site = type(request).__name__, getattr(request, "site", "")
+        uuid = getattr(request, "uuid", "")
+        if fault is not None and fault.family == "store" and fault.kind == "fail":
+            self.recorder.fault("store", "fail", proc.name, uuid, {"request": fault.at})
+            self.recorder.add(proc.name, H.READ, uuid, FAIL, {"what": what, "site": site, "error": "StoreError"})
+            return None, StoreError("read failed")
+        db = self.db
+        result: Any
+        if isinstance(request, FindRun):
+            value: Any = db.find(request.uuid)
+            result = value.status.value if value is not None else None
+        elif isinstance(request, MaxSequence):
+            value = result = db.max_sequence(request.uuid)
+        elif isinstance(request, CountEvents):
+            value = result = db.count_events(request.uuid)
+        else:
+            value = db.select_stale(request.now, request.limit)
+            result = [r.uuid for r in value]
+        self.recorder.add(proc.name, H.READ, uuid, OK, {"what": what, "site": site, "result": result})
+        return value, None
+
+    def _write(self, proc: Proc, request: Any, fault: Fault | None) -> SimGen:
+        rec = self.recorder
+        if isinstance(request, InsertRun):
+            uuid, name = request.row.uuid, ("T1 startRun" if request.row.status is RunStatus.RUNNING else "T2 enqueueRun")
+        else:
+            uuid, name = request.uuid, request.transition.name
+        base = {"transition": name, "site": request.site, "identity": proc.identity}
+        rec.add(proc.name, H.STORE, uuid, INVOKE, base)
+        delay = self._store_delay(fault)
+        if delay:
+            yield self.env.timeout(delay)
+        if fault is not None and fault.family == "store" and fault.kind == "fail":
+            rec.fault("store", "fail", proc.name, uuid, {"request": fault.at})
+            rec.add(proc.name, H.STORE, uuid, FAIL, {**base, "error": "StoreError"})
+            return None, StoreError("statement failed")
+        if isinstance(request, InsertRun):
+            row = self.db.insert(request.row)
+            rec.add(proc.name, H.STORE, uuid, OK, {**base, "matched": True, "changed": True, "row": H.row_value(row)})
+            self._note_status(uuid, row.status)
+            return row, None
+        result, after = self.db.update(uuid, request.transition)
+        row_value = H.row_value(after) if result.matched and after is not None else None
+        rec.add(proc.name, H.STORE, uuid, OK, {**base, "matched": result.matched, "changed": result.changed, "row": row_value})
+        if result.matched and after is not None:
+            self._note_status(uuid, after.status)
+        return result, None
+
+    def _note_status(self, uuid: str, status: RunStatus) -> None:
+        if status.is_awaiting and not self.waiting_signal.triggered:
+            self.waiting_signal.succeed()
+        if status.is_terminal:
+            self.terminal.add(uuid)
+        elif status in NON_TERMINAL:
+            self.terminal.discard(uuid)
+
+    def true_effect(self, proc: Proc, tool: str) -> str:
+        registry = proc.registry or self.registry
+        spec = registry.get(tool)
+        return spec.declared_effect.value if spec is not None else "unknown"
+
+    def _event(self, proc: Proc, request: Any, fault: Fault | None) -> SimGen:
+        rec = self.recorder
+        step = request.event.step
+        value = {
+            "seq": request.event.sequence,
+            "kind": step.kind.value,
+            "round": step.round_no,
+            "tool": step.tool,
+            "call": step.call_id,
+            "execution": step.execution,
+            "effect": request.effect,
+            "true_effect": self.true_effect(proc, step.tool) if step.kind.value == "tool" else "",
+            "identity": proc.identity,
+        }
+        rec.add(proc.name, H.EVENT, request.uuid, INVOKE, value)
+        now = self.env.now
+        outage = now < self._chaos_s and any(lo <= now < hi for lo, hi in self._outages)
+        if outage or (fault is not None and fault.family == "audit"):
+            rec.fault("audit", "outage" if outage else "fail", proc.name, request.uuid, {"request": self.requests - 1})
+            rec.add(proc.name, H.EVENT, request.uuid, FAIL, {**value, "error": "StoreError"})
+            return None, StoreError("event insert failed")
+        self.db.insert_event(request.uuid, request.event)
+        rec.add(proc.name, H.EVENT, request.uuid, OK, value)
+        return None, None
+        yield  # pragma: no cover - makes this a generator
+
+    def _duration(self, span: tuple[float, float], fault: Fault | None) -> float:
+        if fault is not None and fault.family == "slow":
+            return LEASE_S * fault.value
+        lo, hi = span
+        return lo if hi == lo else lo + (hi - lo) * self.rng.random()
+
+    def _provider_call(self, proc: Proc, request: Any, fault: Fault | None) -> SimGen:
+        rec = self.recorder
+        rec.add(proc.name, H.PROVIDER, request.uuid, INVOKE, {"round": request.round_no, "synthesis": request.synthesis})
+        if fault is not None and fault.family == "slow":
+            rec.fault("slow", fault.kind, proc.name, request.uuid, {"duration_s": LEASE_S * fault.value})
+        yield self.env.timeout(self._duration(self._provider.latency_s, fault))
+        if fault is not None and fault.family == "provider":
+            error = _PROVIDER_FAILURES[fault.kind]()
+            rec.fault("provider", fault.kind, proc.name, request.uuid, {"request": fault.at})
+            failure_class = classify(error, fallback_chain_is_unknown=self.policy.kb13_fallback_chain_unknown)
+            rec.add(proc.name, H.PROVIDER, request.uuid, FAIL, {"error": error.error_class, "failure_class": failure_class.value})
+            return None, error
+        tokens = self._provider.tokens
+        rec.add(proc.name, H.PROVIDER, request.uuid, OK, {"tokens": tokens})
+        return tokens, None
+
+    def _tool(self, proc: Proc, request: Any, fault: Fault | None) -> SimGen:
+        rec = self.recorder
+        call, uuid = request.call, request.uuid
+        true_effect = self.true_effect(proc, call.name)
+        rec.add(
+            proc.name,
+            H.TOOL,
+            uuid,
+            INVOKE,
+            {
+                "call": call.call_id,
+                "tool": call.name,
+                "effect": request.effect,
+                "true_effect": true_effect,
+                "identity": proc.identity,
+                "key": request.idempotency_key,
+            },
+        )
+        key = request.idempotency_key
+        if key and key in self.results:
+            result = self.results[key]
+            rec.add(proc.name, H.TOOL, uuid, OK, {"execution": result.execution, "landed": False, "replayed": True})
+            return result, None
+        model = self.tools_by_name.get(call.name)
+        duration = self._duration(model.latency_s if model is not None else (0.0, 0.0), fault)
+        if fault is not None and fault.family == "slow":
+            rec.fault("slow", fault.kind, proc.name, uuid, {"duration_s": duration})
+        self.executions += 1
+        execution = self.executions
+        landed = true_effect not in ("read_only", "unknown")
+        land_at = model.land_at if model is not None else 0.5
+        if landed:
+            yield self.env.timeout(duration * land_at)
+            rec.add(H.WORLD, H.LANDING, uuid, OK, {"call": call.call_id, "tool": call.name, "effect": true_effect, "execution": execution, "identity": proc.identity})
+            result = ToolResult(execution=execution)
+            if key:
+                self.results[key] = result
+            if fault is not None and fault.family == "crash":
+                rec.add(proc.name, H.TOOL, uuid, INFO, {"crashed": True, "execution": execution})
+                return result, None
+            yield self.env.timeout(duration * (1 - land_at))
+        else:
+            yield self.env.timeout(duration)
+            result = ToolResult(execution=execution)
+        rec.add(proc.name, H.TOOL, uuid, OK, {"execution": execution, "landed": landed, "replayed": False})
+        return result, None
+
+    def _dispatch(self, proc: Proc, request: Any, fault: Fault | None) -> SimGen:
+        rec = self.recorder
+        rec.add(proc.name, H.DISPATCH, request.uuid, INVOKE, {"delay_ms": request.delay_ms, "site": request.site})
+        if fault is not None and fault.family == "dispatch":
+            rec.fault("dispatch", fault.kind, proc.name, request.uuid, {"request": fault.at})
+            rec.add(proc.name, H.DISPATCH, request.uuid, FAIL, {"error": "TransportException"})
+            return None, DispatchError("transport refused")
+        rec.add(proc.name, H.DISPATCH, request.uuid, OK, {})
+        if self.world_cfg.transport == "sync":
+            yield from self.handle_inline(proc, request.uuid)
+            return None, None
+        self.deliver(Message(request.uuid), request.delay_ms / 1000.0)
+        if fault is not None and fault.family == "duplicate":
+            rec.fault("duplicate", fault.kind, proc.name, request.uuid, {"late_s": fault.value})
+            self.deliver(Message(request.uuid, duplicate=True), request.delay_ms / 1000.0 + fault.value)
+        return None, None
+
+    def _emit(self, proc: Proc, request: Any, fault: Fault | None) -> SimGen:
+        self.recorder.add(proc.name, H.EMIT, request.uuid, OK, {"round": request.round_no, "kind": request.kind})
+        return None, None
+        yield  # pragma: no cover - makes this a generator
+
+    # ---- the bus -----------------------------------------------------------------------------
+
+    def deliver(self, message: Message, delay_s: float) -> None:
+        self.pending_deliveries += 1
+        if delay_s <= 0:
+            self.queue.put(message)
+            return
+        timer = self.env.timeout(delay_s)
+        timer.callbacks.append(lambda _event: self.queue.put(message))
+
+    # ---- nemesis acts ------------------------------------------------------------------------
+
+    def handle_inline(self, proc: Proc, uuid: str) -> SimGen:
+        """Sync transport: the dispatching process handles the wake-up itself, nested."""
+        worker = Proc(proc.name, "worker", "worker:" + proc.identity.split(":", 1)[-1], proc.host, proc.skew_s)
+        ctx = self.context(worker)
+        self.recorder.add(proc.name, H.DELIVER, uuid, OK, {"duplicate": False, "inline": True})
+        self.recorder.add(proc.name, H.SEGMENT, uuid, INVOKE, {"entry": "run_queued", "identity": worker.identity})
+        outcome = yield from self.drive(worker, run_queued(ctx, uuid))
+        self.recorder.add(proc.name, H.SEGMENT, uuid, OK, {"outcome": outcome_value(outcome)})
+
+    def _cancel_now(self, uuid: str) -> None:
+        """A user cancels, instantly and without faults (T8 through the store)."""
+        row = self.db.find(uuid)
+        if row is None:
+            return
+        rec = self.recorder
+        base = {"transition": "T8 cancel", "site": "cancel", "identity": "user"}
+        rec.add("user", H.STORE, uuid, INVOKE, base)
+        result, after = self.db.update(uuid, Cancel(int(self.env.now)))
+        row_value = H.row_value(after) if result.matched and after is not None else None
+        rec.add("user", H.STORE, uuid, OK, {**base, "matched": result.matched, "changed": result.changed, "row": row_value})
+        if result.matched and after is not None:
+            self._note_status(uuid, after.status)
+
+    def _deploy(self, fault: Fault) -> None:
+        tools = list(self.registry.tools)
+        if not tools:
+            return
+        victim = tools[min(int(fault.value * len(tools)), len(tools) - 1)]
+        if fault.kind == "rename":
+            renamed = ToolSpec(
+                f"{victim.name}_v2",
+                victim.effect,
+                victim.remote,
+                victim.server_requires_approval,
+                victim.approval_marker,
+                victim.needs_input,
+                victim.deadline_s,
+            )
+            tools[tools.index(victim)] = renamed
+            model = self.tools_by_name.get(victim.name)
+            if model is not None:
+                self.tools_by_name[renamed.name] = model
+        else:
+            tools.remove(victim)
+        self.registry = Registry(tuple(tools))
+        self.recorder.fault("deploy", fault.kind, H.WORLD, "", {"tool": victim.name})
+
+    def _steal_identity(self, proc: Proc, fault: Fault) -> None:
+        others = [p for p in self.procs_alive.values() if p.kind == proc.kind and p.name != proc.name]
+        if not others:
+            return
+        victim = others[min(int(fault.value * len(others)), len(others) - 1)]
+        proc.identity = victim.identity
+        self.recorder.fault("identity", fault.kind, proc.name, "", {"identity": victim.identity})
+
+    # ---- ending ------------------------------------------------------------------------------
+
+    def maybe_done(self) -> None:
+        if self.done.triggered or self.open_creators or self.busy or self.pending_deliveries:
+            return
+        if len(self.terminal) == len(self.db.rows):
+            self.done.succeed()
+
+
+def outcome_value(outcome: Any) -> Any:
+    """A history-friendly form of what an entry point returned."""
+    if outcome is None or isinstance(outcome, bool | int | str) and not hasattr(outcome, "value"):
+        return outcome
+    if hasattr(outcome, "value"):
+        return outcome.value
+    if hasattr(outcome, "exit_code"):
+        return {
+            "exit_code": outcome.exit_code,
+            "requeued": outcome.requeued,
+            "dead_lettered": outcome.dead_lettered,
+            "skipped": outcome.skipped,
+        }
+    return repr(outcome)
+
+
+def _registry(scenario: Scenario) -> Registry:
+    from sim.workload import registry
+
+    return registry(scenario)

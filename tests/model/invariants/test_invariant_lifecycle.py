@@ -1,0 +1,190 @@
+"""Row-lifecycle invariants: terminal_is_terminal, settles_by_owner, requeue_budget_respected,
+every_run_terminates."""
+
+from __future__ import annotations
+
+import pytest
+from invariant_histories import OTHER, WORKER, History, judge
+
+from model.constants import MAX_REQUEUES
+from model.invariants import UNGUARDED_SETTLE_SITES, Validity
+
+# -- terminal_is_terminal ----------------------------------------------------------------
+
+
+def test_settle_overwriting_a_completed_row_is_a_violation() -> None:
+    b = History()
+    b.start()
+    completed = b.settle("completed", iterations=2, total_tokens=40)
+    late = b.settle("failed", iterations=0, total_tokens=0)
+    verdict = judge("terminal_is_terminal", b)
+    assert verdict.valid is Validity.INVALID
+    assert verdict.witness == (completed, late)
+
+
+def test_rewriting_only_the_totals_of_a_terminal_row_is_a_violation() -> None:
+    b = History()
+    b.start()
+    completed = b.settle("completed", total_tokens=40)
+    late = b.settle("completed", total_tokens=0)
+    assert judge("terminal_is_terminal", b).witness == (completed, late)
+
+
+def test_single_settle_is_terminal() -> None:
+    b = History()
+    b.start()
+    b.settle("completed", total_tokens=40)
+    b.store("T7 finishRun", matched=False)
+    assert judge("terminal_is_terminal", b).valid is Validity.VALID
+
+
+def test_write_that_keeps_status_and_totals_of_a_terminal_row_is_allowed() -> None:
+    b = History()
+    b.start()
+    b.settle("failed", total_tokens=5)
+    b.settle("failed", total_tokens=5, error_class="Other")
+    assert judge("terminal_is_terminal", b).valid is Validity.VALID
+
+
+# -- settles_by_owner --------------------------------------------------------------------
+
+
+def test_settle_of_a_row_running_under_another_segment_is_a_violation() -> None:
+    b = History()
+    b.enqueue()
+    claim = b.claim(identity=OTHER)
+    settle = b.settle("completed", identity=WORKER, site="executor.settle_completed")
+    verdict = judge("settles_by_owner", b)
+    assert verdict.valid is Validity.INVALID
+    assert verdict.witness == (claim, settle)
+
+
+def test_owner_may_settle_its_row() -> None:
+    b = History()
+    b.enqueue()
+    b.claim()
+    b.settle("completed", site="executor.settle_completed")
+    assert judge("settles_by_owner", b).valid is Validity.VALID
+
+
+@pytest.mark.parametrize("site", sorted(UNGUARDED_SETTLE_SITES))
+def test_unguarded_site_may_settle_a_row_it_does_not_hold(site: str) -> None:
+    b = History()
+    b.enqueue()
+    b.claim(identity=OTHER)
+    b.settle("failed", identity=WORKER, site=site)
+    assert judge("settles_by_owner", b).valid is Validity.VALID
+
+
+def test_unguarded_sites_are_exactly_the_spec_paths() -> None:
+    assert (
+        frozenset(
+            {
+                "enqueue.dispatch_failed",
+                "run_queued.position_failed",
+                "run_queued.rehydration_failed",
+                "resume.position_failed",
+                "resume.state_unreadable",
+                "resume.release_failed",
+                "reaper.dead_letter",
+                "reaper.dispatch_failed",
+                "cancel",
+            }
+        )
+        == UNGUARDED_SETTLE_SITES
+    )
+
+
+def test_cancel_by_a_non_owner_from_an_unlisted_site_is_a_violation() -> None:
+    b = History()
+    b.start(identity=OTHER)
+    b.store("T9 suspendRun", identity=OTHER, status="waiting_for_approval", claimed_by="")
+    claim = b.store("T10 claimForResume", identity="resume:h:1", status="running", claimed_by="resume:h:1")
+    cancel = b.store("T8 cancel", identity="cli", site="cli.cancel", status="cancelled", claimed_by="")
+    assert judge("settles_by_owner", b).witness == (claim, cancel)
+
+
+def test_settle_of_a_row_that_is_not_running_needs_no_owner() -> None:
+    b = History()
+    b.enqueue()
+    b.settle("failed", identity=WORKER, site="executor.settle_failed")
+    assert judge("settles_by_owner", b).valid is Validity.VALID
+
+
+def test_settle_of_an_unleased_running_row_needs_no_owner() -> None:
+    b = History()
+    b.store("T1 startRun", identity="", status="running", claimed_by="", lease_expires=0)
+    b.settle("completed", identity=WORKER)
+    assert judge("settles_by_owner", b).valid is Validity.VALID
+
+
+def test_settle_with_no_earlier_row_is_unknown() -> None:
+    b = History()
+    settle = b.settle("completed")
+    verdict = judge("settles_by_owner", b)
+    assert verdict.valid is Validity.UNKNOWN
+    assert verdict.witness == (settle,)
+
+
+# -- requeue_budget_respected ------------------------------------------------------------
+
+
+def test_requeue_past_the_budget_is_a_violation() -> None:
+    b = History()
+    b.enqueue()
+    b.claim()
+    requeue = b.store("T13 requeueStale", identity="reaper", status="queued", requeue_count=MAX_REQUEUES + 1)
+    verdict = judge("requeue_budget_respected", b)
+    assert verdict.valid is Validity.INVALID
+    assert verdict.witness == (requeue,)
+
+
+def test_in_process_requeue_past_the_budget_is_a_violation() -> None:
+    b = History()
+    b.enqueue()
+    b.claim()
+    requeue = b.store("T11 requeue", status="queued", requeue_count=MAX_REQUEUES + 1)
+    assert judge("requeue_budget_respected", b).witness == (requeue,)
+
+
+def test_requeue_up_to_the_budget_is_valid() -> None:
+    b = History()
+    b.enqueue()
+    for count in range(1, MAX_REQUEUES + 1):
+        b.claim()
+        b.store("T11 requeue", status="queued", requeue_count=count)
+    assert judge("requeue_budget_respected", b).valid is Validity.VALID
+
+
+# -- every_run_terminates ----------------------------------------------------------------
+
+
+def test_run_ending_running_is_stranded() -> None:
+    b = History()
+    b.start()
+    b.final(run="r0", status="completed")
+    final = b.final()
+    verdict = judge("every_run_terminates", b)
+    assert verdict.kind.value == "eventually"
+    assert verdict.valid is Validity.INVALID
+    assert verdict.witness == (final,)
+
+
+def test_run_ending_queued_is_stranded() -> None:
+    b = History()
+    b.enqueue()
+    final = b.final()
+    assert judge("every_run_terminates", b).witness == (final,)
+
+
+def test_runs_ending_terminal_or_waiting_terminate() -> None:
+    b = History()
+    b.final(run="r1", status="completed")
+    b.final(run="r2", status="waiting_for_approval")
+    assert judge("every_run_terminates", b).valid is Validity.VALID
+
+
+def test_history_without_final_rows_is_unknown() -> None:
+    b = History()
+    b.start()
+    assert judge("every_run_terminates", b).valid is Validity.UNKNOWN
