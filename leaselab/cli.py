@@ -65,6 +65,7 @@ class LeaselabGroup(TyperGroup):
 
 
 app = typer.Typer(
+    name=PROG,
     cls=LeaselabGroup,
     no_args_is_help=True,
     add_completion=False,

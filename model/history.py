@@ -114,27 +114,17 @@ def row_value(row: RunRow) -> dict[str, Any]:
     }
 
 
-def _canonical(value: Any) -> str:
-    if isinstance(value, Mapping):
-        return "{" + ",".join(f"{k}:{_canonical(value[k])}" for k in sorted(value)) + "}"
-    if isinstance(value, list | tuple):
-        return "[" + ",".join(_canonical(v) for v in value) + "]"
-    if isinstance(value, Enum):
-        return str(value.value)
-    if isinstance(value, float):
-        return repr(round(value, 9))
-    return repr(value)
-
-
 def op_line(op: Op) -> str:
-    """A canonical one-line text of a record; the digest hashes these lines."""
-    return f"{op.index}|{op.time_s!r}|{op.process}|{op.op}|{op.run}|{op.type.value}|{_canonical(op.value)}"
+    """A canonical one-line text of a record; the digest hashes these lines.
+
+    ``repr`` of the value is canonical because the recorder builds every value with
+    the same key order (dict order is insertion order, independent of PYTHONHASHSEED)
+    and values hold only str, int, float, bool, None, lists and dicts.
+    """
+    return f"{op.index}|{op.time_s!r}|{op.process}|{op.op}|{op.run}|{op.type.value}|{op.value!r}"
 
 
 def digest(history: Iterable[Op]) -> str:
     """A stable digest of a history: identical in any process, any PYTHONHASHSEED."""
-    h = hashlib.blake2b(digest_size=16)
-    for op in history:
-        h.update(op_line(op).encode())
-        h.update(b"\n")
-    return h.hexdigest()
+    text = "\n".join(map(op_line, history))
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()

@@ -135,11 +135,20 @@ def crash_after_landing(ix: Index) -> bool:
         process = op.get("process")
         if not isinstance(process, str):
             continue
-        live = [inv for inv in invokes.get(process, ()) if _outstanding_at(ix, inv, op.index)]
+        live = [inv for inv in invokes.get(process, ()) if _unfinished_at(ix, inv, op.index)]
         if any(_landed_before(ix, inv, op.index) for inv in live):
             return True
         invokes[process] = live
     return False
+
+
+def _unfinished_at(ix: Index, invoke: Op, index: int) -> bool:
+    """No ok/fail completion before ``index``; an info completion (the caller crashed) is none.
+
+    The simulator records the tool's ``info {crashed}`` before the nemesis ``crash`` record.
+    """
+    completion = ix.completions.get(invoke.index)
+    return completion is None or completion.type is OpType.INFO or completion.index > index
 
 
 def _landed_before(ix: Index, invoke: Op, index: int) -> bool:

@@ -73,7 +73,8 @@ def running(owner: str = ME, lease: int = NOW + 300, **changes: object) -> RunRo
 
 
 def stale(**changes: object) -> RunRow:
-    return running(lease=NOW - 1, **changes)
+    """A running row whose lease expired just before NOW."""
+    return dataclasses.replace(running(lease=NOW - 1), **changes)  # type: ignore[arg-type]
 
 
 def applied(transition: Transition, row: RunRow) -> RunRow:

@@ -226,6 +226,17 @@ def test_crash_after_landing_holds_when_the_process_dies_between_landing_and_com
     assert reached("crash_after_landing", b)
 
 
+def test_crash_after_landing_holds_when_the_crashed_info_is_recorded_before_the_crash() -> None:
+    b = History()
+    b.start()
+    b.tool("c1", NON_IDEM)
+    b.landing("c1", NON_IDEM)
+    b.tool_done(INFO)
+    b.segment_done(INFO)
+    b.crash(WORKER)
+    assert reached("crash_after_landing", b)
+
+
 def test_crash_after_landing_fails_when_the_call_completed_before_the_crash() -> None:
     b = History()
     b.start()

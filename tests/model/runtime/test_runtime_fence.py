@@ -9,7 +9,7 @@ from __future__ import annotations
 from model.failures import StoreError, ToolFailure
 from model.requests import InsertRun, InvokeTool, Update
 from model.transitions import FinishRun, MarkPendingEffect
-from model.vocab import Outcome, RunStatus, TerminationReason
+from model.vocab import Outcome, RunStatus, StepKind, TerminationReason
 
 
 def _fence_values(kit):
@@ -33,8 +33,12 @@ def test_a_write_is_fenced_before_it_runs_and_the_fence_is_cleared_when_it_compl
     assert _fence_values(kit) == ["non_idempotent_write", ""]
     assert {t.me for t in kit.updates(MarkPendingEffect)} == {kit.worker}
     assert at_invoke[0].pending_effect == "non_idempotent_write"
-    stamp, invoke, clear = kit.index(lambda r: isinstance(r, InvokeTool | Update)
-                                     and (isinstance(r, InvokeTool) or isinstance(r.transition, MarkPendingEffect)))
+    stamp, invoke, clear = kit.index(
+        lambda r: (
+            isinstance(r, InvokeTool | Update)
+            and (isinstance(r, InvokeTool) or isinstance(r.transition, MarkPendingEffect))
+        )
+    )
     assert stamp < invoke < clear
     assert len(kit.d.landings) == 1
 
@@ -86,8 +90,8 @@ def test_a_read_only_tool_on_an_unpersisted_run_still_runs(kit):
 def test_the_fence_stamp_renews_the_lease(kit):
     """Spec T5: the stamp sets lease_expires=now+900 as well as the fence."""
     kit.enqueue(kit.turn("mcp_write"))
-    kit.d.before(kit.update(MarkPendingEffect, effect="non_idempotent_write"),
-                 lambda _r: setattr(kit.d, "now", 4_000))
+    # the llm boundary renewed at 1000; the clock moves before the stamp reads it
+    kit.d.before(kit.event(StepKind.LLM), lambda _r: setattr(kit.d, "now", 4_000))
     at_invoke = _capture_row_at_invoke(kit)
 
     kit.run_queued()
