@@ -15,7 +15,7 @@ from typing import Any
 
 from model import history as H
 from model.history import Op
-from model.invariants import Validity, Verdict, check_all, coverage
+from model.invariants import Index, Validity, Verdict, check_all, coverage
 from model.policy import Policy, resolve_policy
 from scenarios.loader import load_scenario
 from scenarios.schema import FAMILIES, Scenario
@@ -101,8 +101,9 @@ def simulate(
     world = build_world(loaded, resolved, seed, script)
     run_world(world)
     history = world.recorder.history
-    verdicts = check_all(history) if judge else {}
-    reached = coverage(history) if judge else {}
+    index = Index.of(history) if judge else None
+    verdicts = check_all(index) if index is not None else {}
+    reached = coverage(index) if index is not None else {}
     statuses = Counter(row.status.value for row in world.db.rows.values())
     stats = {
         "runs": len(world.db.rows),

@@ -297,14 +297,14 @@ class Kit:
     # ---- predicates -----------------------------------------------------------------------------
 
     @staticmethod
-    def req(kind: type[Request], **attrs: Any) -> Predicate:
-        return lambda r: isinstance(r, kind) and all(getattr(r, k) == v for k, v in attrs.items())
+    def req(cls: type[Request], /, **attrs: Any) -> Predicate:
+        return lambda r: isinstance(r, cls) and all(getattr(r, k) == v for k, v in attrs.items())
 
     @staticmethod
-    def update(kind: type[Transition], **attrs: Any) -> Predicate:
+    def update(cls: type[Transition], /, **attrs: Any) -> Predicate:
         return lambda r: (
             isinstance(r, Update)
-            and isinstance(r.transition, kind)
+            and isinstance(r.transition, cls)
             and all(getattr(r.transition, k) == v for k, v in attrs.items())
         )
 
