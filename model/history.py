@@ -44,7 +44,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from enum import Enum, StrEnum
+from enum import StrEnum
 from typing import Any
 
 from model.records import RunRow
@@ -121,7 +121,7 @@ def op_line(op: Op) -> str:
     the same key order (dict order is insertion order, independent of PYTHONHASHSEED)
     and values hold only str, int, float, bool, None, lists and dicts.
     """
-    return f"{op.index}|{op.time_s!r}|{op.process}|{op.op}|{op.run}|{op.type.value}|{op.value!r}"
+    return f"{op.index}|{op.time_s!r}|{op.process}|{op.op}|{op.run}|{op.type}|{op.value!r}"
 
 
 def digest(history: Iterable[Op]) -> str:

@@ -66,7 +66,7 @@ def describe(op: Op, verbose: bool = False) -> str | None:
             return f"✎ {name} at {v.get('site')} refused"
         if not verbose and name.startswith(_QUIET_TRANSITIONS):
             return None
-        return f"✎ {name} at {v.get('site')} → {_row_brief(v.get('row'))}"  # type: ignore[arg-type]
+        return f"✎ {name} at {v.get('site')} → {_row_brief(v.get('row'))}"
     if kind == H.EVENT:
         if op.type is OpType.INVOKE:
             return None
@@ -105,7 +105,7 @@ def describe(op: Op, verbose: bool = False) -> str | None:
     if kind == H.PHASE:
         return f"║ {v.get('phase')} phase"
     if kind == H.FINAL:
-        return f"= final {_row_brief(v.get('row'))}"  # type: ignore[arg-type]
+        return f"= final {_row_brief(v.get('row'))}"
     if kind == H.READ and op.type is OpType.FAIL:
         return f"✗ read {v.get('what')} at {v.get('site')} threw"
     return None

@@ -227,9 +227,7 @@ def _matches(spec: ScriptedFaultModel, request: Request, process_kind: str) -> b
                 return False
         else:
             return False
-    return not spec.transition or (
-        isinstance(request, Update) and request.transition.name.startswith(spec.transition)
-    )
+    return not spec.transition or (isinstance(request, Update) and request.transition.name.startswith(spec.transition))
 
 
 def parse_script(lines: Sequence[str]) -> list[Fault]:

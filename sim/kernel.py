@@ -32,7 +32,8 @@ class Kernel(simpy.Environment):
             heappush(self._queue, (self._now + delay, priority, next(self._eid), event))
             return
         eid = next(self._eid)
-        heappush(self._queue, (self._now + delay, priority, (self.tie_key(eid), eid), event))  # type: ignore[arg-type]
+        queue: list[Any] = self._queue
+        heappush(queue, (self._now + delay, priority, (self.tie_key(eid), eid), event))
 
 
 def run_until(env: Kernel, until: Any) -> None:

@@ -81,6 +81,7 @@ def worker(world: World, slot: int) -> SimGen:
 def creator(world: World, planned: PlannedRun, host: int) -> SimGen:
     """The client that enqueues a run or runs it interactively, once."""
     yield world.env.timeout(planned.arrival_s)
+    gen: Generator[Request, Any, Any]
     if planned.kind == "interactive":
         proc = world.new_proc("interactive", f"client-{planned.uuid}", host)
         ctx = world.context(proc, observer=planned.observer)

@@ -7,8 +7,9 @@ time (processes may see skewed clocks; the history never does).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
 from typing import Any
+
+import simpy
 
 from model.history import FAULT, NEMESIS, Op, OpType, digest
 
@@ -18,16 +19,17 @@ INVOKE, OK, FAIL, INFO = OpType.INVOKE, OpType.OK, OpType.FAIL, OpType.INFO
 class Recorder:
     """Appends records stamped with the current simulated time."""
 
-    __slots__ = ("_now", "faults_fired", "history")
+    __slots__ = ("_env", "faults_fired", "history")
 
-    def __init__(self, now: Callable[[], float]) -> None:
+    def __init__(self, env: simpy.Environment) -> None:
         self.history: list[Op] = []
         self.faults_fired: Counter[str] = Counter()
-        self._now = now
+        self._env = env
 
     def add(self, process: str, op: str, run: str, type_: OpType, value: dict[str, Any]) -> int:
-        index = len(self.history)
-        self.history.append(Op(index, self._now(), process, op, run, type_, value))
+        history = self.history
+        index = len(history)
+        history.append(Op(index, self._env.now, process, op, run, type_, value))
         return index
 
     def fault(self, family: str, kind: str, target: str, run: str, detail: dict[str, Any]) -> None:

@@ -12,7 +12,7 @@ simulation cheap.
 from __future__ import annotations
 
 import random
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +20,7 @@ import simpy
 
 from model import history as H
 from model.constants import LEASE_S, execution_identity
+from model.entrypoints import run_queued
 from model.failures import (
     CircuitOpenError,
     DispatchError,
@@ -30,6 +31,7 @@ from model.failures import (
     ProviderConnectionError,
     ProviderRateLimitError,
     ProviderResponseError,
+    RuntimeThrowable,
     StoreError,
     classify,
 )
@@ -51,7 +53,6 @@ from model.requests import (
     SelectStale,
     Update,
 )
-from model.entrypoints import run_queued
 from model.segment import Context
 from model.transitions import Cancel
 from model.vocab import NON_TERMINAL, RunStatus
@@ -89,7 +90,7 @@ class Message:
     duplicate: bool = False
 
 
-_PROVIDER_FAILURES = {
+_PROVIDER_FAILURES: dict[str, Callable[[], RuntimeThrowable]] = {
     "connection": lambda: ProviderConnectionError("connection refused"),
     "rateLimit": lambda: ProviderRateLimitError(429),
     "serverError": lambda: ProviderResponseError(503),
@@ -119,7 +120,7 @@ class World:
     def __post_init__(self) -> None:
         self.env = Kernel(self.tie_key)
         self.db = Database()
-        self.recorder = Recorder(lambda: self.env.now)
+        self.recorder = Recorder(self.env)
         self.plan = FaultPlan.build(self.scenario.faults, self.rng, self.script, self.scenario.script)
         self.queue: simpy.Store = simpy.Store(self.env)
         self.registry = _registry(self.scenario)
@@ -277,7 +278,10 @@ class World:
     def _write(self, proc: Proc, request: Any, fault: Fault | None) -> SimGen:
         rec = self.recorder
         if isinstance(request, InsertRun):
-            uuid, name = request.row.uuid, ("T1 startRun" if request.row.status is RunStatus.RUNNING else "T2 enqueueRun")
+            uuid, name = (
+                request.row.uuid,
+                ("T1 startRun" if request.row.status is RunStatus.RUNNING else "T2 enqueueRun"),
+            )
         else:
             uuid, name = request.uuid, request.transition.name
         base = {"transition": name, "site": request.site, "identity": proc.identity}
@@ -296,7 +300,13 @@ class World:
             return row, None
         result, after = self.db.update(uuid, request.transition)
         row_value = H.row_value(after) if result.matched and after is not None else None
-        rec.add(proc.name, H.STORE, uuid, OK, {**base, "matched": result.matched, "changed": result.changed, "row": row_value})
+        rec.add(
+            proc.name,
+            H.STORE,
+            uuid,
+            OK,
+            {**base, "matched": result.matched, "changed": result.changed, "row": row_value},
+        )
         if result.matched and after is not None:
             self._note_status(uuid, after.status)
         return result, None
@@ -348,7 +358,9 @@ class World:
 
     def _provider_call(self, proc: Proc, request: Any, fault: Fault | None) -> SimGen:
         rec = self.recorder
-        rec.add(proc.name, H.PROVIDER, request.uuid, INVOKE, {"round": request.round_no, "synthesis": request.synthesis})
+        rec.add(
+            proc.name, H.PROVIDER, request.uuid, INVOKE, {"round": request.round_no, "synthesis": request.synthesis}
+        )
         if fault is not None and fault.family == "slow":
             rec.fault("slow", fault.kind, proc.name, request.uuid, {"duration_s": LEASE_S * fault.value})
         yield self.env.timeout(self._duration(self._provider.latency_s, fault))
@@ -356,7 +368,13 @@ class World:
             error = _PROVIDER_FAILURES[fault.kind]()
             rec.fault("provider", fault.kind, proc.name, request.uuid, {"request": fault.at})
             failure_class = classify(error, fallback_chain_is_unknown=self.policy.kb13_fallback_chain_unknown)
-            rec.add(proc.name, H.PROVIDER, request.uuid, FAIL, {"error": error.error_class, "failure_class": failure_class.value})
+            rec.add(
+                proc.name,
+                H.PROVIDER,
+                request.uuid,
+                FAIL,
+                {"error": error.error_class, "failure_class": failure_class.value},
+            )
             return None, error
         tokens = self._provider.tokens
         rec.add(proc.name, H.PROVIDER, request.uuid, OK, {"tokens": tokens})
@@ -395,7 +413,19 @@ class World:
         land_at = model.land_at if model is not None else 0.5
         if landed:
             yield self.env.timeout(duration * land_at)
-            rec.add(H.WORLD, H.LANDING, uuid, OK, {"call": call.call_id, "tool": call.name, "effect": true_effect, "execution": execution, "identity": proc.identity})
+            rec.add(
+                H.WORLD,
+                H.LANDING,
+                uuid,
+                OK,
+                {
+                    "call": call.call_id,
+                    "tool": call.name,
+                    "effect": true_effect,
+                    "execution": execution,
+                    "identity": proc.identity,
+                },
+            )
             result = ToolResult(execution=execution)
             if key:
                 self.results[key] = result
@@ -439,7 +469,10 @@ class World:
             self.queue.put(message)
             return
         timer = self.env.timeout(delay_s)
-        timer.callbacks.append(lambda _event: self.queue.put(message))
+        timer.callbacks.append(lambda _event: self._put(message))
+
+    def _put(self, message: Message) -> None:
+        self.queue.put(message)
 
     # ---- nemesis acts ------------------------------------------------------------------------
 
@@ -462,7 +495,9 @@ class World:
         rec.add("user", H.STORE, uuid, INVOKE, base)
         result, after = self.db.update(uuid, Cancel(int(self.env.now)))
         row_value = H.row_value(after) if result.matched and after is not None else None
-        rec.add("user", H.STORE, uuid, OK, {**base, "matched": result.matched, "changed": result.changed, "row": row_value})
+        rec.add(
+            "user", H.STORE, uuid, OK, {**base, "matched": result.matched, "changed": result.changed, "row": row_value}
+        )
         if result.matched and after is not None:
             self._note_status(uuid, after.status)
 
@@ -509,7 +544,7 @@ class World:
 
 def outcome_value(outcome: Any) -> Any:
     """A history-friendly form of what an entry point returned."""
-    if outcome is None or isinstance(outcome, bool | int | str) and not hasattr(outcome, "value"):
+    if outcome is None or (isinstance(outcome, bool | int | str) and not hasattr(outcome, "value")):
         return outcome
     if hasattr(outcome, "value"):
         return outcome.value

@@ -106,7 +106,7 @@ def test_the_requeue_backoff_doubles_with_the_count_read_before_the_requeue(kit,
 
 
 def test_an_unreadable_row_at_recovery_counts_as_an_exhausted_budget(kit):
-    """Spec 5.2 step 3: the re-read fails ⇒ count −1 ⇒ dead-lettered retries_exhausted."""
+    """Spec 5.2 step 3: the re-read fails ⇒ count -1 ⇒ dead-lettered retries_exhausted."""
     kit.enqueue()
     _provider_fails(kit, ProviderConnectionError())
     kit.d.fail(kit.req(FindRun, site="recovery.reread"), StoreError())

@@ -1,0 +1,32 @@
+"""Where sweeps run: a local process pool, or a Dask cluster given its scheduler address."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from concurrent.futures import Executor, ProcessPoolExecutor
+from contextlib import contextmanager
+
+from model.errors import LeaselabError
+
+
+@contextmanager
+def executor_for(scheduler: str | None, workers: int | None) -> Iterator[Executor]:
+    if scheduler is None:
+        pool = ProcessPoolExecutor(max_workers=workers or os.cpu_count() or 1)
+        try:
+            yield pool
+        finally:
+            pool.shutdown(cancel_futures=True)
+        return
+    try:
+        from distributed import Client
+    except ImportError:
+        raise LeaselabError(
+            "dask.distributed is not installed", field="--scheduler", hint="pip install 'leaselab[dask]'"
+        ) from None
+    client = Client(scheduler)
+    try:
+        yield client.get_executor()
+    finally:
+        client.close()
