@@ -45,3 +45,11 @@ clean:
 
 distclean: clean
 	rm -rf $(VENV)
+
+# The main job: sweep every library scenario under every preset and write reports/out/verdicts.md.
+.PHONY: report bench
+report: $(STAMP)
+	$(BIN)/leaselab report
+
+bench: $(STAMP)
+	$(BIN)/leaselab bench

@@ -24,7 +24,7 @@ def clamp_iterations(requested: int | None) -> int | None:
     """An explicit iteration cap is clamped to the ceiling; ``None`` passes through."""
     if requested is None:
         return None
-    return max(1, min(requested, MAX_ITERATIONS_CEILING))
+    return min(requested, MAX_ITERATIONS_CEILING)
 
 
 def execution_identity(kind: str, host: str, pid: int) -> str:
