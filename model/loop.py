@@ -100,7 +100,8 @@ def run_loop(seg: Segment, trace: Trace, request: RunRequest, first_round: int) 
     """`runLoop`: rounds ``first_round``..max, then a synthesis round (max_iterations)."""
     if not any(seg.ctx.registry.get(name) is not None for name in request.offered):
         return (yield from _no_tools(seg, trace, request, first_round))
-    max_rounds = clamp_iterations(request.max_iterations) or LOOP_DEFAULT_MAX_ITERATIONS
+    cap = clamp_iterations(request.max_iterations)
+    max_rounds = LOOP_DEFAULT_MAX_ITERATIONS if cap is None else cap
     for round_no in range(first_round, max_rounds + 1):
         trace.rounds = round_no
         turn = request.turn(round_no)

@@ -6,6 +6,7 @@ Decisions use the SELECTed snapshot; every mutation re-checks staleness against 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from model.constants import MAX_REQUEUES, REAPER_DEFAULT_LIMIT
@@ -28,11 +29,17 @@ class ReapReport:
     skipped: int = 0
 
 
+_NUMERIC = re.compile(r"\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*")
+"""A PHP numeric string (`is_numeric`): no 'inf', 'nan', '1_000' or hex, which Python's float accepts."""
+
+
 def parse_limit(raw: str | float | int) -> int | None:
     """`--limit`: numeric values truncate (2.7 ⇒ 2); below 1 or non-numeric ⇒ None (INVALID)."""
+    if isinstance(raw, str) and not _NUMERIC.fullmatch(raw):
+        return None
     try:
         limit = int(float(raw))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return None
     return limit if limit >= 1 else None
 

@@ -153,21 +153,8 @@ class FaultPlan:
                 kind = t.kind or draw_kind(t.family, faults, 0.0)[0]
                 plan.script = plan.script or {}
                 plan.script.setdefault(t.at, Fault(t.at, t.family, kind, t.value))
-        plan._table = plan._build_table(_probabilities(faults) if script is None else {})
+        plan._table = _EMPTY_TABLE if script is not None else _table_for(faults)
         return plan
-
-    def _build_table(self, probs: dict[str, float]) -> dict[type[Request], tuple[tuple[str, float], ...]]:
-        table: dict[type[Request], tuple[tuple[str, float], ...]] = {}
-        kinds = {*STORE_REQUESTS, InsertEvent, CallProvider, InvokeTool, Dispatch}
-        for rtype in kinds:
-            acc, rows = 0.0, []
-            for fam in FAMILIES.values():
-                p = probs.get(fam.name, 0.0)
-                if p > 0 and (not fam.requests or rtype in fam.requests):
-                    acc += p
-                    rows.append((fam.name, acc))
-            table[rtype] = tuple(rows)
-        return table
 
     def decide(self, index: int, request: Request, process_kind: str) -> Fault | None:
         """The fault striking request ``index``, if any. Always consumes one draw in the chaos phase."""
@@ -201,6 +188,37 @@ class FaultPlan:
                 kind = spec.kind or draw_kind(spec.family, self.faults, 0.0)[0]
                 return Fault(index, spec.family, kind, spec.value)
         return None
+
+
+Table = dict[type[Request], tuple[tuple[str, float], ...]]
+_EMPTY_TABLE: Table = {}
+_TABLES: dict[int, tuple[FaultsModel, Table]] = {}
+
+
+def _table_for(faults: FaultsModel) -> Table:
+    """Per request type, the families that may strike it with cumulative probabilities (cached)."""
+    cached = _TABLES.get(id(faults))
+    if cached is not None and cached[0] is faults:
+        return cached[1]
+    table = _build_table(_probabilities(faults))
+    if len(_TABLES) >= 64:
+        _TABLES.pop(next(iter(_TABLES)))
+    _TABLES[id(faults)] = (faults, table)
+    return table
+
+
+def _build_table(probs: dict[str, float]) -> Table:
+    table: Table = {}
+    kinds = {*STORE_REQUESTS, InsertEvent, CallProvider, InvokeTool, Dispatch}
+    for rtype in kinds:
+        acc, rows = 0.0, []
+        for fam in FAMILIES.values():
+            p = probs.get(fam.name, 0.0)
+            if p > 0 and (not fam.requests or rtype in fam.requests):
+                acc += p
+                rows.append((fam.name, acc))
+        table[rtype] = tuple(rows)
+    return table
 
 
 _ON: dict[str, tuple[type[Request], ...]] = {
