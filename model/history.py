@@ -21,7 +21,8 @@ becomes an ``invoke`` record when issued and a completion when answered:
              effect (as the runtime resolved it), true_effect (the world's ground truth for
              that tool name: an effect value, 'unknown' for a name no tool has, '' for a
              non-tool step), identity}; fail adds {error}.
-``provider`` invoke {round, synthesis}; ok {tokens}; fail {error, failure_class}.
+``provider`` invoke {round, synthesis}; ok {tokens}; fail {error, failure_class (as the runtime's
+             classifier sees it under the policy), true_class (the ADR-095 classification)}.
 ``tool``     invoke {call, tool, effect, true_effect, identity, key}; ok {execution, landed,
              replayed}; fail {error}; info {crashed}.
 ``landing``  process ``world``, type ok: a side effect actually landed in the external

@@ -53,6 +53,8 @@ def _completion(seg: Segment, trace: Trace, round_no: int, turn: Turn, synthesis
     """context step (if wired), request step, provider call, llm step."""
     if seg.ctx.context_manager:
         yield from _record(seg, trace, Step(StepKind.CONTEXT, round_no))
+        if turn.outcome is TurnOutcome.CONTEXT_TRUNCATED:  # the fit throws after its step (spec 3.2 step 1)
+            raise ContextTruncated("context window exceeded")
     yield from _record(seg, trace, Step(StepKind.REQUEST, round_no))
     yield from extend_for_operation(seg, seg.ctx.provider_deadline_s)
     _pipeline(turn)
@@ -89,10 +91,12 @@ def _refuse_call(seg: Segment, trace: Trace, call: ToolCall, round_no: int) -> G
 
 
 def _scan(seg: Segment, request: RunRequest, round_no: int, calls: tuple[ToolCall, ...]) -> None:
+    """Approval, then input scan over the turn; only *offered* calls can gate it (spec 3.2 steps 6-7)."""
     registry, policy = seg.ctx.registry, seg.policy
-    if any(requires_approval(registry.get(c.name), policy) for c in calls):
+    offered = [c for c in calls if c.name in request.offered]
+    if any(requires_approval(registry.get(c.name), policy) for c in offered):
         raise ToolApprovalRequired(suspended_state(request, seg.uuid, round_no, calls))
-    if any(requires_input(registry.get(c.name)) for c in calls):
+    if any(requires_input(registry.get(c.name)) for c in offered):
         raise ToolInputRequired(suspended_state(request, seg.uuid, round_no, calls))
 
 

@@ -368,12 +368,13 @@ class World:
             error = _PROVIDER_FAILURES[fault.kind]()
             rec.fault("provider", fault.kind, proc.name, request.uuid, {"request": fault.at})
             failure_class = classify(error, fallback_chain_is_unknown=self.policy.kb13_fallback_chain_unknown)
+            true_class = classify(error)
             rec.add(
                 proc.name,
                 H.PROVIDER,
                 request.uuid,
                 FAIL,
-                {"error": error.error_class, "failure_class": failure_class.value},
+                {"error": error.error_class, "failure_class": failure_class.value, "true_class": true_class.value},
             )
             return None, error
         tokens = self._provider.tokens
