@@ -33,19 +33,9 @@ from model.requests import (
     Update,
 )
 from scenarios.schema import FaultsModel, ScriptedFaultModel
+from scenarios.script import Fault, parse_script
 
-
-@dataclass(frozen=True, slots=True)
-class Fault:
-    """One fault at one request: the replayable unit of a fault script."""
-
-    at: int
-    family: str
-    kind: str
-    value: float = 0.0
-
-    def text(self) -> str:
-        return f"{self.at} {self.family} {self.kind} {self.value!r}"
+__all__ = ["FAMILIES", "Fault", "FaultPlan", "parse_script"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,17 +116,32 @@ class _Targeted:
     seen: int = 0
 
 
+Table = dict[type[Request], tuple[tuple[str, float], ...]]
+Anchor = tuple[str, str, int]
+"""(run uuid, request type name, n): the n-th request of that type for that run."""
+
+
 @dataclass(slots=True)
 class FaultPlan:
-    """Decides the fault of each request. ``script`` None = profile mode."""
+    """Decides the fault of each request, in one of three modes.
+
+    profile (``script`` and ``anchored`` None): families fire with their probabilities,
+    plus the scenario's targeted faults; script: exactly the faults at those request
+    indexes; anchored: exactly the faults at those anchors, which survive the removal
+    of an earlier fault far better than indexes do (the shrinker's mode). Fired faults
+    always carry both their index and their anchor.
+    """
 
     faults: FaultsModel
     rng: random.Random
     script: dict[int, Fault] | None = None
+    anchored: dict[Anchor, Fault] | None = None
     targeted: list[_Targeted] = field(default_factory=list)
+    pinned: dict[int, Fault] = field(default_factory=dict)
     fired: list[Fault] = field(default_factory=list)
     healed: bool = False
-    _table: dict[type[Request], tuple[tuple[str, float], ...]] = field(default_factory=dict)
+    _table: Table = field(default_factory=dict)
+    _counts: dict[tuple[str, type[Request]], int] = field(default_factory=dict)
 
     @classmethod
     def build(
@@ -145,38 +150,56 @@ class FaultPlan:
         rng: random.Random,
         script: Sequence[Fault] | None,
         targeted: Sequence[ScriptedFaultModel] = (),
+        anchored: Sequence[Fault] | None = None,
     ) -> FaultPlan:
-        plan = cls(faults, rng, None if script is None else {f.at: f for f in script})
-        plan.targeted = [_Targeted(t) for t in targeted if t.at is None]
-        for t in targeted:
-            if t.at is not None:
-                kind = t.kind or draw_kind(t.family, faults, 0.0)[0]
-                plan.script = plan.script or {}
-                plan.script.setdefault(t.at, Fault(t.at, t.family, kind, t.value))
-        plan._table = _EMPTY_TABLE if script is not None else _table_for(faults)
+        plan = cls(faults, rng)
+        if script is not None:
+            plan.script = {f.at: f for f in script}
+        elif anchored is not None:
+            plan.anchored = {f.anchor_key(): f for f in anchored}
+        else:
+            plan._table = _table_for(faults)
+            plan.targeted = [_Targeted(t) for t in targeted if t.at is None]
+            for t in targeted:
+                if t.at is not None:
+                    kind = t.kind or draw_kind(t.family, faults, 0.0)[0]
+                    plan.pinned.setdefault(t.at, Fault(t.at, t.family, kind, t.value))
         return plan
 
     def decide(self, index: int, request: Request, process_kind: str) -> Fault | None:
-        """The fault striking request ``index``, if any. Always consumes one draw in the chaos phase."""
+        """The fault striking request ``index``, if any. Consumes one draw per request in the
+        chaos phase, and one more when a fault fires, in every mode alike."""
         if self.healed:
             return None
+        rtype = type(request)
+        uuid: str = getattr(request, "uuid", "")
+        counts = self._counts
+        key = (uuid, rtype)
+        nth = counts.get(key, 0) + 1
+        counts[key] = nth
         u = self.rng.random()
-        fault = None
+        fault: Fault | None = None
         if self.script is not None:
             fault = self.script.get(index)
-            if fault is not None:
-                self.rng.random()
+        elif self.anchored is not None:
+            fault = self.anchored.get((uuid, rtype.__name__, nth))
         else:
-            rows = self._table.get(type(request), ())
+            rows = self._table.get(rtype, ())
             if rows and u < rows[-1][1]:
                 family = next(name for name, acc in rows if u < acc)
                 kind, value = draw_kind(family, self.faults, self.rng.random())
                 fault = Fault(index, family, kind, value)
-        if fault is None and self.targeted:
-            fault = self._match_targeted(index, request, process_kind)
-        if fault is not None:
-            self.fired.append(fault)
-        return fault
+            elif self.pinned or self.targeted:
+                fault = self.pinned.get(index) or self._match_targeted(index, request, process_kind)
+                if fault is not None:
+                    self.rng.random()
+        if fault is None:
+            return None
+        if self.script is not None or self.anchored is not None:
+            self.rng.random()
+        fired = Fault(index, fault.family, fault.kind, fault.value, f"{uuid}/{rtype.__name__}/{nth}")
+        self.fired.append(fired)
+        return fired
 
     def _match_targeted(self, index: int, request: Request, process_kind: str) -> Fault | None:
         for entry in self.targeted:
@@ -190,7 +213,6 @@ class FaultPlan:
         return None
 
 
-Table = dict[type[Request], tuple[tuple[str, float], ...]]
 _EMPTY_TABLE: Table = {}
 _TABLES: dict[int, tuple[FaultsModel, Table]] = {}
 
@@ -246,12 +268,3 @@ def _matches(spec: ScriptedFaultModel, request: Request, process_kind: str) -> b
         else:
             return False
     return not spec.transition or (isinstance(request, Update) and request.transition.name.startswith(spec.transition))
-
-
-def parse_script(lines: Sequence[str]) -> list[Fault]:
-    """Faults from their text form ``"<at> <family> <kind> <value>"``."""
-    out = []
-    for line in lines:
-        at, family, kind, value = line.split()
-        out.append(Fault(int(at), family, kind, float(value)))
-    return out

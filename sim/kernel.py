@@ -1,14 +1,16 @@
-"""The simpy environment the world runs on, instrumented and open to reordering.
+"""The simpy environment the world runs on, open to reordering same-instant events.
 
-It counts the events it schedules (for the benchmark) and lets an explorer choose the
-order of events that fall at the same instant: simpy alone always runs them
-first-in-first-out; a ``tie_key`` function may rank them otherwise.
+simpy runs events that fall at the same instant first-in-first-out. The exhaustive
+explorer needs the other orders too: with a :class:`TieControl` the kernel records
+every group of events scheduled for one (time, priority) and can run one chosen
+group in reverse order. Without one, scheduling is simpy's own (no override on the
+hot path).
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from dataclasses import dataclass, field
 from heapq import heappush
 from typing import Any
 
@@ -16,20 +18,29 @@ import simpy
 from simpy.core import SimTime
 from simpy.events import NORMAL, Event, EventPriority
 
-TieKey = Callable[[int], int]
+TieKey = tuple[float, int]
+
+
+@dataclass
+class TieControl:
+    """Observes same-instant groups; reverses the group ``reverse`` if given."""
+
+    reverse: TieKey | None = None
+    groups: dict[TieKey, int] = field(default_factory=dict)
+
+    def ties(self) -> list[TieKey]:
+        """Instants at which two or more events were scheduled, in time order."""
+        return [key for key, count in self.groups.items() if count > 1]
 
 
 class Kernel(simpy.Environment):
-    """A simpy Environment that can reorder same-instant events and says how many it scheduled.
+    """A simpy Environment that can reorder same-instant events and says how many it scheduled."""
 
-    Without a ``tie_key`` scheduling is simpy's own (no override on the hot path).
-    """
-
-    def __init__(self, tie_key: TieKey | None = None) -> None:
+    def __init__(self, ties: TieControl | None = None) -> None:
         super().__init__()
-        self.tie_key = tie_key
-        if tie_key is not None:
-            self.schedule = self._schedule_ranked  # type: ignore[method-assign]
+        self.ties = ties
+        if ties is not None:
+            self.schedule = self._schedule_observed  # type: ignore[method-assign]
 
     @property
     def scheduled(self) -> int:
@@ -38,12 +49,12 @@ class Kernel(simpy.Environment):
         self._eid = itertools.count(probe)
         return probe
 
-    def _schedule_ranked(self, event: Event, priority: EventPriority = NORMAL, delay: SimTime = 0) -> None:
-        assert self.tie_key is not None
+    def _schedule_observed(self, event: Event, priority: EventPriority = NORMAL, delay: SimTime = 0) -> None:
+        ties = self.ties
+        assert ties is not None
+        at = self._now + delay
+        key = (float(at), int(priority))
+        ties.groups[key] = ties.groups.get(key, 0) + 1
         eid = next(self._eid)
         queue: list[Any] = self._queue
-        heappush(queue, (self._now + delay, priority, (self.tie_key(eid), eid), event))
-
-
-def run_until(env: Kernel, until: Any) -> None:
-    env.run(until=until)
+        heappush(queue, (at, priority, -eid if key == ties.reverse else eid, event))

@@ -17,10 +17,12 @@ from model import history as H
 from model.history import Op
 from model.invariants import Index, Validity, Verdict, check_all, coverage
 from model.policy import Policy, resolve_policy
+from model.requests import Request
 from scenarios.loader import load_scenario
 from scenarios.schema import FAMILIES, Scenario
 from sim import processes
 from sim.faults import Fault
+from sim.kernel import TieControl
 from sim.recorder import OK
 from sim.workload import plan_runs
 from sim.world import World
@@ -40,6 +42,8 @@ class SimulationResult:
     faults_fired: dict[str, int]
     fault_script: tuple[Fault, ...]
     stats: dict[str, Any] = field(default_factory=dict)
+    request_types: list[type[Request]] = field(default_factory=list, repr=False)
+    ties: TieControl | None = field(default=None, repr=False)
 
     @property
     def violations(self) -> list[str]:
@@ -55,12 +59,20 @@ def build_world(
     policy: Policy,
     seed: int,
     script: Sequence[Fault] | None = None,
-    tie_key: Any = None,
+    ties: TieControl | None = None,
+    anchored: Sequence[Fault] | None = None,
 ) -> World:
     """A world with every process started, ready to run."""
     rng = random.Random(seed)
     runs = plan_runs(scenario, rng)
-    world = World(scenario, policy, rng, list(script) if script is not None else None, tie_key)
+    world = World(
+        scenario,
+        policy,
+        rng,
+        list(script) if script is not None else None,
+        ties,
+        list(anchored) if anchored is not None else None,
+    )
     env, cfg = world.env, scenario.world
     env.process(processes.phases(world))
     world.open_creators = len(runs)
@@ -90,15 +102,19 @@ def simulate(
     flags: Mapping[str, bool | str] | None = None,
     script: Sequence[Fault] | None = None,
     judge: bool = True,
+    ties: TieControl | None = None,
+    anchored: Sequence[Fault] | None = None,
 ) -> SimulationResult:
     """Run one simulation and judge its history.
 
-    ``script`` switches the fault plan to script mode: only those faults fire (plus
-    the scenario's targeted faults), at their request indexes.
+    ``script`` switches the fault plan to script mode: exactly those faults fire, at
+    their request indexes (the scenario's own targeted faults do not: a recorded
+    script already holds those that fired). ``anchored`` is the shrinker's mode: the
+    faults fire at their anchors (run, request type, occurrence) instead.
     """
     loaded = load_scenario(scenario)
     resolved = resolve_policy(policy, flags)
-    world = build_world(loaded, resolved, seed, script)
+    world = build_world(loaded, resolved, seed, script, ties, anchored)
     run_world(world)
     history = world.recorder.history
     index = Index.of(history) if judge else None
@@ -127,4 +143,6 @@ def simulate(
         faults_fired=fired,
         fault_script=tuple(world.plan.fired),
         stats=stats,
+        request_types=world.request_types,
+        ties=ties,
     )

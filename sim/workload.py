@@ -48,13 +48,15 @@ class Prepared:
     requests: tuple[RunRequest, ...]
 
 
-_PREPARED: dict[int, Prepared] = {}
+_PREPARED: dict[tuple[int, int], Prepared] = {}
 _PREPARED_MAX = 64
 
 
 def prepare(scenario: Scenario) -> Prepared:
-    cached = _PREPARED.get(id(scenario))
-    if cached is not None and cached.scenario is scenario:
+    """Keyed on the tools and runs lists themselves, so a copy with other faults shares the entry."""
+    key = (id(scenario.tools), id(scenario.runs))
+    cached = _PREPARED.get(key)
+    if cached is not None and cached.scenario.tools is scenario.tools and cached.scenario.runs is scenario.runs:
         return cached
     names = tuple(t.name for t in scenario.tools)
     prepared = Prepared(
@@ -64,7 +66,7 @@ def prepare(scenario: Scenario) -> Prepared:
     )
     if len(_PREPARED) >= _PREPARED_MAX:
         _PREPARED.pop(next(iter(_PREPARED)))
-    _PREPARED[id(scenario)] = prepared
+    _PREPARED[key] = prepared
     return prepared
 
 

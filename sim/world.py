@@ -58,7 +58,7 @@ from model.transitions import Cancel
 from model.vocab import NON_TERMINAL, RunStatus
 from scenarios.schema import Scenario
 from sim.faults import Fault, FaultPlan
-from sim.kernel import Kernel
+from sim.kernel import Kernel, TieControl
 from sim.recorder import FAIL, INFO, INVOKE, OK, Recorder
 from sim.store import Database
 
@@ -111,20 +111,22 @@ class World:
     policy: Policy
     rng: random.Random
     script: list[Fault] | None = None
-    tie_key: Any = None
+    ties: TieControl | None = None
+    anchored: list[Fault] | None = None
     env: Kernel = field(init=False)
     db: Database = field(init=False)
     recorder: Recorder = field(init=False)
     plan: FaultPlan = field(init=False)
 
     def __post_init__(self) -> None:
-        self.env = Kernel(self.tie_key)
+        self.env = Kernel(self.ties)
         self.db = Database()
         self.recorder = Recorder(self.env)
-        self.plan = FaultPlan.build(self.scenario.faults, self.rng, self.script, self.scenario.script)
+        self.plan = FaultPlan.build(self.scenario.faults, self.rng, self.script, self.scenario.script, self.anchored)
         self.queue: simpy.Store = simpy.Store(self.env)
         self.registry = _registry(self.scenario)
         self.requests = 0
+        self.request_types: list[type[Request]] = []
         self.executions = 0
         self.results: dict[str, ToolResult] = {}
         self.procs_alive: dict[str, Proc] = {}
@@ -203,6 +205,7 @@ class World:
                 continue
             index = self.requests
             self.requests = index + 1
+            self.request_types.append(rtype)
             fault = plan.decide(index, request, proc.kind)
             if fault is not None:
                 fault = self._nemesis(proc, request, fault)

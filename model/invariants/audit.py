@@ -1,5 +1,6 @@
-"""Invariants of the audit trail (ADR-104, ADR-111): writes are recorded, audit failures
-are judged by the step's true effect, and event sequences do not collide.
+"""Invariants of the audit trail (ADR-104, ADR-111, ADR-132): writes are recorded, audit
+failures are judged by the step's true effect, event sequences do not collide, and an
+approved write turn runs only after its approval was recorded.
 
 Pure checkers over the shared index of one history; they know only the history, never the
 runtime or the world that produced it.
@@ -10,11 +11,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from model.history import EVENT, LANDING, Op, OpType
+from model.history import EVENT, LANDING, PROVIDER, TOOL, Op, OpType
 from model.invariants.index import AUDIT_FAILED, WRITE_EFFECTS, Index, merged, row_of
 from model.invariants.judgement import Finding, Tally
+from model.invariants.segments import Span, within_segments
 
 _TOOL_KIND = "tool"
+_APPROVAL_KIND = "approval"
+_APPROVE_ENTRY = "approve"
 _AUDITABLE_FAILURES = WRITE_EFFECTS | {"unknown"}
 
 
@@ -132,7 +136,44 @@ def unique_event_sequence(ix: Index) -> Finding:
     return tally.finding("stored events")
 
 
+def approved_write_turn_recorded(ix: Index) -> Finding:
+    """On an approve segment, every write of the pending turn follows a stored approval event.
+
+    The pending turn is what the segment executes before its first provider call; a later
+    round's write is a new turn with its own gate (it suspends again, or needs no approval),
+    so it is not judged here. A denial executes nothing of the turn, so any write executed
+    in it stands on an approving decision, which must have been recorded (ADR-132).
+    """
+    approval: dict[int, Op] = {}
+    turn_over: set[int] = set()
+    tally = Tally()
+    streams = (ix.of_type(EVENT, OpType.OK), ix.of_type(TOOL, OpType.INVOKE), ix.of_type(PROVIDER, OpType.INVOKE))
+    for op, span in within_segments(ix, *streams):
+        if span is None or span.entry != _APPROVE_ENTRY or op.run != span.run or span.key in turn_over:
+            continue
+        if op.op == PROVIDER:
+            turn_over.add(span.key)
+        elif op.op == EVENT:
+            if op.get("kind") == _APPROVAL_KIND:
+                approval.setdefault(span.key, op)
+        elif op.get("true_effect") in _AUDITABLE_FAILURES:
+            _judge_approved_write(tally, span, op, approval.get(span.key))
+    return tally.finding("writes of approved turns")
+
+
+def _judge_approved_write(tally: Tally, span: Span, invoke: Op, approval: Op | None) -> None:
+    if approval is not None:
+        tally.hold()
+        return
+    tally.violate(
+        (span.invoke.index, invoke.index),
+        f"write {invoke.get('tool')!r} ({invoke.get('true_effect')}) of run {invoke.run!r} executed at "
+        f"{invoke.index} on the approve segment of {span.invoke.index} with no approval event stored before it",
+    )
+
+
 __all__ = [
+    "approved_write_turn_recorded",
     "every_write_accounted",
     "no_success_over_unrecorded_write",
     "read_only_audit_fail_soft",

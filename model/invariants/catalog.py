@@ -1,7 +1,10 @@
-"""The invariant catalogue: twelve named properties with their kind, meaning and checker.
+"""The invariant catalogue: fourteen named properties with their kind, meaning and checker.
 
-The order, names, kinds and one-line meanings are fixed by ARCHITECTURE.md ("The history
-and the invariants"); the checkers live in the themed modules beside this one. Knows only
+The order, names, kinds and one-line meanings of the first twelve are fixed by
+ARCHITECTURE.md ("The history and the invariants"); the last two were added so that every
+historic defect of the spec (7.3) has an invariant that finds it (KB-12: an approved write
+turn ran without its approval recorded; KB-13: a retryable failure dead-lettered). The
+checkers live in the themed modules beside this one. Knows only
 the history: ``check_all`` builds the shared index once and runs every checker over it.
 """
 
@@ -78,8 +81,7 @@ INVARIANTS: tuple[Invariant, ...] = (
     Invariant(
         "fence_matches_inflight_write",
         _ALWAYS,
-        "a decider that reads a non-idempotent fence sees a write that is really in flight in the current "
-        "attempt (ADR-122)",
+        "a decider that reads a write fence sees a write stamped in the current attempt (ADR-122)",
         fencing.fence_matches_inflight_write,
     ),
     Invariant(
@@ -93,6 +95,19 @@ INVARIANTS: tuple[Invariant, ...] = (
         Kind.EVENTUALLY,
         "after the quiet phase no run is QUEUED or RUNNING (nothing stranded)",
         lifecycle.every_run_terminates,
+    ),
+    Invariant(
+        "approved_write_turn_recorded",
+        _ALWAYS,
+        "a write turn executes on a resume only after its approval decision was recorded (ADR-132)",
+        audit.approved_write_turn_recorded,
+    ),
+    Invariant(
+        "retryable_failure_retried",
+        _ALWAYS,
+        "a retryable provider failure is retried while budget remains, never dead-lettered not_retryable "
+        "(ADR-095)",
+        lifecycle.retryable_failure_retried,
     ),
 )
 

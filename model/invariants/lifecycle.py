@@ -1,6 +1,6 @@
-"""Invariants of the run row's lifecycle (ADR-092, ADR-104, spec section 2): terminal is
-terminal, settles come from the owner or an unguarded path, the requeue budget holds, and
-every run ends.
+"""Invariants of the run row's lifecycle (ADR-092, ADR-095, ADR-104, spec section 2):
+terminal is terminal, settles come from the owner or an unguarded path, the requeue budget
+holds, a retryable failure is not dead-lettered as not retryable, and every run ends.
 
 Pure checkers over the shared index of one history; they know only the history, never the
 runtime or the world that produced it.
@@ -12,8 +12,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from model.constants import MAX_REQUEUES
-from model.history import Op
+from model.history import DECIDE, PROVIDER, Op, OpType
 from model.invariants.index import (
+    NON_IDEMPOTENT_WRITE,
     REQUEUES,
     SETTLES,
     TERMINAL_STATUSES,
@@ -22,6 +23,7 @@ from model.invariants.index import (
     row_of,
 )
 from model.invariants.judgement import Finding, Tally
+from model.invariants.segments import within_segments
 
 # Settle sites the spec leaves without an owner guard (spec 2 T2/T8, 5.1 3e, C6, and the
 # resume/queued fail-closed settles): a running row settled from here by a non-owner is allowed.
@@ -41,6 +43,10 @@ UNGUARDED_SETTLE_SITES: frozenset[str] = frozenset(
 
 _TOTALS = ("status", "iterations", "total_tokens")
 _STRANDED = frozenset({"queued", "running"})
+# ADR-095 / spec 4: the failure classes FailureClass::isRetryable accepts.
+RETRYABLE_CLASSES: frozenset[str] = frozenset({"connection", "rateLimit", "serverError", "circuitOpen"})
+_WORKER_ENTRY = "run_queued"
+_RESOLVES = frozenset({"T7", "T11"})  # how a queued segment's recovery settles a failure: dead-letter or requeue
 
 
 def terminal_is_terminal(ix: Index) -> Finding:
@@ -116,6 +122,51 @@ def requeue_budget_respected(ix: Index) -> Finding:
     return tally.finding("requeues")
 
 
+def retryable_failure_retried(ix: Index) -> Finding:
+    """On a worker segment, a provider failure whose true class is retryable is not settled
+    ``not_retryable`` by that segment, unless its recovery read a non-idempotent fence.
+
+    The failure is resolved by the segment's next matched T7 or T11 of the run under the
+    segment's identity: a requeue, or a dead-letter ``retries_exhausted``, holds. A failure
+    with no true class, or a segment that never settles (lease lost, crashed), is not judged.
+    """
+    failure: dict[int, Op] = {}
+    fenced: dict[int, Op] = {}
+    tally = Tally()
+    streams = (ix.of_type(PROVIDER, OpType.FAIL), ix.of_type(DECIDE, OpType.OK), ix.rows)
+    for op, span in within_segments(ix, *streams):
+        if span is None or span.entry != _WORKER_ENTRY or op.run != span.run:
+            continue
+        key = span.key
+        if op.op == PROVIDER:
+            fenced.pop(key, None)
+            if op.get("true_class") in RETRYABLE_CLASSES:
+                failure[key] = op
+            else:
+                failure.pop(key, None)
+        elif key not in failure:
+            continue
+        elif op.op == DECIDE:
+            if op.get("decider") == "recovery" and op.get("pending_effect") == NON_IDEMPOTENT_WRITE:
+                fenced[key] = op
+        elif op.get("identity") == span.identity and ix.number(op) in _RESOLVES:
+            _judge_retry(tally, ix, failure.pop(key), op, fenced.pop(key, None))
+    return tally.finding("retryable provider failures")
+
+
+def _judge_retry(tally: Tally, ix: Index, failure: Op, store: Op, fence: Op | None) -> None:
+    reason = row_of(store).get("termination_reason")
+    if ix.number(store) != "T7" or reason != "not_retryable" or fence is not None:
+        tally.hold()
+        return
+    tally.violate(
+        (failure.index, store.index),
+        f"run {store.run!r} was dead-lettered not_retryable at {store.index} after a retryable provider "
+        f"failure ({failure.get('true_class')}, classified {failure.get('failure_class')!r}) at "
+        f"{failure.index}, with no non-idempotent fence standing",
+    )
+
+
 def every_run_terminates(ix: Index) -> Finding:
     """At the end no run's final row is QUEUED or RUNNING; no final rows at all is unknown."""
     tally = Tally()
@@ -131,9 +182,11 @@ def every_run_terminates(ix: Index) -> Finding:
 
 
 __all__ = [
+    "RETRYABLE_CLASSES",
     "UNGUARDED_SETTLE_SITES",
     "every_run_terminates",
     "requeue_budget_respected",
+    "retryable_failure_retried",
     "settles_by_owner",
     "terminal_is_terminal",
 ]

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from scenarios.loader import library_names
 from sim.faults import Fault, parse_script
 from sim.simulate import simulate
 
@@ -67,12 +66,8 @@ def test_two_hundred_seeds_of_default_give_identical_digests_under_different_has
     assert time.monotonic() - started < 120
 
 
-def seeds_with_faults(scenario: str, wanted: int) -> list[int]:
-    found = [seed for seed in range(20) if simulate(scenario, "head", seed, judge=False).fault_script]
-    return found[:wanted]
-
-
-@pytest.mark.parametrize("seed", seeds_with_faults("default", 3))
+# Seeds of `default` whose profile run fires faults (19, 12 and 21 of them when this was written).
+@pytest.mark.parametrize("seed", [0, 1, 2])
 def test_the_fault_script_of_a_profile_run_replays_the_same_digest(seed: int) -> None:
     original = simulate("default", "head", seed)
     assert original.fault_script
@@ -101,16 +96,13 @@ def test_dropping_a_fault_from_the_script_changes_the_history() -> None:
     assert simulate("default", "head", 2, script=shorter, judge=False).digest != original.digest
 
 
-TARGETED = [name for name in library_names() if name in ("duplicate_wakeup", "worker_crash_mid_write")]
-
-
 @pytest.mark.xfail(
     strict=True,
     reason="BUG sim/faults.py FaultPlan.decide: a targeted [[script]] fault (no `at`) costs one draw in profile "
     "mode but two in script mode, and in script mode it still matches and fires again at the next matching "
     "request, so replaying result.fault_script diverges",
 )
-@pytest.mark.parametrize("scenario", TARGETED)
+@pytest.mark.parametrize("scenario", ["duplicate_wakeup", "worker_crash_mid_write"])
 def test_the_fault_script_of_a_scenario_with_targeted_faults_replays_the_same_digest(scenario: str) -> None:
     original = simulate(scenario, "head", 0, judge=False)
     assert original.fault_script

@@ -193,7 +193,11 @@ def test_a_crash_fault_is_followed_by_a_crash_record_and_a_restart() -> None:
 
 def test_a_targeted_crash_after_a_write_kills_the_worker_after_the_side_effect_landed() -> None:
     scenario = base().model_copy(
-        update={"script": [ScriptedFaultModel(family="crash", kind="after", on="tool", tool="mcp_sync_index", process="worker")]}
+        update={
+            "script": [
+                ScriptedFaultModel(family="crash", kind="after", on="tool", tool="mcp_sync_index", process="worker")
+            ]
+        }
     )
     history = simulate(scenario, "head", SEED).history
     fault = faults(history, "crash")[0]
@@ -210,7 +214,9 @@ def test_a_targeted_crash_after_a_write_kills_the_worker_after_the_side_effect_l
 )
 def test_a_crashed_reaper_is_restarted_with_a_restart_record() -> None:
     happy = load_scenario("happy_path")
-    scenario = happy.model_copy(update={"script": [ScriptedFaultModel(family="crash", kind="before", process="reaper")]})
+    scenario = happy.model_copy(
+        update={"script": [ScriptedFaultModel(family="crash", kind="before", process="reaper")]}
+    )
     history = simulate(scenario, "head", SEED).history
     assert any(op.op == H.CRASH and op.get("process") == "reaper#1" for op in history)
     assert any(op.op == H.SEGMENT and op.process == "reaper#2" for op in history)
@@ -218,7 +224,9 @@ def test_a_crashed_reaper_is_restarted_with_a_restart_record() -> None:
 
 
 def test_a_slow_fault_makes_a_provider_or_tool_call_outlive_the_lease() -> None:
-    longest = max(done.time_s - start.time_s for start, done in completions(with_family("slow").history, ("provider", "tool")))
+    longest = max(
+        done.time_s - start.time_s for start, done in completions(with_family("slow").history, ("provider", "tool"))
+    )
     assert longest > LEASE_S
 
 

@@ -18,6 +18,8 @@ from model.history import (
     FINAL,
     LANDING,
     NEMESIS,
+    PROVIDER,
+    READ,
     SEGMENT,
     STORE,
     TOOL,
@@ -261,18 +263,42 @@ class History:
 
     # -- everything else -----------------------------------------------------------------
 
-    def decide(self, pending_effect: str, *, run: str = RUN, decider: str = "reaper") -> int:
+    def decide(
+        self,
+        pending_effect: str,
+        *,
+        run: str = RUN,
+        decider: str = "reaper",
+        process: str = "reaper",
+        decision: str = "dead_letter",
+    ) -> int:
         return self.add(
             DECIDE,
             OK,
             run=run,
-            process="reaper",
+            process=process,
             decider=decider,
             pending_effect=pending_effect,
             requeue_count=0,
             has_request=True,
-            decision="dead_letter",
+            decision=decision,
         )
+
+    def select_stale(self, *runs: str, process: str = "reaper") -> int:
+        """The reaper's SelectStale read: the runs it will decide on, as they stand now."""
+        return self.add(READ, OK, run="", process=process, what="SelectStale", site="reaper.select", result=list(runs))
+
+    def provider(self, *, run: str = RUN, process: str = WORKER, round_no: int = 1) -> int:
+        return self.add(PROVIDER, INVOKE, run=run, process=process, round=round_no, synthesis=False)
+
+    def provider_fail(
+        self, true_class: str | None, failure_class: str | None = None, *, run: str = RUN, process: str = WORKER
+    ) -> int:
+        """A provider call that failed; ``true_class`` None leaves the ADR-095 class unrecorded."""
+        value: dict[str, Any] = {"error": "ProviderException", "failure_class": failure_class or true_class or ""}
+        if true_class is not None:
+            value["true_class"] = true_class
+        return self.record(PROVIDER, FAIL, value, run=run, process=process)
 
     def segment(self, entry: str, *, run: str = RUN, process: str = WORKER) -> int:
         return self.add(SEGMENT, INVOKE, run=run, process=process, entry=entry, identity=process)

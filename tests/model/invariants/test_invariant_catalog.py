@@ -35,6 +35,8 @@ NAMES_AND_KINDS = [
     ("fence_matches_inflight_write", "always"),
     ("read_only_audit_fail_soft", "always"),
     ("every_run_terminates", "eventually"),
+    ("approved_write_turn_recorded", "always"),
+    ("retryable_failure_retried", "always"),
 ]
 
 
@@ -57,7 +59,7 @@ def _clean_history() -> History:
 # -- the catalogue -----------------------------------------------------------------------
 
 
-def test_catalogue_holds_the_twelve_invariants_in_order_with_their_kinds() -> None:
+def test_catalogue_holds_the_fourteen_invariants_in_order_with_their_kinds() -> None:
     assert [(inv.name, inv.kind.value) for inv in INVARIANTS] == NAMES_AND_KINDS
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 
@@ -27,7 +27,6 @@ from model.transitions import Transition
 from model.vocab import Outcome, StepKind, ToolEffect
 from sim.sync_driver import SyncDriver
 
-T = TypeVar("T")
 Predicate = Callable[[Request], bool]
 
 UUID = "r1"
@@ -85,9 +84,9 @@ class KitDriver(SyncDriver):
 class Paused:
     """A generator driven up to (not including) its first request matching a predicate.
 
-    ``pending`` is that request; :meth:`finish` answers it through the driver (hooks and
-    scripted failures apply) and drives the generator to the end. Lets a test hold one
-    process mid-call while others act.
+    ``pending`` is that request; :meth:`advance` answers it through the driver (hooks and
+    scripted failures apply) and drives on to the next matching request; :meth:`finish`
+    drives the generator to its end. Lets a test hold one process mid-call while others act.
     """
 
     def __init__(self, d: SyncDriver, gen: Generator[Request, Any, Any], predicate: Predicate) -> None:
@@ -96,45 +95,42 @@ class Paused:
         self.pending: Request | None = None
         self.done = False
         self.value: Any = None
-        d.run(self._head(predicate))
+        self.advance(predicate)
 
-    def _head(self, predicate: Predicate) -> Generator[Request, Any, None]:
+    def _drive(self, stop: Predicate | None) -> Generator[Request, Any, Any]:
         gen = self.gen
         try:
-            request = gen.send(None)
-            while not predicate(request):
+            request = self.pending if self.pending is not None else gen.send(None)
+            self.pending = None
+            while True:
                 try:
                     value = yield request
                 except BaseException as error:
                     request = gen.throw(error)
-                    continue
-                request = gen.send(value)
-        except StopIteration as stop:
-            self.done, self.value = True, stop.value
-            return
-        self.pending = request
+                else:
+                    request = gen.send(value)
+                if stop is not None and stop(request):
+                    self.pending = request
+                    return None
+        except StopIteration as stop_iteration:
+            self.done, self.value = True, stop_iteration.value
+            return stop_iteration.value
 
-    def _tail(self) -> Generator[Request, Any, Any]:
-        gen, request = self.gen, self.pending
-        assert request is not None, "the generator finished before reaching the pause"
-        while True:
-            try:
-                value = yield request
-            except BaseException as error:
-                try:
-                    request = gen.throw(error)
-                except StopIteration as stop:
-                    return stop.value
-                continue
-            try:
-                request = gen.send(value)
-            except StopIteration as stop:
-                return stop.value
+    def advance(self, predicate: Predicate) -> Paused:
+        """Answer the pending request and drive on to the next request matching ``predicate``."""
+        assert not self.done, "the generator has already finished"
+        if self.pending is None:  # first call: stop before the very first matching request
+            first = self.gen.send(None)
+            if predicate(first):
+                self.pending = first
+                return self
+            self.pending = first
+        self.d.run(self._drive(predicate))
+        return self
 
     def finish(self) -> Any:
-        if self.done:
-            return self.value
-        self.value, self.done = self.d.run(self._tail()), True
+        if not self.done:
+            self.d.run(self._drive(None))
         return self.value
 
 

@@ -202,3 +202,17 @@ def test_a_context_overflow_without_tools_is_caught_too(kit):
     assert kit.interactive(Turn(outcome=TurnOutcome.CONTEXT_TRUNCATED), offered=()) is Outcome.COMPLETED
     assert kit.row().termination_reason is TerminationReason.CONTEXT_TRUNCATED
     assert StepKind.LLM.value not in kit.kinds()
+
+
+def test_a_suspension_has_no_owner_guard_and_can_take_a_row_another_worker_reclaimed(kit):
+    """Spec C12: A passed its last renewal and is about to suspend; the reaper requeues, B claims
+    and is mid-call; A's T9 (status=running only) still matches and B loses its lease."""
+    kit.enqueue(kit.turn("create_page_draft"))
+    a = kit.pause(kit.queued_gen(), kit.update(Suspend))
+    kit.expire()
+    kit.reap()
+    b = kit.pause(kit.queued_gen(identity=kit.worker_b), kit.req(CallProvider))
+
+    assert a.finish() is Outcome.AWAITING_APPROVAL
+    assert (kit.row().status, kit.row().claimed_by) == (RunStatus.WAITING_FOR_APPROVAL, "")
+    assert b.finish() is Outcome.LEASE_LOST

@@ -1,0 +1,1 @@
+"""Search: swarm, Hypothesis and exhaustive explorers behind one interface, shrinking, counterexamples."""

@@ -1,0 +1,173 @@
+"""The explorer interface: a target, a budget, and a report of distinct, shrunk violations."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from model.policy import Policy, resolve_policy
+from scenarios.loader import load_scenario
+from scenarios.schema import FAMILIES, FaultsModel, Scenario
+from scenarios.script import Fault
+from sim.explore.counterexample import Counterexample
+from sim.explore.shrink import ddmin
+from sim.simulate import SimulationResult, simulate
+
+
+class NondeterminismError(Exception):
+    """A replay of the same inputs gave another history: a harness bug, never a finding."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """What to search: a scenario under a policy, with the fault families the search may use."""
+
+    scenario_ref: str
+    policy_name: str
+    flags: Mapping[str, bool] = field(default_factory=dict)
+    families: tuple[str, ...] = FAMILIES
+    scenario_override: Scenario | None = None
+
+    @property
+    def scenario(self) -> Scenario:
+        return self.scenario_override or load_scenario(self.scenario_ref)
+
+    @property
+    def policy(self) -> Policy:
+        return resolve_policy(self.policy_name, dict(self.flags))
+
+
+@dataclass(frozen=True)
+class Budget:
+    seconds: float = 30.0
+    simulations: int | None = None
+    seed: int = 0
+    max_per_invariant: int = 2
+    stop_at_first: bool = False
+    shrink_tests: int = 300
+
+
+@dataclass(frozen=True)
+class Violation:
+    invariant: str
+    found_after_s: float
+    simulations_until_found: int
+    counterexample: Counterexample
+    signature: tuple[str, ...]
+    path: Path | None = None
+
+    @property
+    def faults_in_minimal(self) -> int:
+        return len(self.counterexample.faults)
+
+
+@dataclass
+class ExploreReport:
+    explorer: str
+    target: Target
+    simulations: int = 0
+    elapsed_s: float = 0.0
+    violations: list[Violation] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def document(self) -> dict[str, Any]:
+        return {
+            "scenario": self.target.scenario_ref,
+            "policy": self.target.policy_name,
+            "flags": dict(self.target.flags),
+            "faults": list(self.target.families),
+            "explorer": self.explorer,
+            "simulations": self.simulations,
+            "elapsed_s": round(self.elapsed_s, 3),
+            "violations": [
+                {
+                    "invariant": v.invariant,
+                    "found_after_s": round(v.found_after_s, 3),
+                    "simulations_until_found": v.simulations_until_found,
+                    "counterexample": str(v.path) if v.path else None,
+                    "faults_in_minimal": v.faults_in_minimal,
+                    "signature": list(v.signature),
+                    "minimal_script": [f.text() for f in v.counterexample.faults],
+                }
+                for v in self.violations
+            ],
+            **self.extra,
+        }
+
+
+Progress = Callable[[int, int], None]
+"""Called as progress(simulations, violations) after each simulation."""
+
+
+class Explorer(Protocol):
+    name: str
+
+    def explore(
+        self, target: Target, budget: Budget, progress: Callable[[int, int], None] | None = None
+    ) -> ExploreReport:
+        """Search until the budget is spent; report distinct violations, each shrunk."""
+
+
+def signature(invariant: str, faults: Sequence[Fault]) -> tuple[str, ...]:
+    """The root-cause signature of a violation: the invariant and the fault kinds its minimal script needs."""
+    return (invariant, *sorted({f"{f.family}/{f.kind}" for f in faults}))
+
+
+def shrink(
+    target: Target,
+    profile: FaultsModel,
+    seed: int,
+    invariant: str,
+    script: Sequence[Fault],
+    *,
+    expected_digest: str | None,
+    max_tests: int,
+    explorer: str,
+) -> tuple[Counterexample, SimulationResult]:
+    """Replay ``script`` (must reproduce ``expected_digest``), ddmin it by anchors, and build the
+    counterexample from the concrete (indexed) script the minimal anchored run fired."""
+    scenario = target.scenario.with_faults(profile)
+    policy = target.policy
+    if expected_digest is not None:
+        replay = simulate(scenario, policy, seed, script=script)
+        if replay.digest != expected_digest:
+            raise NondeterminismError(
+                f"the fault script of seed {seed} replayed to digest {replay.digest}, not {expected_digest}"
+            )
+
+    def fails(candidate: Sequence[Fault]) -> bool:
+        return invariant in simulate(scenario, policy, seed, anchored=candidate).violations
+
+    minimal, _ = ddmin(script, fails, max_tests=max_tests)
+    anchored_run = simulate(scenario, policy, seed, anchored=minimal)
+    concrete = anchored_run.fault_script
+    final = simulate(scenario, policy, seed, script=concrete)
+    if final.digest != anchored_run.digest:
+        raise NondeterminismError(f"the anchored script of seed {seed} and its concrete replay differ")
+    if invariant not in final.violations:
+        raise NondeterminismError(f"the minimal script of seed {seed} no longer violates {invariant}")
+    cx = Counterexample(
+        scenario=target.scenario_ref,
+        policy=target.policy_name,
+        seed=seed,
+        invariant=invariant,
+        digest=final.digest,
+        faults=tuple(concrete),
+        profile=profile,
+        flags=dict(target.flags),
+        explorer=explorer,
+    )
+    return cx, final
+
+
+class Clock:
+    """Elapsed wall time of a search (the budget), never the simulation's time."""
+
+    def __init__(self) -> None:
+        self._start = time.perf_counter()
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self._start

@@ -1,0 +1,145 @@
+"""Counterexample files: everything a reviewer needs to replay one violation exactly.
+
+A small TOML file: scenario (library name or path), policy and flags, seed, the fault
+profile in effect (its outage windows and kinds matter on replay; its probabilities do
+not, because replay runs in script mode), the minimal fault script, the invariant it
+violates and the history digest. ``replay`` re-runs it and compares digests.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from model.errors import LeaselabError
+from model.policy import parse_flag_value, preset
+from scenarios.loader import load_scenario
+from scenarios.schema import FaultsModel, Scenario
+from scenarios.script import Fault, parse_script
+from sim.simulate import SimulationResult, simulate
+
+NONDETERMINISM_CAUSES = (
+    "the scenario file or the library scenario changed since the counterexample was written; "
+    "the model or the world changed (a new request, a different recording); "
+    "code iterating a set, or a dict built in a hash-dependent order, decides scheduling; "
+    "something read the wall clock or the global random module instead of the simulation's Random; "
+    "a different version of simpy, pydantic or Python"
+)
+
+
+@dataclass(frozen=True)
+class Counterexample:
+    scenario: str
+    policy: str
+    seed: int
+    invariant: str
+    digest: str
+    faults: tuple[Fault, ...]
+    profile: FaultsModel
+    flags: Mapping[str, bool] = field(default_factory=dict)
+    explorer: str = ""
+    note: str = ""
+
+    def effective_scenario(self) -> Scenario:
+        return load_scenario(self.scenario).with_faults(self.profile)
+
+    def run(self) -> SimulationResult:
+        return simulate(self.effective_scenario(), self.policy, self.seed, flags=dict(self.flags), script=self.faults)
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    raise TypeError(f"cannot write {value!r} as TOML")
+
+
+def to_toml(cx: Counterexample) -> str:
+    lines = [
+        "# leaselab counterexample: replay with `leaselab replay <this file>`",
+        f"scenario = {_toml_value(cx.scenario)}",
+        f"policy = {_toml_value(cx.policy)}",
+        f"seed = {cx.seed}",
+        f"invariant = {_toml_value(cx.invariant)}",
+        f"digest = {_toml_value(cx.digest)}",
+        f"explorer = {_toml_value(cx.explorer)}",
+        f"note = {_toml_value(cx.note)}",
+        "faults = [",
+        *[f"  {_toml_value(f.text())}," for f in cx.faults],
+        "]",
+        "",
+        "[flags]",
+        *[f"{k} = {_toml_value(v)}" for k, v in cx.flags.items()],
+    ]
+    for family, table in cx.profile.model_dump().items():
+        lines += ["", f"[profile.{family}]"]
+        lines += [f"{key} = {_toml_value(value)}" for key, value in table.items()]
+    return "\n".join(lines) + "\n"
+
+
+def write(cx: Counterexample, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(to_toml(cx), encoding="utf-8")
+    tmp.replace(path)
+    return path
+
+
+def _require(data: Mapping[str, Any], key: str, kind: type, source: str) -> Any:
+    if key not in data:
+        raise LeaselabError("missing field", file=source, field=key)
+    value = data[key]
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise LeaselabError(f"must be {kind.__name__}", file=source, field=key)
+    return value
+
+
+def read(path: Path) -> Counterexample:
+    source = str(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise LeaselabError("no such counterexample file", file=source) from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise LeaselabError(f"cannot read: {error}", file=source) from None
+    except tomllib.TOMLDecodeError as error:
+        raise LeaselabError(f"bad TOML: {error}", file=source) from None
+    policy = _require(data, "policy", str, source)
+    preset(policy, source=source)
+    flags_table = data.get("flags", {})
+    if not isinstance(flags_table, dict):
+        raise LeaselabError("must be a table", file=source, field="flags")
+    flags = {name: parse_flag_value(name, value, source=source) for name, value in flags_table.items()}
+    faults = _require(data, "faults", list, source)
+    if not all(isinstance(f, str) for f in faults):
+        raise LeaselabError("every fault must be a string", file=source, field="faults")
+    try:
+        profile = FaultsModel.model_validate(data.get("profile", {}))
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = "profile." + ".".join(str(p) for p in first.get("loc", ()))
+        raise LeaselabError(str(first.get("msg", "invalid")), file=source, field=where) from None
+    scenario = _require(data, "scenario", str, source)
+    load_scenario(scenario)
+    return Counterexample(
+        scenario=scenario,
+        policy=policy,
+        seed=_require(data, "seed", int, source),
+        invariant=_require(data, "invariant", str, source),
+        digest=_require(data, "digest", str, source),
+        faults=tuple(parse_script(faults, source=source)),
+        profile=profile,
+        flags=flags,
+        explorer=str(data.get("explorer", "")),
+        note=str(data.get("note", "")),
+    )

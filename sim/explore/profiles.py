@@ -1,0 +1,74 @@
+"""Swarm fault profiles: per seed, which fault families are on and how hard.
+
+Swarm testing (Groce et al.): most simulations switch most families off, so each
+family's rare interleavings are not drowned by the others. A drawn profile keeps the
+scenario's own parameters (outage windows, kinds, ranges) and sets each enabled
+family's probability to a base rate times a log-uniform factor.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from scenarios.schema import FAMILIES, FaultsModel
+
+BASE_RATE: dict[str, float] = {
+    "audit": 0.03,
+    "store": 0.01,
+    "crash": 0.01,
+    "slow": 0.04,
+    "duplicate": 0.1,
+    "dispatch": 0.05,
+    "clock_skew": 0.003,
+    "identity": 0.003,
+    "cancel": 0.003,
+    "provider": 0.05,
+    "deploy": 0.002,
+}
+FACTOR_RANGE = (0.25, 4.0)
+
+
+def draw_profile(
+    rng: random.Random, base: FaultsModel, families: Sequence[str] = FAMILIES, on_probability: float = 0.5
+) -> FaultsModel:
+    """A profile: each allowed family on with ``on_probability``, at base rate x factor."""
+    data: dict[str, Any] = base.model_dump()
+    lo, hi = (math.log(f) for f in FACTOR_RANGE)
+    enabled = []
+    for family in FAMILIES:
+        on = rng.random() < on_probability
+        factor = math.exp(lo + (hi - lo) * rng.random())
+        table = data[family]
+        if family in families and on:
+            enabled.append(family)
+            own = table.get("probability", 0.0)
+            table["probability"] = min(1.0, (own or BASE_RATE[family]) * factor)
+            if family == "store":
+                table["slow_probability"] = min(1.0, table["probability"] / 2)
+        else:
+            table["probability"] = 0.0
+            if family == "store":
+                table["slow_probability"] = 0.0
+            if family == "audit":
+                table["outages"] = []
+    return FaultsModel.model_validate(data)
+
+
+def without_probabilities(base: FaultsModel) -> FaultsModel:
+    """The scenario's faults with every probability zero and no outages: targeted faults only."""
+    data: dict[str, Any] = base.model_dump()
+    for table in data.values():
+        if "probability" in table:
+            table["probability"] = 0.0
+        if "slow_probability" in table:
+            table["slow_probability"] = 0.0
+    data["audit"]["outages"] = []
+    return FaultsModel.model_validate(data)
+
+
+def enabled_families(profile: FaultsModel) -> list[str]:
+    data = profile.model_dump()
+    return [f for f in FAMILIES if data[f].get("probability", 0.0) > 0 or (f == "audit" and data[f]["outages"])]
