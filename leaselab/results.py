@@ -9,9 +9,7 @@ from model.invariants import Validity
 from sim.simulate import SimulationResult
 
 
-def result_document(
-    result: SimulationResult, *, policy_name: str, flags: Mapping[str, bool]
-) -> dict[str, Any]:
+def result_document(result: SimulationResult, *, policy_name: str, flags: Mapping[str, bool]) -> dict[str, Any]:
     return {
         "scenario": result.scenario,
         "policy": policy_name,

@@ -105,8 +105,7 @@ INVARIANTS: tuple[Invariant, ...] = (
     Invariant(
         "retryable_failure_retried",
         _ALWAYS,
-        "a retryable provider failure is retried while budget remains, never dead-lettered not_retryable "
-        "(ADR-095)",
+        "a retryable provider failure is retried while budget remains, never dead-lettered not_retryable (ADR-095)",
         lifecycle.retryable_failure_retried,
     ),
 )

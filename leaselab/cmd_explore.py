@@ -1,0 +1,102 @@
+"""``leaselab explore [SCENARIO]``: search for violations until the budget is spent.
+
+Each distinct violation is shrunk and written as a counterexample file under --out.
+Exit 1 if any violation was found, 0 if none, 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+from leaselab.options import policy_from_cli
+from model.errors import LeaselabError
+from model.policy import parse_flag_assignment
+from scenarios.loader import load_scenario
+from scenarios.schema import FAMILIES
+from sim.explore.base import Budget, ExploreReport, Target
+from sim.explore.counterexample import write
+from sim.explore.registry import explorer_named
+
+
+def parse_families(text: str) -> tuple[str, ...]:
+    if text.strip() == "all":
+        return FAMILIES
+    names = tuple(n.strip() for n in text.split(",") if n.strip())
+    unknown = [n for n in names if n not in FAMILIES]
+    if unknown or not names:
+        raise LeaselabError(
+            f"unknown fault family '{unknown[0] if unknown else text}'",
+            field="--faults",
+            hint="valid: all, " + ", ".join(FAMILIES),
+        )
+    return names
+
+
+def write_counterexamples(report: ExploreReport, out: Path) -> None:
+    for i, violation in enumerate(report.violations, 1):
+        name = f"{report.target.policy_name}-{violation.invariant}-{i}.toml"
+        path = write(violation.counterexample, out / name)
+        report.violations[i - 1] = type(violation)(
+            violation.invariant,
+            violation.found_after_s,
+            violation.simulations_until_found,
+            violation.counterexample,
+            violation.signature,
+            path,
+        )
+
+
+def explore(
+    scenario: Annotated[str, typer.Argument(help="A scenario file or library name.")] = "default",
+    policy: Annotated[str, typer.Option("--policy", help="A preset.")] = "head",
+    flag: Annotated[list[str] | None, typer.Option("--flag", help="NAME=VALUE, repeatable.")] = None,
+    faults: Annotated[str, typer.Option("--faults", help="F1,F2 or all: the families profiles may draw.")] = "all",
+    explorer: Annotated[str, typer.Option("--explorer", help="swarm or hypothesis.")] = "swarm",
+    budget_s: Annotated[float, typer.Option("--budget-s", min=0.1, help="Wall-clock budget.")] = 30.0,
+    seed: Annotated[int, typer.Option("--seed", min=0, help="The explorer's seed.")] = 0,
+    out: Annotated[Path, typer.Option("--out", help="Where counterexamples go.")] = Path("reports/out/counterexamples"),
+    json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Search SCENARIO (default: the mixed workload) for invariant violations."""
+    flags = flag or []
+    policy_from_cli(policy, flags)
+    overrides = dict(parse_flag_assignment(f) for f in flags)
+    families = parse_families(faults)
+    load_scenario(scenario)
+    search = explorer_named(explorer)
+    target = Target(scenario, policy, overrides, families)
+    budget = Budget(seconds=budget_s, seed=seed)
+    if sys.stderr.isatty() and not json_out:
+        with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), transient=True) as bar:
+            task = bar.add_task("exploring", total=None)
+
+            def show(simulations: int, violations: int) -> None:
+                bar.update(task, description=f"{simulations} simulations, {violations} violations")
+
+            report = search.explore(target, budget, show)
+    else:
+        report = search.explore(target, budget)
+    write_counterexamples(report, out)
+    if json_out:
+        typer.echo(json.dumps(report.document(), indent=2))
+    else:
+        typer.echo(
+            f"{report.explorer}: {report.simulations} simulations in {report.elapsed_s:.1f} s, "
+            f"{len(report.violations)} distinct violations"
+        )
+        for v in report.violations:
+            typer.echo(
+                f"  {v.invariant}: after {v.found_after_s:.2f} s / {v.simulations_until_found} simulations, "
+                f"{v.faults_in_minimal} faults in the minimal script -> {v.path}"
+            )
+    raise typer.Exit(1 if report.violations else 0)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("explore")(explore)

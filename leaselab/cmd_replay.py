@@ -1,0 +1,68 @@
+"""``leaselab replay FILE``: reproduce a counterexample exactly.
+
+Exit 1 when the violation reproduces, 3 when the history digest differs
+(nondeterminism), 0 when the same history no longer violates the invariant (the
+checkers changed), 2 on a bad file.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from leaselab.results import result_document, verdict_lines
+from reports.timeline import render
+from sim.explore.counterexample import NONDETERMINISM_CAUSES, read
+
+NONDETERMINISM_EXIT = 3
+
+
+def replay(
+    file: Annotated[Path, typer.Argument(help="A counterexample file.")],
+    timeline: Annotated[bool, typer.Option("--timeline", help="Print one line per event.")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Replay FILE and check that it reproduces the same history and violation."""
+    cx = read(file)
+    result = cx.run()
+    same = result.digest == cx.digest
+    reproduced = same and cx.invariant in result.violations
+    if json_out:
+        doc = result_document(result, policy_name=cx.policy, flags=cx.flags)
+        doc.update(
+            {
+                "counterexample": str(file),
+                "invariant": cx.invariant,
+                "expected_digest": cx.digest,
+                "reproduced": reproduced,
+                "faults": [f.text() for f in cx.faults],
+            }
+        )
+        if timeline:
+            doc["timeline"] = render(result.history)
+        typer.echo(json.dumps(doc, indent=2))
+    else:
+        if timeline:
+            for line in render(result.history):
+                typer.echo(line)
+        for line in verdict_lines(result):
+            typer.echo(line)
+    if not same:
+        typer.echo(
+            f"leaselab: {file}: replay diverged: digest {result.digest}, expected {cx.digest}. "
+            f"Usual causes: {NONDETERMINISM_CAUSES}.",
+            err=True,
+        )
+        raise typer.Exit(NONDETERMINISM_EXIT)
+    if not reproduced:
+        typer.echo(f"{file}: same history, but {cx.invariant} now holds (the checker changed)")
+        raise typer.Exit(0)
+    typer.echo(f"reproduced: {cx.invariant} violated, digest {result.digest}")
+    raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("replay")(replay)
