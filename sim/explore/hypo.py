@@ -58,10 +58,9 @@ class HypothesisExplorer:
         seen: set[tuple[str, ...]] = set()
         strategy = profile_then_schedule(target_.families, horizon, self.max_faults)
         world_seed = budget.seed
-        while clock.elapsed() < budget.seconds and (
-            budget.simulations is None or report.simulations < budget.simulations
-        ):
-            last: dict[str, Any] = {}
+        last: dict[str, Any] = {}
+        while not _spent(clock, budget, report):
+            last.clear()
 
             def check(drawn: tuple[list[str], list[Fault]]) -> None:
                 if clock.elapsed() >= budget.seconds:
