@@ -43,9 +43,7 @@ def execute(seg: Segment, request: RunRequest | None, seed: ResumeSeed | None = 
     except GuardrailViolation:
         return (yield from _policy_stop(seg, TerminationReason.POLICY_DENIED, Outcome.GUARDRAIL_BLOCKED))
     except GuardrailApprovalRequired:
-        return (
-            yield from _policy_stop(seg, TerminationReason.APPROVAL_DENIED, Outcome.GUARDRAIL_APPROVAL_REQUIRED)
-        )
+        return (yield from _policy_stop(seg, TerminationReason.APPROVAL_DENIED, Outcome.GUARDRAIL_APPROVAL_REQUIRED))
     except RunLeaseLost:
         return Outcome.LEASE_LOST
     except RuntimeThrowable as error:

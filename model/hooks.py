@@ -90,9 +90,7 @@ def _renew_or_clear(seg: Segment, step: Step, effect: ToolEffect) -> Gen[None]:
         return
     now = yield ReadClock()
     transition = (
-        MarkPendingEffect(owner, "", now)
-        if effect.is_write and seg.policy.write_fence
-        else RenewLease(owner, now)
+        MarkPendingEffect(owner, "", now) if effect.is_write and seg.policy.write_fence else RenewLease(owner, now)
     )
     try:
         result = yield Update(seg.uuid, transition, "executor.boundary")

@@ -72,20 +72,16 @@ FLAG_DOCS: Mapping[str, str] = {
     "(fence and write audit become no-ops).",
     "fail_closed_write_audit": "ADR-111: a write step whose audit event cannot be stored fails the run "
     "(AuditPersistenceFailed) instead of continuing.",
-    "unknown_tool_is_strictest": "ADR-111: an unknown tool name resolves to non_idempotent_write "
-    "(off: to read_only).",
+    "unknown_tool_is_strictest": "ADR-111: an unknown tool name resolves to non_idempotent_write (off: to read_only).",
     "write_fence": "ADR-112: the pre-tool hook stamps pending_effect before a write; "
     "the tool step's boundary clears it.",
     "fence_blocks_retry": "ADR-112: reaper and in-process recovery dead-letter a run whose fence "
     "reads non_idempotent_write.",
-    "writes_require_approval": "ADR-134: a non-remote tool declaring a write suspends for approval "
-    "before it runs.",
+    "writes_require_approval": "ADR-134: a non-remote tool declaring a write suspends for approval before it runs.",
     "dead_letter_payloadless": "ADR-141: the reaper dead-letters a stale row with no stored request "
     "(off: requeues it, KB-11).",
-    "kb1_finish_unguarded": "KB-1 (<= v0.23.0): finishRun keyed on uid only; a late settle "
-    "overwrites a terminal row.",
-    "kb2_resume_position_by_count": "KB-2 (v0.23.0): a resume starts at COUNT(events), at 0 when "
-    "the read fails.",
+    "kb1_finish_unguarded": "KB-1 (<= v0.23.0): finishRun keyed on uid only; a late settle overwrites a terminal row.",
+    "kb2_resume_position_by_count": "KB-2 (v0.23.0): a resume starts at COUNT(events), at 0 when the read fails.",
     "kb3_suspend_unguarded": "KB-3 (pre-v0.23.1): suspendRun keyed on uid only; a cancelled run is "
     "resurrected to waiting.",
     "kb5_persist_before_renewal": "KB-5 (8b4248d3): the boundary persists the step before renewing, "
@@ -121,9 +117,7 @@ _ADR_122 = dataclasses.replace(
     kb12_approval_not_audited=True,
 )
 _ADR_112 = dataclasses.replace(_ADR_122, kb9_fence_survives_requeue=True)
-_ADR_111 = dataclasses.replace(
-    _ADR_112, write_fence=False, fence_blocks_retry=False, kb9_fence_survives_requeue=False
-)
+_ADR_111 = dataclasses.replace(_ADR_112, write_fence=False, fence_blocks_retry=False, kb9_fence_survives_requeue=False)
 _ADR_104 = dataclasses.replace(
     _ADR_111, typed_effects=False, fail_closed_write_audit=False, unknown_tool_is_strictest=False
 )

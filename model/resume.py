@@ -81,9 +81,7 @@ def _claim(ctx: Context, uuid: str, for_input: bool) -> Gen[tuple[Handle, Suspen
             fresh = None
         position = (yield from _position(ctx, uuid, "resume.position")) if fresh is not None else None
     if position is None:
-        yield from settle_failed(
-            ctx.policy, uuid, "RunPositionException", owned_by=None, site="resume.position_failed"
-        )
+        yield from settle_failed(ctx.policy, uuid, "RunPositionException", owned_by=None, site="resume.position_failed")
         return Outcome.FAILED
     state = fresh.suspended_state if fresh is not None else None
     if state is None or not state.decodable:

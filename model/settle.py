@@ -65,7 +65,5 @@ def settle_dead_lettered(
 ) -> Gen[bool]:
     """`settleDeadLettered`: FAILED with not_retryable / retries_exhausted."""
     return (
-        yield from settle(
-            policy, uuid, RunStatus.FAILED, reason, owned_by=owned_by, site=site, error_class=error_class
-        )
+        yield from settle(policy, uuid, RunStatus.FAILED, reason, owned_by=owned_by, site=site, error_class=error_class)
     )

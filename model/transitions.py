@@ -200,9 +200,7 @@ class Suspend(Transition):
         if self.status_guard and row.status is not RunStatus.RUNNING:
             return None
         status = RunStatus.WAITING_FOR_INPUT if self.for_input else RunStatus.WAITING_FOR_APPROVAL
-        return _replace(
-            row, status=status, suspended_state=self.state, claimed_by="", lease_expires=0, tstamp=self.now
-        )
+        return _replace(row, status=status, suspended_state=self.state, claimed_by="", lease_expires=0, tstamp=self.now)
 
 
 @dataclass(frozen=True, slots=True)

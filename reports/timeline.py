@@ -16,7 +16,7 @@ from model.history import Op, OpType
 LEGEND = (
     "legend: ▶ segment start  ■ segment end  ✎ row update  ✗ failed  ◆ audit event  "
     "☁ provider  ⚙ tool  ★ side effect landed  ✉ dispatch/deliver  ? decision  "
-    "⚡ fault  ☠ crash  ↻ restart  ║ phase"
+    "⚡ fault  ☠ crash  ↻ restart  ║ phase  = final row  · read (verbose)"
 )
 
 _QUIET_TRANSITIONS = ("T4 ",)
@@ -53,7 +53,7 @@ def describe(op: Op, verbose: bool = False) -> str | None:
                 counts = {k: n for k, n in outcome.items() if k != "exit_code" and n}
                 if not counts and not verbose:
                     return None
-                return "■ reaper " + ", ".join(f"{k} {n}" for k, n in counts.items())
+                return ("■ reaper " + ", ".join(f"{k} {n}" for k, n in counts.items())).rstrip()
             return f"■ outcome {outcome}"
         return f"■ {op.type.value} {v.get('error', '') or 'crashed'}"
     if kind == H.STORE:
@@ -106,8 +106,10 @@ def describe(op: Op, verbose: bool = False) -> str | None:
         return f"║ {v.get('phase')} phase"
     if kind == H.FINAL:
         return f"= final {_row_brief(v.get('row'))}"
-    if kind == H.READ and op.type is OpType.FAIL:
-        return f"✗ read {v.get('what')} at {v.get('site')} threw"
+    if kind == H.READ:
+        if op.type is OpType.FAIL:
+            return f"✗ read {v.get('what')} at {v.get('site')} threw"
+        return f"· read {v.get('what')} at {v.get('site')} → {v.get('result')}" if verbose else None
     return None
 
 

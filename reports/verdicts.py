@@ -23,9 +23,7 @@ def verdict_markdown(frame: pd.DataFrame, *, policies: Sequence[str], title: str
     unknown = unknown_counts(frame)
     invariants = [c for c in counts.columns if c != "simulations"]
     scenarios = list(dict.fromkeys(frame["scenario"]))
-    any_violation = frame.assign(
-        violating=(frame[[f"inv.{n}" for n in invariants]] == "false").any(axis=1).astype(int)
-    )
+    any_violation = frame.assign(violating=(frame[[f"inv.{n}" for n in invariants]] == "false").any(axis=1).astype(int))
     summary = any_violation.groupby(["scenario", "policy"], sort=False)["violating"].agg(["sum", "count"])
     lines = [f"# {title}", ""]
     lines.append("Simulations with at least one violated invariant, per scenario and preset.")

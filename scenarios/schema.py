@@ -27,6 +27,31 @@ FAILURE_CLASSES = (
     "unknown",
     "fallbackServerError",
 )
+FAULT_KINDS: dict[str, tuple[str, ...]] = {
+    "audit": ("fire",),
+    "store": ("fail", "slow"),
+    "crash": ("before", "after"),
+    "slow": ("stretch", "hang_then_error"),
+    "duplicate": ("twice",),
+    "dispatch": ("fire",),
+    "clock_skew": ("offset",),
+    "identity": ("fire",),
+    "cancel": ("fire",),
+    "provider": (
+        "connection",
+        "rateLimit",
+        "serverError",
+        "circuitOpen",
+        "auth",
+        "configuration",
+        "clientError",
+        "unknown",
+        "fallbackServerError",
+    ),
+    "deploy": ("rename", "remove"),
+}
+"""Every kind each fault family can fire with (the first is its default)."""
+
 FAMILIES = (
     "audit",
     "store",
@@ -165,6 +190,12 @@ class AuditFaults(_Strict):
     probability: Probability = 0.0
     outages: list[Range] = Field(default_factory=list)
 
+    @model_validator(mode="after")
+    def _check(self) -> AuditFaults:
+        for window in self.outages:
+            _ordered(window, "outages")
+        return self
+
 
 class StoreFaults(_Strict):
     """Guarded updates and reads throw, or are slow (``slow_s``)."""
@@ -172,6 +203,11 @@ class StoreFaults(_Strict):
     probability: Probability = 0.0
     slow_probability: Probability = 0.0
     slow_s: Range = (1.0, 30.0)
+
+    @model_validator(mode="after")
+    def _check(self) -> StoreFaults:
+        _ordered(self.slow_s, "slow_s")
+        return self
 
 
 class CrashFaults(_Strict):
@@ -188,12 +224,22 @@ class SlowFaults(_Strict):
     probability: Probability = 0.0
     lease_factor: Range = (1.05, 2.5)
 
+    @model_validator(mode="after")
+    def _check(self) -> SlowFaults:
+        _ordered(self.lease_factor, "lease_factor")
+        return self
+
 
 class DuplicateFaults(_Strict):
     """A wake-up is delivered twice, the copy ``late_s`` later."""
 
     probability: Probability = 0.0
     late_s: Range = (0.0, 600.0)
+
+    @model_validator(mode="after")
+    def _check(self) -> DuplicateFaults:
+        _ordered(self.late_s, "late_s")
+        return self
 
 
 class SimpleFaults(_Strict):
@@ -259,6 +305,12 @@ class ScriptedFaultModel(_Strict):
     nth: Annotated[int, Field(ge=1, le=1_000_000)] = 1
     value: float = 0.0
 
+    @model_validator(mode="after")
+    def _check_kind(self) -> ScriptedFaultModel:
+        if self.kind and self.kind not in FAULT_KINDS[self.family]:
+            raise ValueError(f"kind '{self.kind}' is not one of {', '.join(FAULT_KINDS[self.family])}")
+        return self
+
 
 class Scenario(_Strict):
     name: Annotated[str, Field(min_length=1, max_length=80)]
@@ -284,6 +336,9 @@ class Scenario(_Strict):
             for name in group.offered or []:
                 if name not in known:
                     raise ValueError(f"runs.{i}.offered: unknown tool '{name}'")
+        for i, entry in enumerate(self.script):
+            if entry.tool and entry.tool not in known:
+                raise ValueError(f"script.{i}.tool: unknown tool '{entry.tool}'")
         return self
 
     def with_faults(self, faults: FaultsModel) -> Scenario:

@@ -13,22 +13,10 @@ from collections.abc import Sequence
 
 from hypothesis import strategies as st
 
-from scenarios.schema import FAMILIES
+from scenarios.schema import FAMILIES, FAULT_KINDS
 from scenarios.script import Fault
 
-KINDS: dict[str, tuple[str, ...]] = {
-    "audit": ("fire",),
-    "store": ("fail", "slow"),
-    "crash": ("before", "after"),
-    "slow": ("stretch",),
-    "duplicate": ("twice",),
-    "dispatch": ("fire",),
-    "clock_skew": ("offset",),
-    "identity": ("fire",),
-    "cancel": ("fire",),
-    "provider": ("connection", "rateLimit", "serverError", "auth", "clientError", "fallbackServerError"),
-    "deploy": ("rename", "remove"),
-}
+KINDS = FAULT_KINDS
 
 
 def _value(family: str) -> st.SearchStrategy[float]:

@@ -54,7 +54,12 @@ FAMILIES: dict[str, Family] = {
         Family("audit", "#d62728", (InsertEvent,), "event inserts fail (probability, outage windows)"),
         Family("store", "#8c564b", STORE_REQUESTS, "guarded updates and reads throw or are slow"),
         Family("crash", "#000000", (), "the process dies at a request boundary, before or after it took effect"),
-        Family("slow", "#ff7f0e", (CallProvider, InvokeTool), "a provider or tool call outlives the lease"),
+        Family(
+            "slow",
+            "#ff7f0e",
+            (CallProvider, InvokeTool),
+            "a provider or tool call outlives the lease (and, for hang_then_error, then fails with a 400)",
+        ),
         Family("duplicate", "#9467bd", (Dispatch,), "the wake-up is delivered twice, the copy late"),
         Family("dispatch", "#e377c2", (Dispatch,), "dispatching the wake-up throws"),
         Family("clock_skew", "#bcbd22", (), "the process's clock jumps by an offset"),
@@ -97,7 +102,8 @@ def draw_kind(name: str, faults: FaultsModel, v: float) -> tuple[str, float]:
         return ("slow", lo + (hi - lo) * v) if slow else ("fail", 0.0)
     if name == "slow":
         lo, hi = faults.slow.lease_factor
-        return "stretch", lo + (hi - lo) * v
+        kind = "hang_then_error" if v >= 0.8 else "stretch"
+        return kind, lo + (hi - lo) * (v / 0.8 if v < 0.8 else (v - 0.8) / 0.2)
     if name == "duplicate":
         lo, hi = faults.duplicate.late_s
         return "twice", lo + (hi - lo) * v
@@ -255,6 +261,9 @@ _ON: dict[str, tuple[type[Request], ...]] = {
 
 def _matches(spec: ScriptedFaultModel, request: Request, process_kind: str) -> bool:
     if spec.process != "any" and spec.process != process_kind:
+        return False
+    strikes = FAMILIES[spec.family].requests
+    if strikes and not isinstance(request, strikes):
         return False
     if spec.on != "any" and not isinstance(request, _ON[spec.on]):
         return False

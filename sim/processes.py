@@ -160,6 +160,7 @@ def reaper(world: World) -> SimGen:
             yield env.timeout(_restart_delay(world))
             incarnation += 1
             proc = world.new_proc("reaper", f"reaper#{incarnation}", 1)
+            world.recorder.add(H.NEMESIS, H.RESTART, "", INFO, {"process": proc.name})
         world.maybe_done()
 
 
@@ -170,4 +171,5 @@ def phases(world: World) -> SimGen:
     world.plan.healed = True
     for proc in world.procs_alive.values():
         proc.skew_s = 0.0
+        proc.identity = proc.own_identity
     world.recorder.add(H.NEMESIS, H.PHASE, "", INFO, {"phase": "quiet"})

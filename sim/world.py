@@ -79,6 +79,10 @@ class Proc:
     host: str
     skew_s: float = 0.0
     registry: Registry | None = None
+    own_identity: str = ""
+
+    def __post_init__(self) -> None:
+        self.own_identity = self.own_identity or self.identity
 
     def clock(self, now: float) -> int:
         return int(now + self.skew_s)
@@ -247,20 +251,22 @@ class World:
         if seconds > 0:
             yield self.env.timeout(seconds)
 
-    def _store_delay(self, fault: Fault | None) -> float:
+    def _store_delay(self, proc: Proc, uuid: str, fault: Fault | None) -> float:
+        """Statement latency; a store fault is recorded here, when it strikes (before any wait)."""
         delay = self.world_cfg.store_latency_s
-        if fault is not None and fault.family == "store" and fault.kind == "slow":
-            delay += fault.value
+        if fault is not None and fault.family == "store":
+            self.recorder.fault("store", fault.kind, proc.name, uuid, {"request": fault.at, "slow_s": fault.value})
+            if fault.kind == "slow":
+                delay += fault.value
         return delay
 
     def _read(self, proc: Proc, request: Any, fault: Fault | None) -> SimGen:
-        delay = self._store_delay(fault)
-        if delay:
-            yield self.env.timeout(delay)
         what, site = type(request).__name__, getattr(request, "site", "")
         uuid = getattr(request, "uuid", "")
+        delay = self._store_delay(proc, uuid, fault)
+        if delay:
+            yield self.env.timeout(delay)
         if fault is not None and fault.family == "store" and fault.kind == "fail":
-            self.recorder.fault("store", "fail", proc.name, uuid, {"request": fault.at})
             self.recorder.add(proc.name, H.READ, uuid, FAIL, {"what": what, "site": site, "error": "StoreError"})
             return None, StoreError("read failed")
         db = self.db
@@ -289,11 +295,10 @@ class World:
             uuid, name = request.uuid, request.transition.name
         base = {"transition": name, "site": request.site, "identity": proc.identity}
         rec.add(proc.name, H.STORE, uuid, INVOKE, base)
-        delay = self._store_delay(fault)
+        delay = self._store_delay(proc, uuid, fault)
         if delay:
             yield self.env.timeout(delay)
         if fault is not None and fault.family == "store" and fault.kind == "fail":
-            rec.fault("store", "fail", proc.name, uuid, {"request": fault.at})
             rec.add(proc.name, H.STORE, uuid, FAIL, {**base, "error": "StoreError"})
             return None, StoreError("statement failed")
         if isinstance(request, InsertRun):
@@ -366,10 +371,16 @@ class World:
         )
         if fault is not None and fault.family == "slow":
             rec.fault("slow", fault.kind, proc.name, request.uuid, {"duration_s": LEASE_S * fault.value})
-        yield self.env.timeout(self._duration(self._provider.latency_s, fault))
         if fault is not None and fault.family == "provider":
-            error = _PROVIDER_FAILURES[fault.kind]()
             rec.fault("provider", fault.kind, proc.name, request.uuid, {"request": fault.at})
+        yield self.env.timeout(self._duration(self._provider.latency_s, fault))
+        failure = None
+        if fault is not None and fault.family == "provider":
+            failure = _PROVIDER_FAILURES[fault.kind]()
+        elif fault is not None and fault.family == "slow" and fault.kind == "hang_then_error":
+            failure = ProviderResponseError(400)
+        if failure is not None:
+            error = failure
             failure_class = classify(error, fallback_chain_is_unknown=self.policy.kb13_fallback_chain_unknown)
             true_class = classify(error)
             rec.add(

@@ -195,11 +195,6 @@ def test_a_negative_seed_exits_2() -> None:
     assert len(result.stderr.splitlines()) == 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: a [[script]] fault with an unknown provider kind passes the schema and crashes "
-    "sim/world.py _provider_call with KeyError, so `leaselab run` dies with a traceback instead of exit 2",
-)
 def test_an_unknown_targeted_fault_kind_exits_2_without_a_traceback(tmp_path: Path) -> None:
     path = tmp_path / "kind.toml"
     path.write_text('name = "k"\n[[runs]]\n[[script]]\nfamily = "provider"\nkind = "timeout"\non = "provider"\n')

@@ -102,11 +102,6 @@ def test_renewals_are_shown_when_verbose() -> None:
     assert "T4 renewLease" in line
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG reports/timeline.py describe(): a successful read returns None even with verbose=True, "
-    "although the module says reads are folded away only 'unless verbose'",
-)
 def test_reads_are_shown_when_verbose() -> None:
     assert body(render([read_ok(0)], verbose=True))
 

@@ -140,12 +140,6 @@ def test_a_reversed_tool_latency_names_the_tool_and_the_range(tmp_path: Path) ->
     assert_names(load_error(path), path, "tools.0", "latency_s")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG scenarios/schema.py: the fault-profile ranges (AuditFaults.outages, StoreFaults.slow_s, "
-    "SlowFaults.lease_factor, DuplicateFaults.late_s) are never checked with _ordered, so a reversed range "
-    "loads silently (a reversed outage window never fires)",
-)
 @pytest.mark.parametrize(
     ("table", "line"),
     [
@@ -160,22 +154,12 @@ def test_a_reversed_fault_range_is_an_error(tmp_path: Path, table: str, line: st
     assert_names(load_error(path), path, table)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG scenarios/schema.py Scenario._check_names: a [[script]] targeted fault's `tool` is not "
-    "checked against the tools, so a typo loads and the fault silently never fires",
-)
 def test_a_targeted_fault_naming_an_unknown_tool_is_an_error(tmp_path: Path) -> None:
     text = 'name = "x"\n[[tools]]\nname = "t"\n[[runs]]\n[[script]]\nfamily = "audit"\non = "event"\ntool = "nope"\n'
     path = write(tmp_path, text)
     assert_names(load_error(path), path, "script.0", "nope")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG scenarios/schema.py ScriptedFaultModel.kind is any string: an unknown provider failure class "
-    "loads, then sim/world.py _provider_call raises KeyError (a traceback for bad input)",
-)
 def test_a_targeted_fault_with_an_unknown_kind_is_an_error(tmp_path: Path) -> None:
     path = write(tmp_path, MINIMAL + '[[script]]\nfamily = "provider"\nkind = "timeout"\non = "provider"\n')
     assert_names(load_error(path), path, "script.0", "timeout")

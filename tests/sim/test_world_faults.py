@@ -172,11 +172,6 @@ def test_a_store_fault_makes_a_guarded_update_or_read_fail() -> None:
     assert all(op.get("error") == "StoreError" for op in failed)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG sim/world.py _read/_write: a store fault of kind 'slow' delays the statement but is never "
-    "recorded (no `fault` record, faults_fired['store'] stays 0) although it is in fault_script",
-)
 def test_a_slow_store_fault_is_recorded_as_a_store_fault() -> None:
     result = simulate(only("store", probability=0.0, slow_probability=0.3, slow_s=[100.0, 200.0]), "head", SEED)
     assert any(f.kind == "slow" for f in result.fault_script)
@@ -207,15 +202,14 @@ def test_a_targeted_crash_after_a_write_kills_the_worker_after_the_side_effect_l
     assert any(op.op == H.CRASH and op.get("process") == fault.get("target") for op in history)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG sim/processes.py reaper(): a crashed reaper is restarted as reaper#N+1 without a `restart` "
-    "record (worker() records one)",
-)
 def test_a_crashed_reaper_is_restarted_with_a_restart_record() -> None:
     happy = load_scenario("happy_path")
+    slow_provider = happy.provider.model_copy(update={"latency_s": (300.0, 300.0)})
     scenario = happy.model_copy(
-        update={"script": [ScriptedFaultModel(family="crash", kind="before", process="reaper")]}
+        update={
+            "script": [ScriptedFaultModel(family="crash", kind="before", process="reaper")],
+            "provider": slow_provider,
+        }
     )
     history = simulate(scenario, "head", SEED).history
     assert any(op.op == H.CRASH and op.get("process") == "reaper#1" for op in history)
@@ -326,11 +320,6 @@ def faults_before(history: list[Op], quiet: Op) -> list[Op]:
     return [op for op in history if op.op == H.FAULT and op.index < quiet.index]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG sim/world.py _provider_call: a provider fault is decided when the call starts in the chaos "
-    "phase but takes effect (and is recorded) when the call returns, after the `phase quiet` record",
-)
 def test_a_provider_fault_decided_in_the_chaos_phase_never_strikes_in_the_quiet_phase() -> None:
     default = load_scenario("default")
     scenario = short_chaos(default, 300.0).model_copy(
@@ -359,11 +348,6 @@ def test_clock_skew_is_healed_in_the_quiet_phase() -> None:
     assert not skewed_leases(after)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG sim/processes.py phases(): healing resets clock skew but not a stolen identity, so two "
-    "processes keep writing under one identity in the quiet phase",
-)
 def test_identity_faults_are_healed_in_the_quiet_phase() -> None:
     scenario = short_chaos(only("identity"), 300.0)
     history = simulate(scenario, "head", SEED).history
@@ -373,11 +357,6 @@ def test_identity_faults_are_healed_in_the_quiet_phase() -> None:
     assert all(len(processes) == 1 for processes in after.values())
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG sim/faults.py _matches: a targeted fault ignores the requests its family can strike, so "
-    "`family = 'provider'` with the default on = 'any' fires on request 0 (an InsertRun) and has no effect",
-)
 def test_a_targeted_provider_fault_without_on_strikes_a_provider_call() -> None:
     happy = load_scenario("happy_path")
     result = simulate(happy.model_copy(update={"script": [ScriptedFaultModel(family="provider")]}), "head", SEED)

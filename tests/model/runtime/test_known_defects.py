@@ -58,7 +58,9 @@ def test_kb2_a_resume_after_a_failed_events_read_restarts_at_sequence_zero(new_k
         return kit.approve(), kit.seqs()
 
     (outcome_on, seqs_on), (outcome_off, seqs_off) = (
-        play(HEAD.with_flags(kb2_resume_position_by_count=True)), play(HEAD))
+        play(HEAD.with_flags(kb2_resume_position_by_count=True)),
+        play(HEAD),
+    )
 
     assert outcome_on is Outcome.COMPLETED and _duplicates(seqs_on) == [0, 1, 2]
     assert outcome_off is None and _duplicates(seqs_off) == []
@@ -74,7 +76,9 @@ def test_kb3_a_suspension_after_a_cancel_resurrects_the_run(new_kit):
         return kit.interactive(kit.turn("create_page_draft")), kit.row().status
 
     assert play(HEAD.with_flags(kb3_suspend_unguarded=True)) == (
-        Outcome.AWAITING_APPROVAL, RunStatus.WAITING_FOR_APPROVAL)
+        Outcome.AWAITING_APPROVAL,
+        RunStatus.WAITING_FOR_APPROVAL,
+    )
     assert play(HEAD) == (Outcome.SUSPEND_FAILED, RunStatus.CANCELLED)
 
 
@@ -92,7 +96,9 @@ def test_kb5_a_zombie_appends_an_event_into_the_new_owners_stream(new_kit):
         return a.finish(), kit.seqs()
 
     (outcome_on, seqs_on), (outcome_off, seqs_off) = (
-        play(HEAD.with_flags(kb5_persist_before_renewal=True)), play(HEAD))
+        play(HEAD.with_flags(kb5_persist_before_renewal=True)),
+        play(HEAD),
+    )
 
     assert outcome_on is Outcome.LEASE_LOST and _duplicates(seqs_on) == [2]
     assert outcome_off is Outcome.LEASE_LOST and _duplicates(seqs_off) == []
@@ -133,7 +139,10 @@ def test_kb7_a_reaped_worker_settles_the_new_owners_running_row(new_kit):
         return outcome_a, row_while_b_runs.status, b.finish()
 
     assert play(HEAD.with_flags(kb7_worker_settles_unguarded=True)) == (
-        Outcome.FAILED, RunStatus.FAILED, Outcome.LEASE_LOST)
+        Outcome.FAILED,
+        RunStatus.FAILED,
+        Outcome.LEASE_LOST,
+    )
     assert play(HEAD) == (Outcome.LEASE_LOST, RunStatus.RUNNING, Outcome.COMPLETED)
 
 
@@ -203,7 +212,10 @@ def test_kb9_an_inherited_non_idempotent_fence_dead_letters_the_next_attempt_des
         return outcome, kit.row().termination_reason, kit.row().requeue_count
 
     assert play(HEAD.with_flags(kb9_fence_survives_requeue=True)) == (
-        Outcome.FAILED, TerminationReason.NOT_RETRYABLE, 1)
+        Outcome.FAILED,
+        TerminationReason.NOT_RETRYABLE,
+        1,
+    )
     assert play(HEAD) == (Outcome.REQUEUED, TerminationReason.NONE, 2)
 
 
@@ -271,4 +283,3 @@ def test_kb11_without_the_payload_less_rule_an_abandoned_interactive_run_is_stra
 
     assert play(HEAD.with_flags(dead_letter_payloadless=False)) == (RunStatus.QUEUED, None)
     assert play(HEAD) == (RunStatus.FAILED, None)
-

@@ -68,4 +68,6 @@ def test_a_remote_tool_without_the_approval_flag_runs_on_the_first_pass_fenced(k
     kit.interactive(kit.turn("mcp_write"))
 
     assert [(t.effect, t.me) for t in kit.updates(MarkPendingEffect)] == [
-        ("non_idempotent_write", kit.interactive_id), ("", kit.interactive_id)]
+        ("non_idempotent_write", kit.interactive_id),
+        ("", kit.interactive_id),
+    ]

@@ -20,8 +20,15 @@ def _stale(kit, uuid="r1", *, count=0, fence="", payload=True, lease=500):
     kit.enqueue(uuid=uuid)
     kit.d.dispatched.clear()
     fields = {"queued_request": None} if not payload else {}
-    kit.place(uuid, status=RunStatus.RUNNING, claimed_by=kit.worker, lease_expires=lease, requeue_count=count,
-              pending_effect=fence, **fields)
+    kit.place(
+        uuid,
+        status=RunStatus.RUNNING,
+        claimed_by=kit.worker,
+        lease_expires=lease,
+        requeue_count=count,
+        pending_effect=fence,
+        **fields,
+    )
 
 
 def _counts(report):
@@ -102,8 +109,7 @@ def test_skips_a_run_renewed_between_select_and_update(kit):
     """Peer: ReapStaleAgentRunsCommandTest::skipsARunRenewedBetweenSelectAndUpdate — the staleness
     re-check in SQL lets the live worker win: no dispatch, '1 skipped'."""
     _stale(kit)
-    kit.d.before(kit.update(RequeueStale),
-                 lambda _r: kit.d.db.update(kit.uuid, RenewLease(kit.worker, kit.d.now)))
+    kit.d.before(kit.update(RequeueStale), lambda _r: kit.d.db.update(kit.uuid, RenewLease(kit.worker, kit.d.now)))
 
     assert _counts(kit.reap()) == (0, 0, 0, 1)
 
@@ -114,8 +120,7 @@ def test_skips_a_run_renewed_between_select_and_update(kit):
 def test_a_dead_letter_refused_by_the_staleness_recheck_is_skipped(kit):
     """Spec 5.1 3a: 'Write refused by the re-check ⇒ counted skipped'."""
     _stale(kit, fence="non_idempotent_write")
-    kit.d.before(kit.update(DeadLetterStale),
-                 lambda _r: kit.d.db.update(kit.uuid, RenewLease(kit.worker, kit.d.now)))
+    kit.d.before(kit.update(DeadLetterStale), lambda _r: kit.d.db.update(kit.uuid, RenewLease(kit.worker, kit.d.now)))
 
     assert _counts(kit.reap()) == (0, 0, 0, 1)
     assert kit.row().status is RunStatus.RUNNING

@@ -16,8 +16,12 @@ from model.vocab import Outcome, RunStatus, StepKind, ToolEffect
 
 SHIPPED_READERS = ("search_pages", "get_page", "list_content_elements", "read_file_metadata")
 SHIPPED_IDEMPOTENT = ("update_page_metadata", "set_file_alternative_text", "move_content_element")
-SHIPPED_NON_IDEMPOTENT = ("create_content_element_draft", "create_translation_draft", "create_page_draft",
-                          "attach_file_to_content_element")
+SHIPPED_NON_IDEMPOTENT = (
+    "create_content_element_draft",
+    "create_translation_draft",
+    "create_page_draft",
+    "attach_file_to_content_element",
+)
 SHIPPED = Registry(
     tuple(ToolSpec(n) for n in SHIPPED_READERS)
     + tuple(ToolSpec(n, ToolEffect.IDEMPOTENT_WRITE) for n in SHIPPED_IDEMPOTENT)

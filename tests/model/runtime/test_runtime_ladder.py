@@ -28,7 +28,11 @@ def test_a_completed_run_settles_completed_and_carries_the_loop_result(kit):
     assert settle.owned_by == kit.worker
     row = kit.row()
     assert (row.status, row.termination_reason, row.iterations, row.total_tokens) == (
-        RunStatus.COMPLETED, TerminationReason.COMPLETED, 2, 20)
+        RunStatus.COMPLETED,
+        TerminationReason.COMPLETED,
+        2,
+        20,
+    )
     assert (row.queued_request, row.claimed_by, row.lease_expires, row.finished_at) == (None, "", 0, 1_234)
 
 
@@ -121,7 +125,10 @@ def test_an_unexpected_throwable_settles_failed_and_is_returned_not_rethrown(kit
 
     row = kit.row()
     assert (row.status, row.termination_reason, row.error_class) == (
-        RunStatus.FAILED, TerminationReason.PROVIDER_FAILED, "RuntimeException")
+        RunStatus.FAILED,
+        TerminationReason.PROVIDER_FAILED,
+        "RuntimeException",
+    )
 
 
 def test_steps_reach_the_observer_before_persistence_and_the_result(kit):

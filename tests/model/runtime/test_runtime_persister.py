@@ -103,7 +103,10 @@ def test_settle_cancelled_is_its_own_state_not_a_failure(kit):
 
     row = kit.row()
     assert (row.status, row.termination_reason, row.error_class) == (
-        RunStatus.CANCELLED, TerminationReason.CANCELLED, "")
+        RunStatus.CANCELLED,
+        TerminationReason.CANCELLED,
+        "",
+    )
     assert (row.iterations, row.total_tokens) == (2, 30)
 
 
@@ -169,4 +172,3 @@ def test_settle_swallows_a_repository_error(kit):
 
     assert kit.interactive() is Outcome.LEASE_LOST
     assert kit.row().status is RunStatus.RUNNING
-

@@ -28,8 +28,7 @@ def test_under_adr_104_a_writes_failed_audit_does_not_fail_the_run(new_kit):
 
 def test_under_adr_111_a_writes_failed_audit_fails_the_run_and_is_not_retried(new_kit):
     """adr-111: the write's failed audit fails the run; AuditPersistenceFailed is never retried."""
-    assert _queued_write_with_failed_audit(new_kit, "adr-111") == (
-        Outcome.FAILED, TerminationReason.NOT_RETRYABLE, 1)
+    assert _queued_write_with_failed_audit(new_kit, "adr-111") == (Outcome.FAILED, TerminationReason.NOT_RETRYABLE, 1)
 
 
 def _fence_of_a_queued_write(new_kit, name):

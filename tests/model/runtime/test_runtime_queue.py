@@ -85,7 +85,11 @@ def test_run_queued_claims_rehydrates_and_executes_the_stored_request(kit):
 
     row = claimed[0]
     assert (row.status, row.claimed_by, row.lease_expires, row.started_at) == (
-        RunStatus.RUNNING, kit.worker, 2_900, 2_000)
+        RunStatus.RUNNING,
+        kit.worker,
+        2_900,
+        2_000,
+    )
     assert [r.turn for r in kit.d.of(CallProvider)] == [kit.turn("search"), Turn()]
 
 
@@ -136,8 +140,10 @@ def _corrupt(kit, **fields):
 @pytest.mark.parametrize(
     "fields",
     [{"decodable": False}, {"configuration_exists": False}],
-    ids=["runQueuedSettlesTheRunFailedWhenTheStoredRequestIsCorrupt",
-         "runQueuedSettlesTheRunFailedWhenTheConfigurationIsGone"],
+    ids=[
+        "runQueuedSettlesTheRunFailedWhenTheStoredRequestIsCorrupt",
+        "runQueuedSettlesTheRunFailedWhenTheConfigurationIsGone",
+    ],
 )
 def test_run_queued_settles_the_run_failed_when_the_request_cannot_be_rehydrated(kit, fields):
     """Peer: AgentRuntimeTest::runQueuedSettlesTheRunFailedWhenTheStoredRequestIsCorrupt and

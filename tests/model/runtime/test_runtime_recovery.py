@@ -137,8 +137,9 @@ def test_on_the_sync_transport_the_next_attempt_runs_inline_and_the_outer_call_s
     kit.enqueue()
     _provider_fails(kit, ProviderConnectionError())
     inner = []
-    kit.d.before(kit.req(Dispatch, site="recovery.dispatch"),
-                 lambda _r: inner.append(kit.run_queued(identity=kit.worker_b)))
+    kit.d.before(
+        kit.req(Dispatch, site="recovery.dispatch"), lambda _r: inner.append(kit.run_queued(identity=kit.worker_b))
+    )
 
     assert kit.run_queued() is Outcome.REQUEUED
 
@@ -155,5 +156,9 @@ def test_recovery_states_what_it_read_and_decided(kit):
 
     (note,) = [n for n in kit.d.of(Note) if dict(n.detail).get("decider") == "recovery"]
     assert dict(note.detail) == {
-        "decider": "recovery", "pending_effect": "", "requeue_count": 0, "has_request": True, "decision": "retry",
+        "decider": "recovery",
+        "pending_effect": "",
+        "requeue_count": 0,
+        "has_request": True,
+        "decision": "retry",
     }

@@ -32,8 +32,10 @@ def test_approve_throws_when_the_claim_is_lost_to_a_concurrent_approval(kit):
     _waiting_on(kit, "create_page_draft")
     digest = kit.digest()
     winner = []
-    kit.d.before(kit.update(ClaimForResume, identity=kit.resume_id),
-                 lambda _r: winner.append(kit.approve(identity=kit.resume_b, digest=digest)))
+    kit.d.before(
+        kit.update(ClaimForResume, identity=kit.resume_id),
+        lambda _r: winner.append(kit.approve(identity=kit.resume_b, digest=digest)),
+    )
 
     with pytest.raises(RunAlreadyResuming):
         kit.approve(digest=digest)
@@ -178,8 +180,10 @@ def test_a_second_concurrent_submit_input_loses_the_claim(kit):
     """Peer: AgentRuntimeTest::aSecondConcurrentSubmitInputLosesTheClaim."""
     _waiting_on(kit, "ask_user")
     winner = []
-    kit.d.before(kit.update(ClaimForResume, identity=kit.resume_id),
-                 lambda _r: winner.append(kit.submit_input(identity=kit.resume_b)))
+    kit.d.before(
+        kit.update(ClaimForResume, identity=kit.resume_id),
+        lambda _r: winner.append(kit.submit_input(identity=kit.resume_b)),
+    )
 
     with pytest.raises(RunAlreadyResuming):
         kit.submit_input()
@@ -216,8 +220,12 @@ def test_on_the_input_path_a_call_now_needing_approval_is_refused_without_the_pr
     """Spec C3: after a deploy the pending remote write's server requires approval; the input
     resume records it as an error step, never stamps its fence and never runs it."""
     _waiting_on(kit, "ask_user", "mcp_write")
-    gated = Registry(tuple(dataclasses.replace(t, server_requires_approval=True) if t.name == "mcp_write" else t
-                           for t in kit.registry.tools))
+    gated = Registry(
+        tuple(
+            dataclasses.replace(t, server_requires_approval=True) if t.name == "mcp_write" else t
+            for t in kit.registry.tools
+        )
+    )
 
     outcome = kit.d.run(submit_input(kit.ctx(kit.resume_id, registry=gated), kit.uuid, input_valid=True))
 
