@@ -23,9 +23,9 @@ TieKey = tuple[float, int]
 
 @dataclass
 class TieControl:
-    """Observes same-instant groups; reverses the group ``reverse`` if given."""
+    """Observes same-instant groups; runs each group in ``reverse`` backwards."""
 
-    reverse: TieKey | None = None
+    reverse: frozenset[TieKey] = frozenset()
     groups: dict[TieKey, int] = field(default_factory=dict)
 
     def ties(self) -> list[TieKey]:
@@ -57,4 +57,4 @@ class Kernel(simpy.Environment):
         ties.groups[key] = ties.groups.get(key, 0) + 1
         eid = next(self._eid)
         queue: list[Any] = self._queue
-        heappush(queue, (at, priority, -eid if key == ties.reverse else eid, event))
+        heappush(queue, (at, priority, -eid if key in ties.reverse else eid, event))

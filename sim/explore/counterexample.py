@@ -21,6 +21,7 @@ from model.policy import parse_flag_value, preset
 from scenarios.loader import load_scenario
 from scenarios.schema import FaultsModel, Scenario
 from scenarios.script import Fault, parse_script
+from sim.kernel import TieControl, TieKey
 from sim.simulate import SimulationResult, simulate
 
 NONDETERMINISM_CAUSES = (
@@ -44,12 +45,16 @@ class Counterexample:
     flags: Mapping[str, bool] = field(default_factory=dict)
     explorer: str = ""
     note: str = ""
+    ties: tuple[TieKey, ...] = ()
 
     def effective_scenario(self) -> Scenario:
         return load_scenario(self.scenario).with_faults(self.profile)
 
     def run(self) -> SimulationResult:
-        return simulate(self.effective_scenario(), self.policy, self.seed, flags=dict(self.flags), script=self.faults)
+        control = TieControl(reverse=frozenset(self.ties)) if self.ties else None
+        return simulate(
+            self.effective_scenario(), self.policy, self.seed, flags=dict(self.flags), script=self.faults, ties=control
+        )
 
 
 def _toml_value(value: Any) -> str:
@@ -77,6 +82,7 @@ def to_toml(cx: Counterexample) -> str:
         "faults = [",
         *[f"  {_toml_value(f.text())}," for f in cx.faults],
         "]",
+        f"ties = {_toml_value([[t, p] for t, p in cx.ties])}",
         "",
         "[flags]",
         *[f"{k} = {_toml_value(v)}" for k, v in cx.flags.items()],
@@ -142,4 +148,13 @@ def read(path: Path) -> Counterexample:
         flags=flags,
         explorer=str(data.get("explorer", "")),
         note=str(data.get("note", "")),
+        ties=_ties(data.get("ties", []), source),
     )
+
+
+def _ties(raw: Any, source: str) -> tuple[TieKey, ...]:
+    if not isinstance(raw, list) or not all(
+        isinstance(t, list) and len(t) == 2 and isinstance(t[0], int | float) and isinstance(t[1], int) for t in raw
+    ):
+        raise LeaselabError("must be a list of [time, priority] pairs", file=source, field="ties")
+    return tuple((float(t[0]), int(t[1])) for t in raw)

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from model import history as H
 from model.history import Op, OpType
 from reports.timeline import LEGEND, render
