@@ -172,6 +172,7 @@ def test_main_exits_0_after_a_successful_command(capsys: pytest.CaptureFixture[s
 # ---- the public API ----------------------------------------------------------------------------
 
 
-def test_the_public_api_lists_exactly_what_it_exports() -> None:
-    assert sorted(leaselab.__all__) == ["PRESETS", "Policy", "preset", "resolve_policy"]
+def test_the_public_api_exports_the_policy_vocabulary_and_every_listed_name_exists() -> None:
+    assert {"PRESETS", "Policy", "preset", "resolve_policy", "simulate", "SwarmExplorer"} <= set(leaselab.__all__)
     assert all(hasattr(leaselab, name) for name in leaselab.__all__)
+    assert len(set(leaselab.__all__)) == len(leaselab.__all__)
