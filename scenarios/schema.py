@@ -7,7 +7,7 @@ Unknown keys are errors, not silently ignored: a typo must not turn a fault off.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -16,43 +16,8 @@ Seconds = Annotated[float, Field(ge=0.0, le=10_000_000.0)]
 Range = tuple[Seconds, Seconds]
 
 EFFECTS = ("undeclared", "read_only", "idempotent_write", "non_idempotent_write")
-FAILURE_CLASSES = (
-    "connection",
-    "rateLimit",
-    "serverError",
-    "circuitOpen",
-    "auth",
-    "configuration",
-    "clientError",
-    "unknown",
-    "fallbackServerError",
-)
-FAULT_KINDS: dict[str, tuple[str, ...]] = {
-    "audit": ("fire",),
-    "store": ("fail", "slow"),
-    "crash": ("before", "after"),
-    "slow": ("stretch", "hang_then_error"),
-    "duplicate": ("twice",),
-    "dispatch": ("fire",),
-    "clock_skew": ("offset",),
-    "identity": ("fire",),
-    "cancel": ("fire",),
-    "provider": (
-        "connection",
-        "rateLimit",
-        "serverError",
-        "circuitOpen",
-        "auth",
-        "configuration",
-        "clientError",
-        "unknown",
-        "fallbackServerError",
-    ),
-    "deploy": ("rename", "remove"),
-}
-"""Every kind each fault family can fire with (the first is its default)."""
 
-FAMILIES = (
+FamilyName = Literal[
     "audit",
     "store",
     "crash",
@@ -64,7 +29,8 @@ FAMILIES = (
     "cancel",
     "provider",
     "deploy",
-)
+]
+FAMILIES: tuple[str, ...] = get_args(FamilyName)
 
 
 FailureClassName = Literal[
@@ -78,6 +44,22 @@ FailureClassName = Literal[
     "unknown",
     "fallbackServerError",
 ]
+FAILURE_CLASSES: tuple[str, ...] = get_args(FailureClassName)
+FAULT_KINDS: dict[str, tuple[str, ...]] = {
+    "audit": ("fire",),
+    "store": ("fail", "slow"),
+    "crash": ("before", "after"),
+    "slow": ("stretch", "hang_then_error"),
+    "duplicate": ("twice",),
+    "dispatch": ("fire",),
+    "clock_skew": ("offset",),
+    "identity": ("fire",),
+    "cancel": ("fire",),
+    "provider": FAILURE_CLASSES,
+    "deploy": ("rename", "remove"),
+}
+"""Every kind each fault family can fire with (the first is its default)."""
+
 DeployKind = Literal["rename", "remove"]
 
 
@@ -283,19 +265,7 @@ class ScriptedFaultModel(_Strict):
     """A targeted fault: fire ``family``/``kind`` at the ``nth`` request matching the filters,
     or at the global request index ``at``."""
 
-    family: Literal[
-        "audit",
-        "store",
-        "crash",
-        "slow",
-        "duplicate",
-        "dispatch",
-        "clock_skew",
-        "identity",
-        "cancel",
-        "provider",
-        "deploy",
-    ]
+    family: FamilyName
     kind: str = ""
     at: Annotated[int, Field(ge=0)] | None = None
     on: Literal["any", "read", "store", "event", "provider", "tool", "dispatch"] = "any"
