@@ -1,0 +1,205 @@
+"""The findings register: violations of ``head`` the ADRs do not record, and the non-guarantees they do.
+
+A *finding* is a violation in ``head`` that contradicts an ADR promise and that no recorded
+non-guarantee covers. Each has a minimal counterexample file ``<id>-<slug>.toml`` beside this
+module (replayable with ``leaselab replay``) and a write-up ``<id>-<slug>.md`` (the invariant,
+the interleaving in plain words, the ADR sentence it contradicts). Its ``recognise`` function
+reads a violation's witness and says whether it happened the way the write-up describes: the
+property suite accepts a failing claim only when a finding that lists the claim in
+``explains`` recognises the violation.
+
+A *non-guarantee* is a violation the spec records as not promised (spec 1.3, 7.2): it is no
+finding, and the head sweep accepts it only when its recogniser matches.
+
+Knows only the history and the invariant index, through :mod:`scenarios.findings.witness`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from model.history import Op
+from model.invariants import Index, Verdict
+from scenarios.findings import witness
+from scenarios.findings.witness import Recogniser
+
+FINDINGS_DIR = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A registered violation of ``head`` that contradicts an ADR promise."""
+
+    id: str
+    slug: str
+    invariant: str
+    families: tuple[str, ...]
+    """The fault families of the minimal counterexample."""
+    routes: tuple[str, ...]
+    """Every fault family through which the search met the same mechanism."""
+    adr: str
+    promise: str
+    """The ADR sentence it contradicts, as spec 7.1 (or the ADR) words it."""
+    story: str
+    explains: tuple[str, ...]
+    """The ids of the claims (:mod:`scenarios.claims`) this finding makes fail."""
+    recognise: Recogniser
+
+    @property
+    def counterexample(self) -> str:
+        return f"{self.id}-{self.slug}.toml"
+
+    @property
+    def writeup(self) -> str:
+        return f"{self.id}-{self.slug}.md"
+
+    @property
+    def path(self) -> Path:
+        return FINDINGS_DIR / self.counterexample
+
+
+@dataclass(frozen=True)
+class NonGuarantee:
+    """A violation the spec records as not promised: never a finding."""
+
+    id: str
+    invariants: tuple[str, ...]
+    source: str
+    sentence: str
+    recognise: Recogniser
+
+
+FINDINGS: tuple[Finding, ...] = (
+    Finding(
+        "F-01",
+        "completed-write-rerun",
+        "non_idempotent_at_most_once",
+        ("provider",),
+        ("provider", "slow", "crash", "store"),
+        "ADR-112",
+        "a non_idempotent_write runs at most once",
+        "a non-idempotent write completes and clears its fence; a later retryable provider failure (or a "
+        "later reap) requeues the run, which restarts at round 1 and executes the write again",
+        ("adr112-at-most-once", "adr112-fenced-write-at-most-once"),
+        witness.completed_write_rerun,
+    ),
+    Finding(
+        "F-02",
+        "unaudited-landed-write",
+        "every_write_accounted",
+        ("slow",),
+        ("slow", "crash", "store", "cancel"),
+        "ADR-111",
+        "a write whose audit step cannot be stored fails the run (no unrecorded write reported as success)",
+        "a write's call outlives the lease and is reaped mid-call; the zombie's write lands, its boundary "
+        "renewal fails, so its tool event is never stored; the requeued attempt completes the run",
+        ("adr111-failed-write-audit-fails-run",),
+        witness.unaudited_landed_write,
+    ),
+    Finding(
+        "F-03",
+        "cancel-probe-zombie-sequence",
+        "unique_event_sequence",
+        ("cancel", "slow"),
+        ("cancel", "slow"),
+        "ADR-104",
+        "a zombie cannot append an event colliding with the new owner's stream (persist after renewal)",
+        "a reaped zombie reaches a boundary after the run was re-claimed and then cancelled; the "
+        "cancellation probe persists its step without renewal or ownership check, at a sequence the new "
+        "owner already used",
+        ("adr104-zombie-cannot-collide",),
+        witness.cancel_probe_zombie_event,
+    ),
+    Finding(
+        "F-04",
+        "cancel-after-fence-stamp",
+        "writes_fenced_under_lease",
+        ("cancel",),
+        ("cancel",),
+        "ADR-141",
+        "every executing segment holds a lease; a write that cannot be fenced (no persisted run or no "
+        "lease) is refused before it runs",
+        "a cancel lands between the write's fence stamp and the tool call; the write runs on a CANCELLED "
+        "row with no claim and no lease",
+        ("adr141-writes-fenced-under-lease-with-cancel",),
+        witness.cancel_after_fence_stamp,
+    ),
+    Finding(
+        "F-05",
+        "recovery-dispatch-orphan",
+        "every_run_terminates",
+        ("dispatch", "provider"),
+        ("dispatch", "provider"),
+        "ADR-104",
+        "dead-letter = FAILED + retries_exhausted/not_retryable",
+        "a retryable provider failure makes recovery requeue the run (T11) and dispatch its wake-up; the "
+        "dispatch throws, and the owner-guarded dead-letter cannot match the now QUEUED, unclaimed row: "
+        "the outcome says FAILED, the row stays QUEUED with no wake-up",
+        ("adr104-dead-letter-settles-failed",),
+        witness.recovery_dispatch_orphan,
+    ),
+)
+
+NON_GUARANTEES: tuple[NonGuarantee, ...] = (
+    NonGuarantee(
+        "NG-identity",
+        (
+            "settles_by_owner",
+            "writes_fenced_under_lease",
+            "unique_event_sequence",
+            "non_idempotent_at_most_once",
+            "every_write_accounted",
+            "terminal_is_terminal",
+        ),
+        "spec 1.3 (ExecutionIdentity.php)",
+        "Lease identities: '<kind>:<hostname>:<pid>' truncated to 64 chars. Uniqueness is assumed from the "
+        "process, not enforced.",
+        witness.shared_identity,
+    ),
+    NonGuarantee(
+        "NG-queued-orphan",
+        ("every_run_terminates",),
+        "spec 7.2 (ADR-104 consequences, PurgePrivacyDataCommand.php)",
+        "Reaper covers only leased RUNNING rows; QUEUED orphans are only removed by retention purge.",
+        witness.queued_orphan,
+    ),
+)
+
+
+def finding(finding_id: str) -> Finding:
+    for entry in FINDINGS:
+        if entry.id == finding_id:
+            return entry
+    raise KeyError(finding_id)
+
+
+def explain(
+    invariant: str, history: Sequence[Op] | Index, verdict: Verdict
+) -> Finding | NonGuarantee | None:
+    """The registered finding, else the recorded non-guarantee, whose mechanism the violation shows."""
+    ix = history if isinstance(history, Index) else Index.of(history)
+    for entry in FINDINGS:
+        if entry.invariant == invariant and entry.recognise(ix, verdict):
+            return entry
+    for ng in NON_GUARANTEES:
+        if invariant in ng.invariants and ng.recognise(ix, verdict):
+            return ng
+    return None
+
+
+def findings_explaining(claim_id: str) -> tuple[Finding, ...]:
+    return tuple(f for f in FINDINGS if claim_id in f.explains)
+
+
+__all__ = [
+    "FINDINGS",
+    "FINDINGS_DIR",
+    "NON_GUARANTEES",
+    "Finding",
+    "NonGuarantee",
+    "explain",
+    "finding",
+    "findings_explaining",
+]
