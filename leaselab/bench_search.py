@@ -25,7 +25,11 @@ hypothesis
     Hypothesis does not treat as a test failure), so Hypothesis never shrinks.
 
 A run that does not find the defect within the budget counts as the budget (censored); a median
-over censored runs is a lower bound, shown with ``>``. This module may not know the CLI.
+over censored runs is a lower bound, shown with ``>``. "Found" means the defect's invariant is
+violated, whatever broke it; as a diagnostic (outside the clock) each first failing input is
+replayed as a fault script under the defect's *fixed* policy, and ``fixed_also_fails`` counts the
+finds that still violate the invariant there: another root cause, not (only) this defect.
+This module may not know the CLI.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from hypothesis import given, seed, settings
 
 import sim.explore.swarm as swarm_module
 from model.errors import LeaselabError
+from model.policy import resolve_policy
 from scenarios.known_defects import KNOWN_DEFECTS, KnownDefect
 from scenarios.schema import Scenario
 from scenarios.script import Fault
@@ -70,6 +75,7 @@ class Run:
     simulations: int
     faults_in_minimal: int | None = None
     shrink_s: float | None = None
+    fixed_also_fails: bool | None = None
 
     def document(self) -> dict[str, Any]:
         doc: dict[str, Any] = {
@@ -81,6 +87,8 @@ class Run:
             doc["faults_in_minimal"] = self.faults_in_minimal
         if self.shrink_s is not None:
             doc["shrink_s"] = round(self.shrink_s, 3)
+        if self.fixed_also_fails is not None:
+            doc["fixed_also_fails"] = self.fixed_also_fails
         return doc
 
 
@@ -150,6 +158,13 @@ def defect_target(entry: KnownDefect) -> Target:
     return Target(entry.scenario, entry.defective_policy, dict(entry.defective_flags), entry.families)
 
 
+def fixed_also_fails(entry: KnownDefect, scenario: Scenario, world_seed: int, script: Sequence[Fault]) -> bool:
+    """Whether the failing input, replayed as a fault script under the fix, still violates the invariant:
+    then the search found the invariant broken by another root cause, not (only) by this defect."""
+    fixed = resolve_policy(entry.fixed_policy, dict(entry.fixed_flags))
+    return entry.invariant in simulate(scenario, fixed, world_seed, script=script).violations
+
+
 # ---- swarm ----------------------------------------------------------------------------------------
 
 
@@ -189,23 +204,26 @@ def swarm_run(entry: KnownDefect, seed_: int, budget_s: float) -> Run:
         try:
             report = SwarmExplorer().explore(target_, budget)
         except _SwarmFound as found:
-            return _shrunk(target_, entry.invariant, found, budget.shrink_tests)
+            return _shrunk(entry, target_, found, budget.shrink_tests)
     return Run(False, budget_s, report.simulations)
 
 
-def _shrunk(target_: Target, invariant: str, found: _SwarmFound, max_tests: int) -> Run:
+def _shrunk(entry: KnownDefect, target_: Target, found: _SwarmFound, max_tests: int) -> Run:
     clock = Clock()
     cx, _ = shrink(
         target_,
         found.scenario.faults,
         found.world_seed,
-        invariant,
+        entry.invariant,
         found.result.fault_script,
         expected_digest=found.result.digest,
         max_tests=max_tests,
         explorer=SwarmExplorer.name,
     )
-    return Run(True, found.at_s, found.count, len(cx.faults), clock.elapsed())
+    shrink_s = clock.elapsed()
+    script = found.result.fault_script
+    in_fixed = fixed_also_fails(entry, found.scenario, found.world_seed, script)
+    return Run(True, found.at_s, found.count, len(cx.faults), shrink_s, in_fixed)
 
 
 # ---- hand-written Hypothesis test -----------------------------------------------------------------
@@ -216,9 +234,10 @@ class _HypothesisStop(BaseException):
 
 
 class _HypothesisFound(_HypothesisStop):
-    def __init__(self, at_s: float) -> None:
+    def __init__(self, at_s: float, schedule: list[Fault]) -> None:
         super().__init__(at_s)
         self.at_s = at_s
+        self.schedule = schedule
 
 
 class _HypothesisOutOfBudget(_HypothesisStop):
@@ -244,13 +263,13 @@ def hypothesis_run(entry: KnownDefect, seed_: int, budget_s: float) -> Run:
         result = simulate(scenario, policy, seed_, script=schedule)
         count += 1
         if entry.invariant in result.violations:
-            raise _HypothesisFound(clock.elapsed())
+            raise _HypothesisFound(clock.elapsed(), schedule)
 
     clock = Clock()
     try:
         check()
     except _HypothesisFound as found:
-        return Run(True, found.at_s, count)
+        return Run(True, found.at_s, count, fixed_also_fails=fixed_also_fails(entry, scenario, seed_, found.schedule))
     except _HypothesisOutOfBudget:
         pass
     return Run(False, budget_s, count)
@@ -322,6 +341,7 @@ def _side(bench: DefectBench, runs: Sequence[Run]) -> dict[str, Any]:
         "median_simulations": simulations.value,
         "median_censored": seconds.censored,
         "found": sum(r.found for r in runs),
+        "fixed_also_fails": sum(bool(r.fixed_also_fails) for r in runs),
         "seeds": len(runs),
         "runs": [r.document() for r in runs],
     }
@@ -370,6 +390,8 @@ def summary(benches: Sequence[DefectBench], seeds: int, budget_s: float) -> dict
         "missing_3_faults": [b.entry.id for b in benches if not b.meets_3_faults],
         "swarm_runs_found": sum(r.found for b in benches for r in b.swarm),
         "hypothesis_runs_found": sum(r.found for b in benches for r in b.hypothesis),
+        "swarm_finds_failing_under_fix": sum(bool(r.fixed_also_fails) for b in benches for r in b.swarm),
+        "hypothesis_finds_failing_under_fix": sum(bool(r.fixed_also_fails) for b in benches for r in b.hypothesis),
         "runs": len(benches) * seeds,
         "targets": {
             "speedup": f"swarm at least {SPEEDUP_TARGET:g}x sooner (median wall seconds, hypothesis / swarm)",
@@ -386,7 +408,7 @@ def summary(benches: Sequence[DefectBench], seeds: int, budget_s: float) -> dict
 def table(document: dict[str, Any]) -> list[str]:
     """The document as an aligned text table, a summary and the censoring note."""
     header = ("defect", "invariant", "swarm s", "sims", "found", "hyp s", "sims", "found", "speed-up", "by sims")
-    rows = [(*header, "faults", "5x", "<=3")]
+    rows = [(*header, "faults", "5x", "<=3", "fix fails")]
     for d in document["defects"]:
         sw, hy = d["swarm"], d["hypothesis"]
         rows.append(
@@ -404,6 +426,7 @@ def table(document: dict[str, Any]) -> list[str]:
                 "-" if sw["max_faults_in_minimal"] is None else str(sw["max_faults_in_minimal"]),
                 "yes" if d["meets_5x"] else "no",
                 "yes" if d["meets_3_faults"] else "no",
+                f"s{sw['fixed_also_fails']} h{hy['fixed_also_fails']}",
             )
         )
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
@@ -417,6 +440,8 @@ def table(document: dict[str, Any]) -> list[str]:
         + (f" (not: {', '.join(s['missing_3_faults'])})" if s["missing_3_faults"] else ""),
         f"medians over {s['seeds']} seed(s); speed-up = hypothesis / swarm median wall seconds ('by sims': "
         "median simulations); 'faults' = the largest shrunk swarm counterexample over the seeds.",
+        "fix fails: of the runs that found it (s = swarm, h = hypothesis), how many failing inputs still "
+        "violate the invariant under the defect's fixed policy: another root cause, not (only) this defect.",
         "censored: " + s["censoring"] + ".",
     ]
     return lines

@@ -25,12 +25,12 @@ def bench(
         bool, typer.Option("--search", help="Benchmark the search: time to each known defect, swarm vs Hypothesis.")
     ] = False,
     seeds: Annotated[
-        int | None, typer.Option("--seeds", min=1, help=f"With --search: seeds per defect [default: {DEFAULT_SEEDS}].")
+        int | None, typer.Option("--seeds", min=1, help=f"With --search: seeds per defect (default {DEFAULT_SEEDS}).")
     ] = None,
     budget_s: Annotated[
         float | None,
         typer.Option(
-            "--budget-s", min=0.1, help=f"With --search: wall seconds per search [default: {DEFAULT_BUDGET_S:g}]."
+            "--budget-s", min=0.1, help=f"With --search: wall seconds per search (default {DEFAULT_BUDGET_S:g})."
         ),
     ] = None,
     defect: Annotated[

@@ -6,6 +6,7 @@ Exit 1 if any violation was found, 0 if none, 2 on bad input.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 from pathlib import Path
@@ -39,8 +40,12 @@ def parse_families(text: str) -> tuple[str, ...]:
 
 
 def write_counterexamples(report: ExploreReport, out: Path) -> None:
+    """One file per distinct violation, named by scenario, policy, invariant and signature, so a
+    rerun that finds the same root cause overwrites its file instead of adding another."""
+    scenario = Path(report.target.scenario_ref).stem
     for i, violation in enumerate(report.violations, 1):
-        name = f"{report.target.policy_name}-{violation.invariant}-{i}.toml"
+        tag = hashlib.blake2b("|".join(violation.signature).encode(), digest_size=3).hexdigest()
+        name = f"{scenario}-{report.target.policy_name}-{violation.invariant}-{tag}.toml"
         path = write(violation.counterexample, out / name)
         report.violations[i - 1] = type(violation)(
             violation.invariant,
@@ -59,6 +64,9 @@ def explore(
     faults: Annotated[str, typer.Option("--faults", help="F1,F2 or all: the families profiles may draw.")] = "all",
     explorer: Annotated[str, typer.Option("--explorer", help="swarm or hypothesis.")] = "swarm",
     budget_s: Annotated[float, typer.Option("--budget-s", min=0.1, help="Wall-clock budget.")] = 30.0,
+    simulations: Annotated[
+        int | None, typer.Option("--simulations", min=1, help="Stop after this many simulations (deterministic).")
+    ] = None,
     seed: Annotated[int, typer.Option("--seed", min=0, help="The explorer's seed.")] = 0,
     out: Annotated[Path, typer.Option("--out", help="Where counterexamples go.")] = Path("reports/out/counterexamples"),
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
@@ -71,7 +79,7 @@ def explore(
     load_scenario(scenario)
     search = explorer_named(explorer)
     target = Target(scenario, policy, overrides, families)
-    budget = Budget(seconds=budget_s, seed=seed)
+    budget = Budget(seconds=budget_s, simulations=simulations, seed=seed)
     if sys.stderr.isatty() and not json_out:
         with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), transient=True) as bar:
             task = bar.add_task("exploring", total=None)

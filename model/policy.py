@@ -169,11 +169,15 @@ _TRUE = {"1", "true", "on", "yes"}
 _FALSE = {"0", "false", "off", "no"}
 
 
-def parse_flag_value(name: str, raw: str | bool, *, source: str = "") -> bool:
+def parse_flag_value(name: str, raw: object, *, source: str = "") -> bool:
     """A flag value from text ('on', 'true', '1' / 'off', 'false', '0') or a bool."""
     _check_flag_name(name, source=source)
     if isinstance(raw, bool):
         return raw
+    if not isinstance(raw, str):
+        raise LeaselabError(
+            f"flag '{name}' needs a boolean, got {raw!r}", file=source, field=name, hint="use true/false or on/off"
+        )
     text = raw.strip().lower()
     if text in _TRUE:
         return True

@@ -210,6 +210,36 @@ CLAIMS: tuple[Claim, ...] = (
         'write, which already ran once."',
     ),
     Claim(
+        "adr111-no-success-over-unrecorded-write-store",
+        "ADR-111",
+        since("adr-111"),
+        "no_success_over_unrecorded_write",
+        ("audit", "store"),
+        "audit_failure_after_write",
+        'ADR-111: "The runtime fails a run whose WRITING tool executed but whose audit event could not '
+        'be stored — AuditPersistenceFailedException — rather than continuing over an unrecorded write."',
+    ),
+    Claim(
+        "adr111-failed-write-audit-never-retried-store",
+        "ADR-111",
+        since("adr-111"),
+        "no_retry_after_failed_write_audit",
+        ("audit", "store"),
+        "audit_failure_after_write",
+        'ADR-111: "A queued run is dead-lettered (NOT_RETRYABLE); an interactive run settles FAILED. '
+        'Re-running would re-execute the write, which already ran once."',
+    ),
+    Claim(
+        "adr111-failed-write-audit-fails-run-cancel",
+        "ADR-111",
+        since("adr-111"),
+        "every_write_accounted",
+        ("audit", "cancel"),
+        "audit_failure_after_write",
+        'ADR-111: "The runtime fails a run whose WRITING tool executed but whose audit event could not '
+        'be stored"; ADR-103: the boundary step is still persisted when a cancel is observed.',
+    ),
+    Claim(
         "adr111-read-only-audit-fail-soft",
         "ADR-111",
         since("adr-111"),

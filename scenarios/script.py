@@ -7,10 +7,10 @@ form ``"<at> <family> <kind> <value>"`` is what counterexample files store.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from model.errors import LeaselabError
-from scenarios.schema import FAMILIES
+from scenarios.schema import FAMILIES, FAULT_KINDS
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,7 +21,7 @@ class Fault:
     family: str
     kind: str
     value: float = 0.0
-    anchor: str = ""
+    anchor: str = field(default="", compare=False)
     """Where it struck, as ``run/RequestType/n`` (the n-th such request of that run)."""
 
     def text(self) -> str:
@@ -40,6 +40,10 @@ def parse_fault(line: str, *, source: str = "", field: str = "faults") -> Fault:
     if family not in FAMILIES:
         raise LeaselabError(
             f"unknown fault family '{family}'", file=source, field=field, hint="valid: " + ", ".join(FAMILIES)
+        )
+    if kind not in FAULT_KINDS[family]:
+        raise LeaselabError(
+            f"fault '{line}': kind '{kind}' is not one of {', '.join(FAULT_KINDS[family])}", file=source, field=field
         )
     try:
         return Fault(int(at), family, kind, float(value))

@@ -6,8 +6,13 @@ two modes that consume the simulation's random stream identically, so a recorded
 script replays the exact history its profile produced:
 
 - profile mode: each family fires with its per-opportunity probability;
-- script mode: only the listed faults fire, at their global request index, plus the
-  scenario's targeted faults (matched by request kind, tool, transition, process).
+- script mode: only the listed faults fire, at their global request index (the
+  scenario's targeted faults do not: a recorded script already holds those that fired);
+- anchored mode: the shrinker's, only the listed faults fire, at their anchors.
+
+The scenario's targeted faults (matched by request kind, tool, transition, process)
+are part of profile mode, which is what ``run``, sweeps and the swarm explorer use;
+the Hypothesis and exhaustive explorers search over fault scripts of their own.
 
 Every fault that fires is returned as a :class:`Fault` so the world can record it and
 the explorers can shrink the list.

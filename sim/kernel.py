@@ -30,7 +30,7 @@ class TieControl:
 
     def ties(self) -> list[TieKey]:
         """Instants at which two or more events were scheduled, in time order."""
-        return [key for key, count in self.groups.items() if count > 1]
+        return sorted(key for key, count in self.groups.items() if count > 1)
 
 
 class Kernel(simpy.Environment):

@@ -35,6 +35,9 @@ class Finding:
     id: str
     slug: str
     invariant: str
+    """The invariant its counterexample file names (the most specific one it violates)."""
+    also: tuple[str, ...]
+    """The other invariants the same interleaving violates."""
     families: tuple[str, ...]
     """The fault families of the minimal counterexample."""
     routes: tuple[str, ...]
@@ -46,6 +49,10 @@ class Finding:
     explains: tuple[str, ...]
     """The ids of the claims (:mod:`scenarios.claims`) this finding makes fail."""
     recognise: Recogniser
+
+    @property
+    def invariants(self) -> tuple[str, ...]:
+        return (self.invariant, *self.also)
 
     @property
     def counterexample(self) -> str:
@@ -76,6 +83,7 @@ FINDINGS: tuple[Finding, ...] = (
         "F-01",
         "completed-write-rerun",
         "non_idempotent_at_most_once",
+        (),
         ("provider",),
         ("provider", "slow", "crash", "store"),
         "ADR-112",
@@ -89,19 +97,21 @@ FINDINGS: tuple[Finding, ...] = (
         "F-02",
         "unaudited-landed-write",
         "every_write_accounted",
+        (),
         ("slow",),
         ("slow", "crash", "store", "cancel"),
         "ADR-111",
         "a write whose audit step cannot be stored fails the run (no unrecorded write reported as success)",
         "a write's call outlives the lease and is reaped mid-call; the zombie's write lands, its boundary "
         "renewal fails, so its tool event is never stored; the requeued attempt completes the run",
-        ("adr111-failed-write-audit-fails-run",),
+        ("adr111-failed-write-audit-fails-run-cancel",),
         witness.unaudited_landed_write,
     ),
     Finding(
         "F-03",
         "cancel-probe-zombie-sequence",
         "unique_event_sequence",
+        (),
         ("cancel", "slow"),
         ("cancel", "slow"),
         "ADR-104",
@@ -116,6 +126,7 @@ FINDINGS: tuple[Finding, ...] = (
         "F-04",
         "cancel-after-fence-stamp",
         "writes_fenced_under_lease",
+        (),
         ("cancel",),
         ("cancel",),
         "ADR-141",
@@ -130,6 +141,7 @@ FINDINGS: tuple[Finding, ...] = (
         "F-05",
         "recovery-dispatch-orphan",
         "every_run_terminates",
+        (),
         ("dispatch", "provider"),
         ("dispatch", "provider"),
         "ADR-104",
@@ -139,6 +151,37 @@ FINDINGS: tuple[Finding, ...] = (
         "the outcome says FAILED, the row stays QUEUED with no wake-up",
         ("adr104-dead-letter-settles-failed",),
         witness.recovery_dispatch_orphan,
+    ),
+    Finding(
+        "F-06",
+        "failed-write-audit-retried",
+        "no_retry_after_failed_write_audit",
+        ("no_success_over_unrecorded_write", "every_write_accounted", "non_idempotent_at_most_once"),
+        ("audit", "store"),
+        ("audit", "store", "crash"),
+        "ADR-111",
+        "a write whose audit step cannot be stored fails the run (no unrecorded write reported as success); "
+        "that failure is never auto-retried",
+        "a non-idempotent write lands and its boundary clears the fence; the audit insert fails, and the "
+        "fail-closed dead-letter then throws on a store error: the row stays RUNNING, unfenced; the reaper "
+        "requeues it, and the next attempt runs the write again and completes",
+        ("adr111-no-success-over-unrecorded-write-store", "adr111-failed-write-audit-never-retried-store"),
+        witness.failed_write_audit_requeued,
+    ),
+    Finding(
+        "F-07",
+        "cancelled-run-write-audit-lost",
+        "every_write_accounted",
+        (),
+        ("audit", "cancel"),
+        ("audit", "cancel"),
+        "ADR-111",
+        "a write whose audit step cannot be stored fails the run",
+        "a user cancels while a write is in flight; at the next boundary the probe sees CANCELLED and "
+        "persists the write's step, but the insert fails: the fail-closed dead-letter cannot move the "
+        "terminal row, so the run stays CANCELLED with no tool event for a write that landed",
+        ("adr111-failed-write-audit-fails-run-cancel",),
+        witness.cancelled_run_write_audit_lost,
     ),
 )
 
@@ -175,13 +218,11 @@ def finding(finding_id: str) -> Finding:
     raise KeyError(finding_id)
 
 
-def explain(
-    invariant: str, history: Sequence[Op] | Index, verdict: Verdict
-) -> Finding | NonGuarantee | None:
+def explain(invariant: str, history: Sequence[Op] | Index, verdict: Verdict) -> Finding | NonGuarantee | None:
     """The registered finding, else the recorded non-guarantee, whose mechanism the violation shows."""
     ix = history if isinstance(history, Index) else Index.of(history)
     for entry in FINDINGS:
-        if entry.invariant == invariant and entry.recognise(ix, verdict):
+        if invariant in entry.invariants and entry.recognise(ix, verdict):
             return entry
     for ng in NON_GUARANTEES:
         if invariant in ng.invariants and ng.recognise(ix, verdict):

@@ -12,12 +12,11 @@ Knows only the history (:mod:`model.history`) and the invariant index; never the
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
 
 from model import history as H
 from model.history import Op, OpType
 from model.invariants import Index, Verdict
-from model.invariants.index import NON_IDEMPOTENT_WRITE, REQUEUES, row_of
+from model.invariants.index import REQUEUES, WRITE_EFFECTS, row_of
 
 Recogniser = Callable[[Index, Verdict], bool]
 
@@ -47,11 +46,61 @@ def completed_write_rerun(ix: Index, verdict: Verdict) -> bool:
     if len(landings) != 2:
         return False
     first, second = landings
+    if _audit_failed(ix, first.run, first.get("execution")):
+        return False
     rows = _rows_of_run(ix, first.run)
     clear = _first_row_after(rows, first.index, str(first.get("identity")))
     if clear is None or ix.number(clear) != "T5" or row_of(clear).get("pending_effect") != "":
         return False
     return any(clear.index < op.index < second.index and ix.number(op) in REQUEUES for op in rows)
+
+
+def _audit_failed(ix: Index, run: str, execution: object) -> bool:
+    """Whether an audit insert of ``execution``'s tool step failed."""
+    return any(
+        op.run == run and op.get("execution") == execution and op.get("kind") == "tool"
+        for op in ix.of_type(H.EVENT, OpType.FAIL)
+    )
+
+
+def _failed_write_audits(ix: Index, run: str) -> list[Op]:
+    return [
+        op
+        for op in ix.of_type(H.EVENT, OpType.FAIL)
+        if op.run == run and op.get("kind") == "tool" and op.get("true_effect") in WRITE_EFFECTS
+    ]
+
+
+def failed_write_audit_requeued(ix: Index, verdict: Verdict) -> bool:
+    """F-06: a write's audit insert failed, and the next change to the run's row is a requeue:
+    the fail-closed settle was lost (the settle threw, or the segment died) while the fence was
+    already cleared, so the reaper reclaimed the run and it ran again."""
+    witness = _witness(ix, verdict)
+    if not witness:
+        return False
+    run = witness[0].run
+    rows = _rows_of_run(ix, run)
+    for failure in _failed_write_audits(ix, run):
+        following = [op for op in rows if op.index > failure.index]
+        if following and ix.number(following[0]) in REQUEUES:
+            return True
+    return False
+
+
+def cancelled_run_write_audit_lost(ix: Index, verdict: Verdict) -> bool:
+    """F-07: a cancel took the row while a write was in flight; at the next boundary the probe saw
+    CANCELLED and the write's audit insert failed: the fail-closed settle cannot move a terminal row,
+    so the run ends CANCELLED with no tool event for the write and no audit failure recorded."""
+    landings = [op for op in _witness(ix, verdict) if op.op == H.LANDING]
+    finals = [op for op in _witness(ix, verdict) if op.op == H.FINAL]
+    if len(landings) != 1 or len(finals) != 1 or row_of(finals[0]).get("status") != "cancelled":
+        return False
+    landing = landings[0]
+    failures = [op for op in _failed_write_audits(ix, landing.run) if op.get("execution") == landing.get("execution")]
+    if not failures:
+        return False
+    cancels = [op for op in _rows_of_run(ix, landing.run) if ix.number(op) == "T8" and op.index < failures[0].index]
+    return bool(cancels)
 
 
 def unaudited_landed_write(ix: Index, verdict: Verdict) -> bool:
@@ -105,56 +154,32 @@ def cancel_after_fence_stamp(ix: Index, verdict: Verdict) -> bool:
 def recovery_dispatch_orphan(ix: Index, verdict: Verdict) -> bool:
     """F-05: the run's last row change is recovery's owner requeue (T11), whose wake-up dispatch
     then failed; the owner-guarded dead-letter that follows matches nothing on a QUEUED row."""
+    final = _queued_final(ix, verdict)
+    if final is None:
+        return False
+    rows = _rows_of_run(ix, final.run)
+    last = rows[-1] if rows else None
+    if last is None or ix.number(last) != "T11" or last.get("site") != "recovery.requeue":
+        return False
+    dispatches = _dispatches_after(ix, final.run, last.index)
+    return bool(dispatches) and all(site == "recovery.dispatch" and not ok for site, ok in dispatches)
+
+
+def _queued_final(ix: Index, verdict: Verdict) -> Op | None:
     finals = [op for op in _witness(ix, verdict) if op.op == H.FINAL]
     if len(finals) != 1 or row_of(finals[0]).get("status") != "queued":
-        return False
-    rows = _rows_of_run(ix, finals[0].run)
-    if not rows or ix.number(rows[-1]) != "T11" or rows[-1].get("site") != "recovery.requeue":
-        return False
-    last = rows[-1].index
-    return any(
-        op.run == finals[0].run and op.index > last and op.get("site") == "recovery.dispatch"
-        for op in ix.of_type(H.DISPATCH, OpType.FAIL)
-    ) or _failed_dispatch_after(ix, finals[0].run, last)
+        return None
+    return finals[0]
 
 
-def _failed_dispatch_after(ix: Index, run: str, index: int) -> bool:
-    """A recovery dispatch of ``run`` after ``index`` that completed with a failure."""
+def _dispatches_after(ix: Index, run: str, index: int) -> list[tuple[str, bool]]:
+    """(site, succeeded) of every wake-up dispatch of ``run`` issued after ``index``."""
+    found = []
     for invoke in ix.of_type(H.DISPATCH, OpType.INVOKE):
-        if invoke.run != run or invoke.index <= index or invoke.get("site") != "recovery.dispatch":
-            continue
-        completion = ix.completions.get(invoke.index)
-        if completion is not None and completion.type is OpType.FAIL:
-            return True
-    return False
-
-
-def zombie_fence_after_select(ix: Index, verdict: Verdict) -> bool:
-    """F-06: the reaper requeued on a snapshot with no non-idempotent fence, but the segment it
-    reaped (a zombie whose clock runs late) stamped that fence after the SELECT and ran the write."""
-    landings = [op for op in _witness(ix, verdict) if op.op == H.LANDING]
-    if len(landings) != 2:
-        return False
-    run = landings[0].run
-    stamps = [
-        op
-        for op in _rows_of_run(ix, run)
-        if ix.number(op) == "T5" and row_of(op).get("pending_effect") == NON_IDEMPOTENT_WRITE
-    ]
-    selects = [op for op in ix.of_type(H.READ, OpType.OK) if op.get("what") == "SelectStale"]
-    for decide in ix.of_type(H.DECIDE, OpType.OK):
-        if decide.run != run or decide.get("decider") != "reaper" or decide.get("decision") != "requeue":
-            continue
-        select = max((s for s in selects if s.process == decide.process and s.index < decide.index), default=None)
-        if select is None:
-            continue
-        if any(select.index < s.index < decide.index + 3 and _is_landing_stamp(s, landings) for s in stamps):
-            return True
-    return False
-
-
-def _is_landing_stamp(stamp: Op, landings: Iterable[Op]) -> bool:
-    return any(stamp.get("identity") == landing.get("identity") for landing in landings)
+        if invoke.run == run and invoke.index > index:
+            completion = ix.completions.get(invoke.index)
+            found.append((str(invoke.get("site")), completion is not None and completion.type is OpType.OK))
+    return found
 
 
 # ---- recorded non-guarantees -----------------------------------------------------------------
@@ -179,23 +204,37 @@ def shared_identity(ix: Index, verdict: Verdict) -> bool:
 
 
 def queued_orphan(ix: Index, verdict: Verdict) -> bool:
-    """The run ended QUEUED: a row the reaper never selects (only purge removes it)."""
-    finals = [op for op in _witness(ix, verdict) if op.op == H.FINAL]
-    return len(finals) == 1 and row_of(finals[0]).get("status") == "queued"
-
-
-def landing_identity(op: Op) -> Any:
-    return op.get("identity")
+    """The run ended QUEUED with its stored request, and its last wake-up was lost the ways the
+    spec records: never dispatched (the writer died between the row and the dispatch), consumed
+    by a worker that never claimed (a store error or a crash before T3: the handler returns null),
+    or a failed reaper dispatch whose MAX(sequence) read failed too (spec 5.1 3e)."""
+    final = _queued_final(ix, verdict)
+    if final is None or not row_of(final).get("has_request"):
+        return False
+    rows = _rows_of_run(ix, final.run)
+    if not rows:
+        return False
+    last = rows[-1].index
+    dispatches = _dispatches_after(ix, final.run, last)
+    if not dispatches:
+        return True
+    if any(ok for _, ok in dispatches):
+        return True
+    return any(site == "reaper.dispatch" for site, _ in dispatches) and any(
+        op.run == final.run and op.index > last and op.get("site") == "reaper.dispatch_failed"
+        for op in ix.of_type(H.READ, OpType.FAIL)
+    )
 
 
 __all__ = [
     "Recogniser",
     "cancel_after_fence_stamp",
     "cancel_probe_zombie_event",
+    "cancelled_run_write_audit_lost",
     "completed_write_rerun",
+    "failed_write_audit_requeued",
     "queued_orphan",
     "recovery_dispatch_orphan",
     "shared_identity",
     "unaudited_landed_write",
-    "zombie_fence_after_select",
 ]

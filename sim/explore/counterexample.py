@@ -8,6 +8,7 @@ violates and the history digest. ``replay`` re-runs it and compares digests.
 
 from __future__ import annotations
 
+import json
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -17,12 +18,15 @@ from typing import Any
 from pydantic import ValidationError
 
 from model.errors import LeaselabError
+from model.invariants import INVARIANTS
 from model.policy import parse_flag_value, preset
 from scenarios.loader import load_scenario
 from scenarios.schema import FaultsModel, Scenario
 from scenarios.script import Fault, parse_script
 from sim.kernel import TieControl, TieKey
 from sim.simulate import SimulationResult, simulate
+
+INVARIANT_NAMES = tuple(inv.name for inv in INVARIANTS)
 
 NONDETERMINISM_CAUSES = (
     "the scenario file or the library scenario changed since the counterexample was written; "
@@ -63,7 +67,7 @@ def _toml_value(value: Any) -> str:
     if isinstance(value, int | float):
         return repr(value)
     if isinstance(value, str):
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        return json.dumps(value, ensure_ascii=False)  # a JSON string is a valid TOML basic string
     if isinstance(value, list | tuple):
         return "[" + ", ".join(_toml_value(v) for v in value) + "]"
     raise TypeError(f"cannot write {value!r} as TOML")
@@ -136,12 +140,23 @@ def read(path: Path) -> Counterexample:
         where = "profile." + ".".join(str(p) for p in first.get("loc", ()))
         raise LeaselabError(str(first.get("msg", "invalid")), file=source, field=where) from None
     scenario = _require(data, "scenario", str, source)
-    load_scenario(scenario)
+    try:
+        load_scenario(scenario)
+    except LeaselabError as error:
+        raise LeaselabError(error.what, file=source, field="scenario", hint=error.hint) from None
+    invariant = _require(data, "invariant", str, source)
+    if invariant not in INVARIANT_NAMES:
+        raise LeaselabError(
+            f"unknown invariant '{invariant}'",
+            file=source,
+            field="invariant",
+            hint="valid: " + ", ".join(INVARIANT_NAMES),
+        )
     return Counterexample(
         scenario=scenario,
         policy=policy,
         seed=_require(data, "seed", int, source),
-        invariant=_require(data, "invariant", str, source),
+        invariant=invariant,
         digest=_require(data, "digest", str, source),
         faults=tuple(parse_script(faults, source=source)),
         profile=profile,

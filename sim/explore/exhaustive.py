@@ -80,6 +80,11 @@ class VerifyReport:
     def sentence(self) -> str:
         if self.violations:
             invariants = ", ".join(name for name, _ in self.violations)
+            if not self.complete:
+                return (
+                    f"violations in the {self.schedules} schedules explored "
+                    f"(bound {self.bound} not exhausted): {invariants}"
+                )
             return f"violations up to bound {self.bound}: {invariants}"
         if not self.complete:
             return f"no violation in the {self.schedules} schedules explored (bound {self.bound} not exhausted)"

@@ -26,6 +26,11 @@ from sim.simulate import SimulationResult, simulate
 _VIOLATION_TYPES: dict[str, type[AssertionError]] = {}
 
 
+class BudgetSpent(BaseException):
+    """Raised inside an example when the budget is spent: a BaseException, so Hypothesis does not
+    treat it as a failure to shrink but lets it end the batch at once (targeting phase included)."""
+
+
 def violation_type(invariant: str) -> type[AssertionError]:
     """One exception class per invariant: Hypothesis shrinks distinct classes separately."""
     if invariant not in _VIOLATION_TYPES:
@@ -63,8 +68,8 @@ class HypothesisExplorer:
             last.clear()
 
             def check(drawn: tuple[list[str], list[Fault]]) -> None:
-                if clock.elapsed() >= budget.seconds:
-                    return
+                if _spent(clock, budget, report):
+                    raise BudgetSpent
                 result = simulate(scenario, policy, world_seed, script=drawn[1])
                 report.simulations += 1
                 if progress is not None:
@@ -88,6 +93,8 @@ class HypothesisExplorer:
             )(seed(rng.getrandbits(32))(given(strategy)(check)))
             try:
                 runner()
+            except BudgetSpent:
+                break
             except AssertionError:
                 self._record(target_, scenario, world_seed, last, report, seen, budget)
             except HypothesisException:

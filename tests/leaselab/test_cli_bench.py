@@ -19,7 +19,7 @@ from leaselab.cli import app
 
 runner = CliRunner()
 EASY = ["KB-10", "KB-6"]
-SIDE_KEYS = {"median_s", "median_simulations", "median_censored", "found", "seeds", "runs"}
+SIDE_KEYS = {"median_s", "median_simulations", "median_censored", "found", "fixed_also_fails", "seeds", "runs"}
 DEFECT_KEYS = {
     "id",
     "invariant",
@@ -73,6 +73,12 @@ def test_swarm_finds_the_easy_defects_on_its_first_simulations(easy_document: di
         assert swarm["median_s"] < 2
         assert swarm["max_faults_in_minimal"] is not None and swarm["max_faults_in_minimal"] <= 3
         assert entry["meets_3_faults"]
+
+
+def test_the_swarm_finds_of_the_easy_defects_are_gone_under_their_fixes(easy_document: dict[str, Any]) -> None:
+    for entry in easy_document["defects"]:
+        assert entry["swarm"]["fixed_also_fails"] == 0, entry["id"]
+        assert entry["swarm"]["runs"][0]["fixed_also_fails"] is False
 
 
 def test_search_summary_counts_the_targets_over_the_requested_defects(easy_document: dict[str, Any]) -> None:

@@ -1,0 +1,140 @@
+"""``leaselab verify SCENARIO --bound K``: the JSON document, the sentence, the counterexample files and the
+exit codes of the exhaustive explorer."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from leaselab.cli import app
+from sim.explore.base import Target
+from sim.explore.counterexample import read
+from sim.explore.exhaustive import ExhaustiveExplorer
+
+runner = CliRunner()
+TOP_LEVEL = {"scenario", "policy", "flags", "schedules", "bound", "complete", "elapsed_s", "sentence", "violations"}
+PER_VIOLATION = {"invariant", "faults", "ties", "seed", "digest", "counterexample"}
+
+
+def verify(*args: str) -> Result:
+    result = runner.invoke(app, ["verify", *args])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result
+
+
+def test_json_has_the_documented_shape_and_exits_1_on_a_violation(tmp_path: Path) -> None:
+    result = verify("single_run", "--bound", "1", "--faults", "crash", "--out", str(tmp_path), "--json")
+    assert result.exit_code == 1
+    doc = json.loads(result.stdout)
+    assert set(doc) >= TOP_LEVEL
+    assert (doc["scenario"], doc["policy"], doc["flags"], doc["bound"], doc["complete"]) == (
+        "single_run",
+        "head",
+        {},
+        1,
+        True,
+    )
+    assert doc["sentence"].startswith("violations up to bound 1: ")
+    assert doc["violations"]
+    for entry in doc["violations"]:
+        assert set(entry) >= PER_VIOLATION
+        assert entry["invariant"] in doc["sentence"]
+        assert entry["seed"] == 0 and entry["ties"] == []
+        assert len(entry["faults"]) == 1 and " crash " in entry["faults"][0]
+
+
+def test_the_schedule_count_equals_the_library_call(tmp_path: Path) -> None:
+    doc = json.loads(verify("single_run", "--bound", "1", "--faults", "crash", "--out", str(tmp_path), "--json").stdout)
+    report = ExhaustiveExplorer().verify(Target("single_run", "head", families=("crash",)), 1)
+    assert doc["schedules"] == report.schedules
+    assert [v["invariant"] for v in doc["violations"]] == [name for name, _ in report.violations]
+    assert [v["digest"] for v in doc["violations"]] == [cx.digest for _, cx in report.violations]
+
+
+def test_each_violation_is_written_as_a_file_that_replays(tmp_path: Path) -> None:
+    doc = json.loads(verify("single_run", "--faults", "crash", "--out", str(tmp_path), "--json").stdout)
+    assert sorted(Path(v["counterexample"]) for v in doc["violations"]) == sorted(tmp_path.iterdir())
+    for entry in doc["violations"]:
+        path = Path(entry["counterexample"])
+        assert path.name == f"verify-head-{entry['invariant']}.toml"
+        cx = read(path)
+        assert [f.text() for f in cx.faults] == entry["faults"]
+        result = cx.run()
+        assert result.digest == entry["digest"] == cx.digest
+        assert entry["invariant"] in result.violations
+
+
+def test_no_violation_exits_0_with_the_sentence(tmp_path: Path) -> None:
+    result = verify("single_run", "--bound", "1", "--faults", "audit,provider", "--out", str(tmp_path))
+    assert result.exit_code == 0
+    assert result.stdout.splitlines()[0].endswith(": no violation up to bound 1")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_text_output_has_the_count_the_sentence_and_one_line_per_violation(tmp_path: Path) -> None:
+    result = verify("single_run", "--faults", "crash", "--out", str(tmp_path))
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert " schedules in " in lines[0] and "violations up to bound 1: " in lines[0]
+    files = sorted(tmp_path.iterdir())
+    assert len(lines) == 1 + len(files)
+    for path in files:
+        assert any(line.endswith(str(path)) for line in lines[1:])
+
+
+def test_bound_0_runs_one_schedule(tmp_path: Path) -> None:
+    result = verify("single_run", "--bound", "0", "--out", str(tmp_path), "--json")
+    assert result.exit_code == 0
+    doc = json.loads(result.stdout)
+    assert (doc["schedules"], doc["bound"], doc["sentence"], doc["violations"]) == (
+        1,
+        0,
+        "no violation up to bound 0",
+        [],
+    )
+
+
+def test_max_schedules_says_the_bound_was_not_exhausted(tmp_path: Path) -> None:
+    result = verify(
+        "single_run", "--faults", "audit,provider", "--max-schedules", "4", "--out", str(tmp_path), "--json"
+    )
+    assert result.exit_code == 0
+    doc = json.loads(result.stdout)
+    assert (doc["schedules"], doc["complete"]) == (4, False)
+    assert doc["sentence"] == "no violation in the 4 schedules explored (bound 1 not exhausted)"
+
+
+def test_a_flag_reaches_the_search(tmp_path: Path) -> None:
+    result = verify("single_run", "--bound", "0", "--flag", "write_fence=off", "--out", str(tmp_path), "--json")
+    doc = json.loads(result.stdout)
+    assert doc["flags"] == {"write_fence": False}
+    assert result.exit_code == 1
+    assert [v["invariant"] for v in doc["violations"]] == ["writes_fenced_under_lease"]
+    assert read(Path(doc["violations"][0]["counterexample"])).flags == {"write_fence": False}
+
+
+BAD_INPUT = {
+    "bound above 4": (["single_run", "--bound", "5"], "--bound"),
+    "negative bound": (["single_run", "--bound", "-1"], "--bound"),
+    "unknown family": (["single_run", "--faults", "meteor"], "unknown fault family 'meteor'"),
+    "unknown policy": (["single_run", "--policy", "adr-999"], "unknown policy 'adr-999'"),
+    "unknown flag": (["single_run", "--flag", "write_fences=off"], "unknown flag 'write_fences'"),
+    "unknown scenario": (["no_such_scenario"], "unknown scenario 'no_such_scenario'"),
+    "no scenario": ([], "Missing argument 'scenario'"),
+    "zero max schedules": (["single_run", "--max-schedules", "0"], "--max-schedules"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_INPUT))
+def test_bad_input_exits_2_with_one_line(case: str, tmp_path: Path) -> None:
+    args, needle = BAD_INPUT[case]
+    result = verify(*args, "--out", str(tmp_path / "cx"))
+    assert result.exit_code == 2
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("leaselab: ") and needle in lines[0]
+    assert "Traceback" not in result.output
+    assert not (tmp_path / "cx").exists()
