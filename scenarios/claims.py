@@ -251,14 +251,24 @@ CLAIMS: tuple[Claim, ...] = (
     ),
     # ---- ADR-112: adr-112 and later ----------------------------------------------------------------
     Claim(
-        "adr112-fenced-write-at-most-once",
+        "adr112-reaped-mid-write-dead-lettered",
         "ADR-112",
         since("adr-112"),
         "non_idempotent_at_most_once",
-        ("slow", "crash"),
+        (),
+        "tool_outlives_lease",
+        "ADR-112: a non_idempotent_write runs at most once — a run reaped or failing while that fence "
+        "stands is dead-lettered by both deciders (the scenario's own write outlives its lease).",
+    ),
+    Claim(
+        "adr112-crashed-mid-write-dead-lettered",
+        "ADR-112",
+        since("adr-112"),
+        "non_idempotent_at_most_once",
+        (),
         "worker_crash_mid_write",
         "ADR-112: a non_idempotent_write runs at most once — a run reaped or failing while that fence "
-        "stands is dead-lettered by both deciders.",
+        "stands is dead-lettered by both deciders (the scenario's worker dies after its write landed).",
     ),
     Claim(
         "adr112-at-most-once",

@@ -90,7 +90,7 @@ FINDINGS: tuple[Finding, ...] = (
         "a non_idempotent_write runs at most once",
         "a non-idempotent write completes and clears its fence; a later retryable provider failure (or a "
         "later reap) requeues the run, which restarts at round 1 and executes the write again",
-        ("adr112-at-most-once", "adr112-fenced-write-at-most-once"),
+        ("adr112-at-most-once",),
         witness.completed_write_rerun,
     ),
     Finding(

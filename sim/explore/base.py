@@ -48,6 +48,11 @@ class Budget:
     max_per_invariant: int = 2
     stop_at_first: bool = False
     shrink_tests: int = 300
+    invariants: frozenset[str] | None = None
+    """Only violations of these invariants are shrunk, reported and stopped at (None = all)."""
+
+    def wants(self, invariant: str) -> bool:
+        return self.invariants is None or invariant in self.invariants
 
 
 @dataclass(frozen=True)

@@ -76,7 +76,8 @@ class HypothesisExplorer:
                     progress(report.simulations, len(report.violations))
                 if self.use_targets:
                     _aim(result)
-                new = [v for v in result.violations if v not in {s[0] for s in seen}]
+                reported = {s[0] for s in seen}
+                new = [v for v in result.violations if budget.wants(v) and v not in reported]
                 if new:
                     last["result"], last["script"], last["invariant"] = result, drawn[1], new[0]
                     last["found"] = (clock.elapsed(), report.simulations)

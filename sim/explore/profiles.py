@@ -34,12 +34,18 @@ FACTOR_RANGE = (0.25, 4.0)
 def draw_profile(
     rng: random.Random, base: FaultsModel, families: Sequence[str] = FAMILIES, on_probability: float = 0.5
 ) -> FaultsModel:
-    """A profile: each allowed family on with ``on_probability``, at base rate x factor."""
+    """A profile: each allowed family on with ``on_probability``, at base rate x factor.
+
+    At least one allowed family is on: a profile with none would spend a simulation on a
+    fault-free run the search has already seen.
+    """
     data: dict[str, Any] = base.model_dump()
     lo, hi = (math.log(f) for f in FACTOR_RANGE)
     enabled = []
+    allowed = [f for f in FAMILIES if f in families]
+    forced = allowed[min(int(rng.random() * len(allowed)), len(allowed) - 1)] if allowed else None
     for family in FAMILIES:
-        on = rng.random() < on_probability
+        on = rng.random() < on_probability or family == forced
         factor = math.exp(lo + (hi - lo) * rng.random())
         table = data[family]
         if family in families and on:

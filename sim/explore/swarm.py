@@ -45,6 +45,8 @@ class SwarmExplorer:
             report.simulations += 1
             found_at, count = clock.elapsed(), report.simulations
             for invariant in result.violations:
+                if not budget.wants(invariant):
+                    continue
                 families = frozenset(f.family for f in result.fault_script)
                 if shrunk.get(invariant, 0) >= budget.max_per_invariant or (invariant, families) in tried:
                     continue
