@@ -71,7 +71,7 @@ CLAIMS: tuple[Claim, ...] = (
         "unique_event_sequence",
         ("store", "audit"),
         "approval_write_on_resume",
-        "ADR-084/101: a resume continues the stream at MAX+1 (refusing when the position is unreadable).",
+        "ADR-101 (with ADR-084): a resume continues the stream at MAX+1 (refusing when the position is unreadable).",
     ),
     Claim(
         "adr102-duplicate-wakeups-harmless-sequences",
@@ -107,6 +107,15 @@ CLAIMS: tuple[Claim, ...] = (
         "every_run_terminates",
         ("dispatch", "duplicate"),
         "default",
+        "ADR-102: no orphan QUEUED row after an enqueue dispatch failure (the row is settled FAILED).",
+    ),
+    Claim(
+        "adr102-no-orphan-after-dispatch-failure-store",
+        "ADR-102",
+        ALL_PRESETS,
+        "every_run_terminates",
+        ("dispatch", "store"),
+        "single_run",
         "ADR-102: no orphan QUEUED row after an enqueue dispatch failure (the row is settled FAILED).",
     ),
     Claim(

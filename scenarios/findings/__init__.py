@@ -177,11 +177,26 @@ FINDINGS: tuple[Finding, ...] = (
         ("audit", "cancel"),
         "ADR-111",
         "a write whose audit step cannot be stored fails the run",
-        "a user cancels while a write is in flight; at the next boundary the probe sees CANCELLED and "
-        "persists the write's step, but the insert fails: the fail-closed dead-letter cannot move the "
-        "terminal row, so the run stays CANCELLED with no tool event for a write that landed",
+        "a user cancels while a write is in flight (or just after its audit insert failed); the write's "
+        "audit insert fails and the fail-closed dead-letter cannot move the now terminal row: the run stays "
+        "CANCELLED with no tool event for a write that landed and no audit failure recorded",
         ("adr111-failed-write-audit-fails-run-cancel",),
         witness.cancelled_run_write_audit_lost,
+    ),
+    Finding(
+        "F-08",
+        "enqueue-dispatch-failure-orphan",
+        "every_run_terminates",
+        (),
+        ("dispatch", "store"),
+        ("dispatch", "store"),
+        "ADR-102",
+        "no orphan QUEUED row after an enqueue dispatch failure",
+        "the enqueue's wake-up dispatch throws, and the unguarded settleFailed that should fail the row "
+        "hits a store error and is swallowed: the client gets RunEnqueueFailedException, the row stays "
+        "QUEUED with no wake-up",
+        ("adr102-no-orphan-after-dispatch-failure-store",),
+        witness.enqueue_dispatch_settle_lost,
     ),
 )
 

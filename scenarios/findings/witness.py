@@ -88,19 +88,18 @@ def failed_write_audit_requeued(ix: Index, verdict: Verdict) -> bool:
 
 
 def cancelled_run_write_audit_lost(ix: Index, verdict: Verdict) -> bool:
-    """F-07: a cancel took the row while a write was in flight; at the next boundary the probe saw
-    CANCELLED and the write's audit insert failed: the fail-closed settle cannot move a terminal row,
-    so the run ends CANCELLED with no tool event for the write and no audit failure recorded."""
+    """F-07: the landed write's audit insert failed and a user cancel made the row terminal before
+    the fail-closed settle could fail it (the cancel came first and the probe persisted the step, or
+    it landed between the failed insert and the dead-letter): the run ends CANCELLED with no tool
+    event for the write and no audit failure recorded."""
     landings = [op for op in _witness(ix, verdict) if op.op == H.LANDING]
     finals = [op for op in _witness(ix, verdict) if op.op == H.FINAL]
     if len(landings) != 1 or len(finals) != 1 or row_of(finals[0]).get("status") != "cancelled":
         return False
     landing = landings[0]
-    failures = [op for op in _failed_write_audits(ix, landing.run) if op.get("execution") == landing.get("execution")]
-    if not failures:
-        return False
-    cancels = [op for op in _rows_of_run(ix, landing.run) if ix.number(op) == "T8" and op.index < failures[0].index]
-    return bool(cancels)
+    return _audit_failed(ix, landing.run, landing.get("execution")) and any(
+        ix.number(op) == "T8" for op in _rows_of_run(ix, landing.run)
+    )
 
 
 def unaudited_landed_write(ix: Index, verdict: Verdict) -> bool:
@@ -182,6 +181,22 @@ def _dispatches_after(ix: Index, run: str, index: int) -> list[tuple[str, bool]]
     return found
 
 
+def enqueue_dispatch_settle_lost(ix: Index, verdict: Verdict) -> bool:
+    """F-08: the enqueue's wake-up dispatch failed and the unguarded settle that should fail the row
+    (T7, enqueue.dispatch_failed) threw: the client is told the enqueue failed, the row stays QUEUED."""
+    final = _queued_final(ix, verdict)
+    if final is None:
+        return False
+    rows = _rows_of_run(ix, final.run)
+    if not rows or ix.number(rows[-1]) != "T2":
+        return False
+    dispatches = _dispatches_after(ix, final.run, rows[-1].index)
+    settle_threw = any(
+        op.run == final.run and op.get("site") == "enqueue.dispatch_failed" for op in ix.of_type(H.STORE, OpType.FAIL)
+    )
+    return dispatches == [("enqueue.dispatch", False)] and settle_threw
+
+
 # ---- recorded non-guarantees -----------------------------------------------------------------
 
 
@@ -232,6 +247,7 @@ __all__ = [
     "cancel_probe_zombie_event",
     "cancelled_run_write_audit_lost",
     "completed_write_rerun",
+    "enqueue_dispatch_settle_lost",
     "failed_write_audit_requeued",
     "queued_orphan",
     "recovery_dispatch_orphan",
