@@ -189,12 +189,12 @@ FINDINGS: tuple[Finding, ...] = (
         "every_run_terminates",
         (),
         ("dispatch", "store"),
-        ("dispatch", "store"),
+        ("dispatch", "store", "crash"),
         "ADR-102",
         "no orphan QUEUED row after an enqueue dispatch failure",
         "the enqueue's wake-up dispatch throws, and the unguarded settleFailed that should fail the row "
-        "hits a store error and is swallowed: the client gets RunEnqueueFailedException, the row stays "
-        "QUEUED with no wake-up",
+        "hits a store error and is swallowed (or the client dies before it): the client gets "
+        "RunEnqueueFailedException, the row stays QUEUED with no wake-up",
         ("adr102-no-orphan-after-dispatch-failure-store",),
         witness.enqueue_dispatch_settle_lost,
     ),

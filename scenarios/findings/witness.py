@@ -71,18 +71,25 @@ def _failed_write_audits(ix: Index, run: str) -> list[Op]:
     ]
 
 
+_REAPED = REQUEUES | {"T14"}
+
+
 def failed_write_audit_requeued(ix: Index, verdict: Verdict) -> bool:
-    """F-06: a write's audit insert failed, and the next change to the run's row is a requeue:
-    the fail-closed settle was lost (the settle threw, or the segment died) while the fence was
-    already cleared, so the reaper reclaimed the run and it ran again."""
+    """F-06: a write's audit insert failed, and the next change to the run's row is the reaper's
+    (or a requeue), not the fail-closed settle: that settle was lost (it threw, or the segment died)
+    while the fence was already cleared, so the reaper reclaimed the run and it ran again — or, with
+    no stored request, dead-lettered it with nothing on the row recording the audit failure."""
     witness = _witness(ix, verdict)
     if not witness:
         return False
     run = witness[0].run
+    executions = {op.get("execution") for op in witness if op.op in (H.LANDING, H.EVENT)}
     rows = _rows_of_run(ix, run)
     for failure in _failed_write_audits(ix, run):
+        if executions and failure.get("execution") not in executions:
+            continue
         following = [op for op in rows if op.index > failure.index]
-        if following and ix.number(following[0]) in REQUEUES:
+        if following and ix.number(following[0]) in _REAPED:
             return True
     return False
 
@@ -161,7 +168,12 @@ def recovery_dispatch_orphan(ix: Index, verdict: Verdict) -> bool:
     if last is None or ix.number(last) != "T11" or last.get("site") != "recovery.requeue":
         return False
     dispatches = _dispatches_after(ix, final.run, last.index)
-    return bool(dispatches) and all(site == "recovery.dispatch" and not ok for site, ok in dispatches)
+    refused = any(
+        op.run == final.run and op.index > last.index and op.get("site") == "recovery.dead_letter"
+        for op in ix.of_type(H.STORE, OpType.OK)
+        if not op.get("matched")
+    )
+    return refused and bool(dispatches) and all(site == "recovery.dispatch" and not ok for site, ok in dispatches)
 
 
 def _queued_final(ix: Index, verdict: Verdict) -> Op | None:
@@ -183,18 +195,17 @@ def _dispatches_after(ix: Index, run: str, index: int) -> list[tuple[str, bool]]
 
 def enqueue_dispatch_settle_lost(ix: Index, verdict: Verdict) -> bool:
     """F-08: the enqueue's wake-up dispatch failed and the unguarded settle that should fail the row
-    (T7, enqueue.dispatch_failed) threw: the client is told the enqueue failed, the row stays QUEUED."""
+    (T7, enqueue.dispatch_failed) was lost — it threw, or the client died before it ran: the client
+    is told (or would have been told) the enqueue failed, the row stays QUEUED."""
     final = _queued_final(ix, verdict)
     if final is None:
         return False
     rows = _rows_of_run(ix, final.run)
     if not rows or ix.number(rows[-1]) != "T2":
         return False
-    dispatches = _dispatches_after(ix, final.run, rows[-1].index)
-    settle_threw = any(
-        op.run == final.run and op.get("site") == "enqueue.dispatch_failed" for op in ix.of_type(H.STORE, OpType.FAIL)
-    )
-    return dispatches == [("enqueue.dispatch", False)] and settle_threw
+    if _dispatches_after(ix, final.run, rows[-1].index) != [("enqueue.dispatch", False)]:
+        return False
+    return _settle_lost(ix, rows[-1], "enqueue.dispatch_failed")
 
 
 # ---- recorded non-guarantees -----------------------------------------------------------------
@@ -222,7 +233,9 @@ def queued_orphan(ix: Index, verdict: Verdict) -> bool:
     """The run ended QUEUED with its stored request, and its last wake-up was lost the ways the
     spec records: never dispatched (the writer died between the row and the dispatch), consumed
     by a worker that never claimed (a store error or a crash before T3: the handler returns null),
-    or a failed reaper dispatch whose MAX(sequence) read failed too (spec 5.1 3e)."""
+    or a failed re-dispatch (reaper or recovery) whose settle was lost to a second fault: it threw,
+    the MAX(sequence) read before it failed (spec 5.1 3e), or the process died first. No ADR names
+    these paths; the enqueue's is F-08 and recovery's refused dead-letter is F-05."""
     final = _queued_final(ix, verdict)
     if final is None or not row_of(final).get("has_request"):
         return False
@@ -234,10 +247,41 @@ def queued_orphan(ix: Index, verdict: Verdict) -> bool:
     if not dispatches:
         return True
     if any(ok for _, ok in dispatches):
+        return _claim_lost(ix, final.run, last)
+    sites = {site for site, _ in dispatches}
+    if sites == {"reaper.dispatch"}:
+        return _settle_lost(ix, rows[-1], "reaper.dispatch_failed")
+    if sites == {"recovery.dispatch"}:
+        return _settle_lost(ix, rows[-1], "recovery.dead_letter")
+    return False
+
+
+def _claim_lost(ix: Index, run: str, index: int) -> bool:
+    """A wake-up of ``run`` delivered after ``index`` was consumed without a claim: a read or a
+    guarded update of the run failed on a store error, or the worker it reached died."""
+    failures = (*ix.of_type(H.STORE, OpType.FAIL), *ix.of_type(H.READ, OpType.FAIL))
+    if any(op.run == run and op.index > index for op in failures):
         return True
-    return any(site == "reaper.dispatch" for site, _ in dispatches) and any(
-        op.run == final.run and op.index > last and op.get("site") == "reaper.dispatch_failed"
-        for op in ix.of_type(H.READ, OpType.FAIL)
+    reached = {op.process for op in ix.of_type(H.DELIVER, OpType.OK) if op.run == run and op.index > index}
+    return any(op.get("process") in reached and op.index > index for op in ix.of_type(H.CRASH, OpType.INFO))
+
+
+def _settle_lost(ix: Index, row: Op, site: str) -> bool:
+    """After ``row`` (a requeue or insert) and its failed dispatch, the settle meant to follow was
+    lost: it threw (or the MAX(sequence) read before it failed, spec 5.1 3e), or the process that
+    wrote ``row`` died before writing anything else of the run."""
+    lost = any(
+        op.run == row.run and op.index > row.index and op.get("site") == site
+        for op in (*ix.of_type(H.STORE, OpType.FAIL), *ix.of_type(H.READ, OpType.FAIL))
+    )
+    return lost or _died_after(ix, row)
+
+
+def _died_after(ix: Index, row: Op) -> bool:
+    """The process that wrote ``row`` crashed later without writing another row of the run."""
+    later = [op for op in ix.rows if op.run == row.run and op.index > row.index and op.process == row.process]
+    return not later and any(
+        op.get("process") == row.process and op.index > row.index for op in ix.of_type(H.CRASH, OpType.INFO)
     )
 
 

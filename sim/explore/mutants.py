@@ -94,9 +94,6 @@ def unexplained(result: SimulationResult) -> list[str]:
 
 # ---- the mutants -------------------------------------------------------------------------------
 
-ALL_FAMILIES = tuple(FAMILIES)
-
-
 @dataclass(frozen=True)
 class MutantTarget:
     scenario: str
@@ -106,9 +103,24 @@ class MutantTarget:
         return f"{self.scenario} [{','.join(self.families) or 'no random faults'}]"
 
 
-DEFAULT_TARGET = MutantTarget("default", ALL_FAMILIES)
+DEFAULT_TARGET = MutantTarget("default", FAMILIES)
 
 EQUIVALENT: Mapping[str, str] = {
+    "unknown_tool_is_strictest": (
+        "no invariant can observe it: in the model a call to a name the registry does not know never "
+        "executes (invoke refuses it, spec 3.2) and a segment's registry is fixed for its life, so the "
+        "strictest resolution only touches refused calls — head stamps a non_idempotent fence for the "
+        "instant before the refused call's boundary and fails the run if that call's audit fails; the "
+        "mutant does neither. No invariant judges a refused call (an invariant 'a failed audit of an "
+        "unknown-named step fails the run' would kill it)."
+    ),
+    "writes_require_approval": (
+        "no invariant can observe it: ADR-134 is a human-review gate, not a safety mechanism. With the "
+        "flip, builtin writes run on the first (queued or interactive) segment, fenced under its lease and "
+        "audited exactly as remote writes are in head, and every invariant judges them the same way; "
+        "approved_write_turn_recorded judges only writes that run on an approve segment (an invariant 'a "
+        "builtin write runs only after a recorded approval' would kill it)."
+    ),
     "operation_deadline": (
         "proposal: before every provider and tool call the lease is extended to max(LEASE_S, the call's "
         "declared deadline). No library tool or provider declares a deadline (deadline_s = 0), so the "
@@ -120,18 +132,16 @@ EQUIVALENT: Mapping[str, str] = {
 }
 """Mutants no search can tell from head, with the reason; they are not searched."""
 
-# The scenarios (beyond default) that exercise the mechanism a non-defect flag switches.
+# The scenarios (beyond default) that exercise the mechanism a flag switches.
 _EXERCISED_BY: Mapping[str, tuple[MutantTarget, ...]] = {
     "typed_effects": (MutantTarget("happy_path", ()),),
     "fail_closed_write_audit": (MutantTarget("audit_failure_after_write", ()),),
-    "unknown_tool_is_strictest": (
-        MutantTarget("deploy_between_attempts", ("audit", "deploy", "provider")),
-        MutantTarget("approval_write_on_resume", ("audit", "deploy")),
-    ),
     "write_fence": (MutantTarget("happy_path", ()),),
     "fence_blocks_retry": (MutantTarget("worker_crash_mid_write", ()), MutantTarget("tool_outlives_lease", ())),
-    "writes_require_approval": (MutantTarget("approval_write_on_resume", ()),),
-    "idempotency_keys": (MutantTarget("worker_crash_mid_write", ()), MutantTarget("tool_outlives_lease", ())),
+    "kb1_finish_unguarded": (MutantTarget("happy_path", ("cancel",)),),
+    # The proposal lets the deciders retry a fenced run; a reaped write still in flight then lands
+    # beside the retry's, because the dedup store replays only completed calls.
+    "idempotency_keys": (MutantTarget("default", ("slow",)),),
 }
 
 
@@ -148,7 +158,7 @@ def _catalogue_targets(flag: str) -> tuple[MutantTarget, ...]:
 
 def mutant_targets(flag: str) -> tuple[MutantTarget, ...]:
     """Where the mutant of ``flag`` is searched: its specific targets first, then ``default``."""
-    specific = (*_catalogue_targets(flag), *_EXERCISED_BY.get(flag, ()))
+    specific = (*_EXERCISED_BY.get(flag, ()), *_catalogue_targets(flag))
     unique = list(dict.fromkeys(specific))
     return (*unique, DEFAULT_TARGET) if DEFAULT_TARGET not in unique else tuple(unique)
 
@@ -200,7 +210,7 @@ class MutationReport:
 
 
 @dataclass
-class _Baselines:
+class Baselines:
     """``head``'s paired batch per target, computed once: is the target clean?"""
 
     simulations: int
@@ -229,7 +239,7 @@ def hunt(
     flag: str,
     simulations: int,
     seed: int,
-    baselines: _Baselines,
+    baselines: Baselines,
     deadline_s: float | None = None,
 ) -> tuple[Kill | None, int]:
     """Search the mutant of ``flag`` target by target; the first kill, and the simulations spent."""
@@ -259,7 +269,7 @@ def run_mutants(
     """Flip each of ``flags`` over ``head``; ``simulations`` per target, ``budget_s`` per mutant."""
     report = MutationReport()
     clock = Clock()
-    baselines = _Baselines(simulations, seed)
+    baselines = Baselines(simulations, seed)
     for flag in flags:
         if flag in EQUIVALENT:
             report.equivalent.append((flag, EQUIVALENT[flag]))
@@ -283,9 +293,9 @@ def policy_fields() -> tuple[str, ...]:
 
 
 __all__ = [
-    "ALL_FAMILIES",
     "DEFAULT_TARGET",
     "EQUIVALENT",
+    "Baselines",
     "Draw",
     "Kill",
     "MutantTarget",

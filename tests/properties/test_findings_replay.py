@@ -3,6 +3,8 @@ history digest, the same invariant violated, and the interleaving its write-up d
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from model.invariants import INVARIANTS, Index
@@ -56,7 +58,8 @@ def test_the_write_up_names_the_invariant_and_quotes_the_promise(finding: Findin
     text = (FINDINGS_DIR / finding.writeup).read_text(encoding="utf-8")
     assert finding.invariant in text
     assert finding.adr in text
-    assert finding.promise in " ".join(text.split())
+    prose = " ".join(re.sub(r"[`*]|^> ?", "", text, flags=re.MULTILINE).split())
+    assert finding.promise in prose
     assert finding.counterexample in text
 
 

@@ -1,0 +1,147 @@
+"""``leaselab mutants`` and sim/explore/mutants.py: one flag of head flipped at a time, each killed or equivalent."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+import leaselab.cmd_mutants as cmd_mutants
+from leaselab.cli import app
+from model.policy import FLAG_NAMES, HEAD
+from scenarios.known_defects import KNOWN_DEFECTS
+from sim.explore.base import Budget, Target
+from sim.explore.mutants import (
+    EQUIVALENT,
+    Baselines,
+    MutantTarget,
+    MutationReport,
+    hunt,
+    mutant_flags,
+    mutant_targets,
+    policy_fields,
+    run_mutants,
+    swarm_batch,
+)
+from sim.explore.swarm import SwarmExplorer
+
+runner = CliRunner()
+DOCUMENT_KEYS = ["score", "killed", "equivalent", "survivors"]
+
+
+def invoke_json(*args: str) -> tuple[int, dict[str, Any]]:
+    result = runner.invoke(app, ["mutants", "--json", *args])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result.exit_code, json.loads(result.stdout)
+
+
+# ---- the mutants -------------------------------------------------------------------------------
+
+
+def test_every_policy_field_is_a_mutant() -> None:
+    assert policy_fields() == FLAG_NAMES
+
+
+def test_a_mutant_flips_exactly_its_flag_over_head() -> None:
+    for flag in FLAG_NAMES:
+        assert HEAD.differences(HEAD.with_flags(**mutant_flags(flag))) == {
+            flag: (getattr(HEAD, flag), not getattr(HEAD, flag))
+        }
+
+
+def test_every_equivalent_mutant_is_a_flag_and_says_why() -> None:
+    assert set(EQUIVALENT) <= set(FLAG_NAMES)
+    assert all(len(reason.split()) > 20 for reason in EQUIVALENT.values())
+
+
+@pytest.mark.parametrize("kb", KNOWN_DEFECTS, ids=lambda kb: kb.id)
+def test_a_defect_flag_is_searched_where_the_catalogue_finds_it(kb: Any) -> None:
+    flags = [*kb.defective_flags] or [f for f in FLAG_NAMES if f.startswith("kb" + kb.id[3:] + "_")]
+    assert flags, kb.id
+    for flag in flags:
+        assert MutantTarget(kb.scenario, tuple(kb.families)) in mutant_targets(flag)
+
+
+def test_every_mutant_is_also_searched_on_default_with_every_family() -> None:
+    for flag in FLAG_NAMES:
+        assert mutant_targets(flag)[-1].scenario == "default"
+
+
+def test_a_batch_draws_what_the_swarm_explorer_draws() -> None:
+    """The batches are the swarm explorer's own draws: the same simulation is the first violating one."""
+    kb = next(k for k in KNOWN_DEFECTS if k.id == "KB-12")
+    target = Target(kb.scenario, kb.defective_policy, dict(kb.defective_flags), kb.families)
+    budget = Budget(seconds=1e9, simulations=40, seed=0, stop_at_first=True, invariants=frozenset({kb.invariant}))
+    report = SwarmExplorer().explore(target, budget)
+    first = next(d for d in swarm_batch(target, 40, 0) if kb.invariant in d.result.violations)
+    assert report.violations[0].simulations_until_found == first.number
+
+
+def test_a_clean_target_kills_on_any_violation() -> None:
+    """KB-6's scenario shows head nothing; the mutant's non-idempotent rerun there is a kill."""
+    kill, spent = hunt("kb6_renew_trusts_changed_rows", 10, 0, Baselines(10, 0))
+    assert kill is not None and kill.invariant == "non_idempotent_at_most_once"
+    assert kill.target == MutantTarget("same_second_renewals", ())
+    assert spent == kill.simulations
+    replay = kill.counterexample.run()
+    assert replay.digest == kill.counterexample.digest and kill.invariant in replay.violations
+
+
+# ---- the command -------------------------------------------------------------------------------
+
+
+def test_mutants_json_has_the_documented_shape_and_exits_0_without_survivors() -> None:
+    code, doc = invoke_json(
+        "--only", "kb7_worker_settles_unguarded", "--only", "operation_deadline", "--simulations", "40"
+    )
+    assert list(doc) == DOCUMENT_KEYS
+    assert code == 0
+    assert doc["score"] == 1.0 and doc["survivors"] == []
+    [kill] = doc["killed"]
+    assert (kill["flag"], kill["invariant"]) == ("kb7_worker_settles_unguarded", "settles_by_owner")
+    assert isinstance(kill["simulations"], int) and 1 <= kill["simulations"] <= 40 * 2
+    assert doc["equivalent"] == [{"flag": "operation_deadline", "reason": EQUIVALENT["operation_deadline"]}]
+
+
+def test_a_survivor_is_listed_and_exits_1(monkeypatch: pytest.MonkeyPatch) -> None:
+    survived = MutationReport(survivors=["write_fence"], simulations=3)
+    monkeypatch.setattr(cmd_mutants, "run_mutants", lambda *a, **k: survived)
+    result = runner.invoke(app, ["mutants", "--only", "write_fence"])
+    assert result.exit_code == 1
+    assert "mutation score 0.00" in result.stdout
+    assert "SURVIVED   write_fence" in result.stdout
+
+
+def test_the_text_report_names_each_kill_with_its_target() -> None:
+    result = runner.invoke(app, ["mutants", "--only", "write_fence", "--simulations", "5"])
+    assert result.exit_code == 0
+    assert result.stdout.startswith("mutation score 1.00: 1 killed of 1 (0 equivalent)")
+    assert "killed     write_fence: writes_fenced_under_lease after 1 simulations on happy_path" in result.stdout
+
+
+def test_an_unknown_flag_is_a_one_line_usage_error() -> None:
+    result = runner.invoke(app, ["mutants", "--only", "no_such_flag"])
+    assert result.exit_code == 2
+    assert "unknown flag 'no_such_flag'" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+# ---- the whole run (nightly) -------------------------------------------------------------------
+
+
+@pytest.mark.nightly
+def test_every_mutant_of_head_is_killed_or_equivalent() -> None:
+    report = run_mutants(simulations=400, seed=0)
+    assert report.survivors == [], report.document()
+    assert report.score == 1.0
+    assert {flag for flag, _ in report.equivalent} == set(EQUIVALENT)
+
+
+@pytest.mark.nightly
+@pytest.mark.parametrize("flag", sorted(EQUIVALENT))
+def test_an_equivalent_mutant_survives_a_long_search(flag: str) -> None:
+    """The equivalence reasons are claims too: a long search must not tell the mutant from head."""
+    kill, _ = hunt(flag, 1200, 7, Baselines(1200, 7))
+    assert kill is None, (kill.invariant, kill.target) if kill else None
