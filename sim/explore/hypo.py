@@ -58,6 +58,8 @@ class HypothesisExplorer:
         policy = target_.policy
         horizon = schedule_horizon(target_)
         report = ExploreReport(self.name, target_, extra={"schedule_horizon": horizon})
+        if not target_.families:
+            return self._fault_free(target_, scenario, budget, report)
         clock = Clock()
         rng = random.Random(budget.seed)
         seen: set[tuple[str, ...]] = set()
@@ -95,6 +97,8 @@ class HypothesisExplorer:
             try:
                 runner()
             except BudgetSpent:
+                # The budget ran out, perhaps while Hypothesis was shrinking a violation: keep it.
+                self._record(target_, scenario, world_seed, last, report, seen, budget)
                 break
             except AssertionError:
                 self._record(target_, scenario, world_seed, last, report, seen, budget)
@@ -102,6 +106,19 @@ class HypothesisExplorer:
                 pass
             if budget.stop_at_first and report.violations:
                 break
+        report.elapsed_s = clock.elapsed()
+        return report
+
+    def _fault_free(self, target_: Target, scenario: Any, budget: Budget, report: ExploreReport) -> ExploreReport:
+        """No family to draw from: the only schedule is the empty one, judged once."""
+        clock = Clock()
+        result = simulate(scenario, target_.policy, budget.seed, script=[])
+        report.simulations = 1
+        seen: set[tuple[str, ...]] = set()
+        for invariant in result.violations:
+            if budget.wants(invariant):
+                last = {"result": result, "script": [], "invariant": invariant, "found": (clock.elapsed(), 1)}
+                self._record(target_, scenario, budget.seed, last, report, seen, budget)
         report.elapsed_s = clock.elapsed()
         return report
 

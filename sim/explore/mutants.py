@@ -20,68 +20,18 @@ the first kill, without shrinking every other violation on the way.
 from __future__ import annotations
 
 import dataclasses
-import random
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import islice
 
 from model.invariants import Index
 from model.policy import FLAG_NAMES, HEAD
 from scenarios.findings import explain
 from scenarios.known_defects import KNOWN_DEFECTS
-from scenarios.schema import FAMILIES, FaultsModel
+from scenarios.schema import FAMILIES
 from sim.explore.base import Clock, Target
 from sim.explore.counterexample import Counterexample
-from sim.explore.profiles import draw_profile
-from sim.simulate import SimulationResult, simulate
-
-
-@dataclass(frozen=True)
-class Draw:
-    """One simulation of a swarm batch: its number (1-based), world seed, profile and result."""
-
-    number: int
-    seed: int
-    profile: FaultsModel
-    result: SimulationResult
-
-    def counterexample(self, target: Target, invariant: str) -> Counterexample:
-        """This simulation as a replayable (unshrunk) counterexample of ``invariant``."""
-        return Counterexample(
-            scenario=target.scenario_ref,
-            policy=target.policy_name,
-            seed=self.seed,
-            invariant=invariant,
-            digest=self.result.digest,
-            faults=tuple(self.result.fault_script),
-            profile=self.profile,
-            flags=dict(target.flags),
-            explorer="swarm",
-        )
-
-
-def swarm_draws(target: Target, seed: int) -> Iterator[tuple[int, FaultsModel]]:
-    """The (world seed, profile) pairs :class:`SwarmExplorer` draws under ``Budget(seed=seed)``, in order.
-
-    The draws never depend on the policy, so two policies given the same seed see the same
-    worlds and profiles: batches are paired.
-    """
-    rng = random.Random(seed)
-    faults = target.scenario.faults
-    while True:
-        world_seed = rng.getrandbits(32)
-        yield world_seed, draw_profile(rng, faults, target.families)
-
-
-def swarm_batch(target: Target, simulations: int, seed: int, deadline_s: float | None = None) -> Iterator[Draw]:
-    """Run the first ``simulations`` swarm draws of ``target`` (stopping early past ``deadline_s``)."""
-    base = target.scenario
-    policy = target.policy
-    clock = Clock()
-    for number, (world_seed, profile) in enumerate(islice(swarm_draws(target, seed), simulations), 1):
-        if deadline_s is not None and clock.elapsed() >= deadline_s:
-            return
-        yield Draw(number, world_seed, profile, simulate(base.with_faults(profile), policy, world_seed))
+from sim.explore.swarm import Draw, swarm_batch, swarm_draws
+from sim.simulate import SimulationResult
 
 
 def unexplained(result: SimulationResult) -> list[str]:
@@ -93,6 +43,7 @@ def unexplained(result: SimulationResult) -> list[str]:
 
 
 # ---- the mutants -------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class MutantTarget:
