@@ -15,28 +15,10 @@ from typing import Annotated
 import typer
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from leaselab.options import policy_from_cli
-from model.errors import LeaselabError
-from model.policy import parse_flag_assignment
-from scenarios.loader import load_scenario
-from scenarios.schema import FAMILIES
-from sim.explore.base import Budget, ExploreReport, Target
+from leaselab.options import target_from_cli
+from sim.explore.base import Budget, ExploreReport
 from sim.explore.counterexample import write
 from sim.explore.registry import explorer_named
-
-
-def parse_families(text: str) -> tuple[str, ...]:
-    if text.strip() == "all":
-        return FAMILIES
-    names = tuple(n.strip() for n in text.split(",") if n.strip())
-    unknown = [n for n in names if n not in FAMILIES]
-    if unknown or not names:
-        raise LeaselabError(
-            f"unknown fault family '{unknown[0] if unknown else text}'",
-            field="--faults",
-            hint="valid: all, " + ", ".join(FAMILIES),
-        )
-    return names
 
 
 def write_counterexamples(report: ExploreReport, out: Path) -> None:
@@ -72,13 +54,8 @@ def explore(
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Search SCENARIO (default: the mixed workload) for invariant violations."""
-    flags = flag or []
-    policy_from_cli(policy, flags)
-    overrides = dict(parse_flag_assignment(f) for f in flags)
-    families = parse_families(faults)
-    load_scenario(scenario)
+    target = target_from_cli(scenario, policy, flag or [], faults)
     search = explorer_named(explorer)
-    target = Target(scenario, policy, overrides, families)
     budget = Budget(seconds=budget_s, simulations=simulations, seed=seed)
     if sys.stderr.isatty() and not json_out:
         with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), transient=True) as bar:

@@ -13,11 +13,7 @@ from typing import Annotated
 
 import typer
 
-from leaselab.cmd_explore import parse_families
-from leaselab.options import policy_from_cli
-from model.policy import parse_flag_assignment
-from scenarios.loader import load_scenario
-from sim.explore.base import Target
+from leaselab.options import target_from_cli
 from sim.explore.counterexample import write
 from sim.explore.exhaustive import ExhaustiveExplorer
 
@@ -34,11 +30,7 @@ def verify(
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Enumerate every placement of up to K faults over every request boundary of SCENARIO."""
-    flags = flag or []
-    policy_from_cli(policy, flags)
-    overrides = dict(parse_flag_assignment(f) for f in flags)
-    load_scenario(scenario)
-    target = Target(scenario, policy, overrides, parse_families(faults))
+    target = target_from_cli(scenario, policy, flag or [], faults)
     report = ExhaustiveExplorer(seed=seed, max_schedules=max_schedules).verify(target, bound)
     paths = {name: write(cx, out / f"verify-{policy}-{name}.toml") for name, cx in report.violations}
     if json_out:

@@ -8,7 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from model.errors import LeaselabError
 from model.policy import Policy, parse_flag_assignment, preset
+from scenarios.loader import load_scenario
+from scenarios.schema import FAMILIES
+from sim.explore.base import Target
 
 
 def policy_from_cli(policy: str, flags: Sequence[str]) -> Policy:
@@ -19,3 +23,26 @@ def policy_from_cli(policy: str, flags: Sequence[str]) -> Policy:
     base = preset(policy)
     overrides = dict(parse_flag_assignment(text) for text in flags)
     return base.with_flags(**overrides) if overrides else base
+
+
+def target_from_cli(scenario: str, policy: str, flags: Sequence[str], faults: str) -> Target:
+    """An explorer target from the command line's words; bad input is a one-line LeaselabError."""
+    policy_from_cli(policy, flags)
+    overrides = dict(parse_flag_assignment(f) for f in flags)
+    load_scenario(scenario)
+    return Target(scenario, policy, overrides, parse_families(faults))
+
+
+def parse_families(text: str) -> tuple[str, ...]:
+    """``--faults``: ``all`` or a comma-separated list of fault families."""
+    if text.strip() == "all":
+        return FAMILIES
+    names = tuple(n.strip() for n in text.split(",") if n.strip())
+    unknown = [n for n in names if n not in FAMILIES]
+    if unknown or not names:
+        raise LeaselabError(
+            f"unknown fault family '{unknown[0] if unknown else text}'",
+            field="--faults",
+            hint="valid: all, " + ", ".join(FAMILIES),
+        )
+    return names

@@ -168,6 +168,36 @@ def shrink(
     return cx, final
 
 
+def report_shrunk(
+    report: ExploreReport,
+    seen: set[tuple[str, ...]],
+    budget: Budget,
+    *,
+    profile: FaultsModel,
+    seed: int,
+    invariant: str,
+    result: SimulationResult,
+    found: tuple[float, int],
+) -> bool:
+    """Shrink one violation and add it to ``report`` unless its signature was already reported."""
+    cx, _ = shrink(
+        report.target,
+        profile,
+        seed,
+        invariant,
+        result.fault_script,
+        expected_digest=result.digest,
+        max_tests=budget.shrink_tests,
+        explorer=report.explorer,
+    )
+    sig = signature(invariant, cx.faults)
+    if sig in seen:
+        return False
+    seen.add(sig)
+    report.violations.append(Violation(invariant, found[0], found[1], cx, sig))
+    return True
+
+
 class Clock:
     """Elapsed wall time of a search (the budget), never the simulation's time."""
 

@@ -18,7 +18,7 @@ from hypothesis.errors import HypothesisException
 
 from scenarios.script import Fault
 from scenarios.strategies import profile_then_schedule
-from sim.explore.base import Budget, Clock, ExploreReport, Progress, Target, Violation, shrink, signature
+from sim.explore.base import Budget, Clock, ExploreReport, Progress, Target, report_shrunk
 from sim.explore.metrics import lease_overrun_s, retries, writes_in_flight
 from sim.explore.profiles import without_probabilities
 from sim.simulate import SimulationResult, simulate
@@ -134,24 +134,16 @@ class HypothesisExplorer:
     ) -> None:
         if "result" not in last:
             return
-        invariant: str = last["invariant"]
-        result: SimulationResult = last["result"]
-        cx, _ = shrink(
-            target_,
-            scenario.faults,
-            world_seed,
-            invariant,
-            result.fault_script,
-            expected_digest=result.digest,
-            max_tests=budget.shrink_tests,
-            explorer=self.name,
+        report_shrunk(
+            report,
+            seen,
+            budget,
+            profile=scenario.faults,
+            seed=world_seed,
+            invariant=last["invariant"],
+            result=last["result"],
+            found=last["found"],
         )
-        sig = signature(invariant, cx.faults)
-        if sig in seen:
-            return
-        seen.add(sig)
-        found_s, count = last["found"]
-        report.violations.append(Violation(invariant, found_s, count, cx, sig))
 
 
 def _spent(clock: Clock, budget: Budget, report: ExploreReport) -> bool:

@@ -14,16 +14,7 @@ from dataclasses import dataclass
 from itertools import islice
 
 from scenarios.schema import FaultsModel
-from sim.explore.base import (
-    Budget,
-    Clock,
-    ExploreReport,
-    Progress,
-    Target,
-    Violation,
-    shrink,
-    signature,
-)
+from sim.explore.base import Budget, Clock, ExploreReport, Progress, Target, report_shrunk
 from sim.explore.counterexample import Counterexample
 from sim.explore.profiles import draw_profile
 from sim.simulate import SimulationResult, simulate
@@ -103,22 +94,17 @@ class SwarmExplorer:
                 if shrunk.get(invariant, 0) >= budget.max_per_invariant or (invariant, families) in tried:
                     continue
                 tried.add((invariant, families))
-                cx, _ = shrink(
-                    target,
-                    profile,
-                    seed,
-                    invariant,
-                    result.fault_script,
-                    expected_digest=result.digest,
-                    max_tests=budget.shrink_tests,
-                    explorer=self.name,
-                )
-                sig = signature(invariant, cx.faults)
-                if sig in seen:
-                    continue
-                seen.add(sig)
-                shrunk[invariant] = shrunk.get(invariant, 0) + 1
-                report.violations.append(Violation(invariant, found_at, count, cx, sig))
+                if report_shrunk(
+                    report,
+                    seen,
+                    budget,
+                    profile=profile,
+                    seed=seed,
+                    invariant=invariant,
+                    result=result,
+                    found=(found_at, count),
+                ):
+                    shrunk[invariant] = shrunk.get(invariant, 0) + 1
             if progress is not None:
                 progress(report.simulations, len(report.violations))
             if budget.stop_at_first and report.violations:
