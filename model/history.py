@@ -23,7 +23,7 @@ becomes an ``invoke`` record when issued and a completion when answered:
              non-tool step), identity}; fail adds {error}.
 ``provider`` invoke {round, synthesis}; ok {tokens}; fail {error, failure_class (as the runtime's
              classifier sees it under the policy), true_class (the ADR-095 classification)}.
-``tool``     invoke {call, tool, effect, true_effect, identity, key}; ok {execution, landed,
+``tool``     invoke {call, tool, effect, true_effect, identity, key, remote}; ok {execution, landed,
              replayed}; fail {error}; info {crashed}.
 ``landing``  process ``world``, type ok: a side effect actually landed in the external
              ledger. {call, tool, effect (true), execution, identity}.

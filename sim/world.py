@@ -332,6 +332,10 @@ class World:
         spec = registry.get(tool)
         return spec.declared_effect.value if spec is not None else "unknown"
 
+    def _is_remote(self, proc: Proc, tool: str) -> bool:
+        spec = (proc.registry or self.registry).get(tool)
+        return spec is not None and spec.remote
+
     def _event(self, proc: Proc, request: Any, fault: Fault | None) -> SimGen:
         rec = self.recorder
         step = request.event.step
@@ -411,6 +415,7 @@ class World:
                 "true_effect": true_effect,
                 "identity": proc.identity,
                 "key": request.idempotency_key,
+                "remote": self._is_remote(proc, call.name),
             },
         )
         key = request.idempotency_key

@@ -172,8 +172,32 @@ def _judge_approved_write(tally: Tally, span: Span, invoke: Op, approval: Op | N
     )
 
 
+def builtin_write_approved(ix: Index) -> Finding:
+    """A builtin (non-remote) tool declaring a write executes only on an approve segment (ADR-134).
+
+    ADR-134 couples writes to approval: such a call suspends its run before anything of the
+    turn executes, so the only segment that can run it is the resume an approver started.
+    Tool invokes that do not say whether the tool is remote are not judged.
+    """
+    tally = Tally()
+    for op, span in within_segments(ix, ix.of_type(TOOL, OpType.INVOKE)):
+        if op.get("remote", True) or op.get("true_effect") not in WRITE_EFFECTS:
+            continue
+        if span is not None and span.entry == _APPROVE_ENTRY:
+            tally.hold()
+            continue
+        where = f"the {span.entry} segment of {span.invoke.index}" if span is not None else "no segment"
+        tally.violate(
+            (op.index,) if span is None else (span.invoke.index, op.index),
+            f"builtin write {op.get('tool')!r} of run {op.run!r} executed at {op.index} on {where}, "
+            "not on an approved resume",
+        )
+    return tally.finding("builtin writes")
+
+
 __all__ = [
     "approved_write_turn_recorded",
+    "builtin_write_approved",
     "every_write_accounted",
     "no_success_over_unrecorded_write",
     "read_only_audit_fail_soft",

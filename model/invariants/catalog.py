@@ -103,6 +103,12 @@ INVARIANTS: tuple[Invariant, ...] = (
         audit.approved_write_turn_recorded,
     ),
     Invariant(
+        "builtin_write_approved",
+        _ALWAYS,
+        "a builtin tool that declares a write executes only on a resume an approver started (ADR-134)",
+        audit.builtin_write_approved,
+    ),
+    Invariant(
         "retryable_failure_retried",
         _ALWAYS,
         "a retryable provider failure is retried while budget remains, never dead-lettered not_retryable (ADR-095)",

@@ -65,13 +65,6 @@ EQUIVALENT: Mapping[str, str] = {
         "mutant does neither. No invariant judges a refused call (an invariant 'a failed audit of an "
         "unknown-named step fails the run' would kill it)."
     ),
-    "writes_require_approval": (
-        "no invariant can observe it: ADR-134 is a human-review gate, not a safety mechanism. With the "
-        "flip, builtin writes run on the first (queued or interactive) segment, fenced under its lease and "
-        "audited exactly as remote writes are in head, and every invariant judges them the same way; "
-        "approved_write_turn_recorded judges only writes that run on an approve segment (an invariant 'a "
-        "builtin write runs only after a recorded approval' would kill it)."
-    ),
     "operation_deadline": (
         "proposal: before every provider and tool call the lease is extended to max(LEASE_S, the call's "
         "declared deadline). No library tool or provider declares a deadline (deadline_s = 0), so the "

@@ -173,7 +173,9 @@ class History:
         identity: str = WORKER,
         process: str | None = None,
         time_s: float | None = None,
+        remote: bool | None = None,
     ) -> int:
+        extra = {} if remote is None else {"remote": remote}
         return self.add(
             TOOL,
             INVOKE,
@@ -185,6 +187,7 @@ class History:
             effect=true_effect,
             true_effect=true_effect,
             identity=identity,
+            **extra,
             key="",
         )
 

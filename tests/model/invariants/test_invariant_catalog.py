@@ -36,6 +36,7 @@ NAMES_AND_KINDS = [
     ("read_only_audit_fail_soft", "always"),
     ("every_run_terminates", "eventually"),
     ("approved_write_turn_recorded", "always"),
+    ("builtin_write_approved", "always"),
     ("retryable_failure_retried", "always"),
 ]
 
@@ -59,7 +60,7 @@ def _clean_history() -> History:
 # -- the catalogue -----------------------------------------------------------------------
 
 
-def test_catalogue_holds_the_fourteen_invariants_in_order_with_their_kinds() -> None:
+def test_catalogue_holds_the_fifteen_invariants_in_order_with_their_kinds() -> None:
     assert [(inv.name, inv.kind.value) for inv in INVARIANTS] == NAMES_AND_KINDS
 
 
