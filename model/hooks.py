@@ -84,7 +84,7 @@ def _persist_fail_closed(seg: Segment, step: Step, effect: ToolEffect) -> Gen[No
         raise AuditPersistenceFailed(f"audit of {step.tool} not stored")
 
 
-def _renew_or_clear(seg: Segment, step: Step, effect: ToolEffect) -> Gen[None]:
+def _renew_or_clear(seg: Segment, effect: ToolEffect) -> Gen[None]:
     owner = seg.lease_owner
     if owner is None:
         return
@@ -116,9 +116,9 @@ def on_record(seg: Segment, step: Step) -> Gen[None]:
         raise RunCancellationRequested("cancelled")
     if seg.policy.kb5_persist_before_renewal:
         yield from _persist_fail_closed(seg, step, effect)
-        yield from _renew_or_clear(seg, step, effect)
+        yield from _renew_or_clear(seg, effect)
         return
-    yield from _renew_or_clear(seg, step, effect)
+    yield from _renew_or_clear(seg, effect)
     yield from _persist_fail_closed(seg, step, effect)
 
 

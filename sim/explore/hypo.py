@@ -16,6 +16,7 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, given, seed, settings, target
 from hypothesis.errors import HypothesisException
 
+from scenarios.schema import Scenario
 from scenarios.script import Fault
 from scenarios.strategies import profile_then_schedule
 from sim.explore.base import Budget, Clock, ExploreReport, Progress, Target, report_shrunk
@@ -98,10 +99,10 @@ class HypothesisExplorer:
                 runner()
             except BudgetSpent:
                 # The budget ran out, perhaps while Hypothesis was shrinking a violation: keep it.
-                self._record(target_, scenario, world_seed, last, report, seen, budget)
+                self._record(scenario, world_seed, last, report, seen, budget)
                 break
             except AssertionError:
-                self._record(target_, scenario, world_seed, last, report, seen, budget)
+                self._record(scenario, world_seed, last, report, seen, budget)
             except HypothesisException:
                 pass
             if budget.stop_at_first and report.violations:
@@ -109,7 +110,7 @@ class HypothesisExplorer:
         report.elapsed_s = clock.elapsed()
         return report
 
-    def _fault_free(self, target_: Target, scenario: Any, budget: Budget, report: ExploreReport) -> ExploreReport:
+    def _fault_free(self, target_: Target, scenario: Scenario, budget: Budget, report: ExploreReport) -> ExploreReport:
         """No family to draw from: the only schedule is the empty one, judged once."""
         clock = Clock()
         result = simulate(scenario, target_.policy, budget.seed, script=[])
@@ -118,14 +119,13 @@ class HypothesisExplorer:
         for invariant in result.violations:
             if budget.wants(invariant):
                 last = {"result": result, "script": [], "invariant": invariant, "found": (clock.elapsed(), 1)}
-                self._record(target_, scenario, budget.seed, last, report, seen, budget)
+                self._record(scenario, budget.seed, last, report, seen, budget)
         report.elapsed_s = clock.elapsed()
         return report
 
+    @staticmethod
     def _record(
-        self,
-        target_: Target,
-        scenario: Any,
+        scenario: Scenario,
         world_seed: int,
         last: dict[str, Any],
         report: ExploreReport,
