@@ -19,6 +19,8 @@ from model.invariants.segments import Span, within_segments
 _TOOL_KIND = "tool"
 _APPROVAL_KIND = "approval"
 _APPROVE_ENTRY = "approve"
+_UNKNOWN = "unknown"
+_STRICTEST = "non_idempotent_write"
 _AUDITABLE_FAILURES = WRITE_EFFECTS | {"unknown"}
 
 
@@ -195,6 +197,28 @@ def builtin_write_approved(ix: Index) -> Finding:
     return tally.finding("builtin writes")
 
 
+def unknown_name_is_strictest(ix: Index) -> Finding:
+    """A tool step for a name the executing code does not know is audited as the strictest effect.
+
+    ADR-111: resolution by name fails closed, an unknown name (a stale or removed tool) resolves
+    to non_idempotent_write, the class that is audit-critical and never auto-retried. The audit
+    insert records the effect the runtime resolved; the world records that the name is unknown.
+    """
+    tally = Tally()
+    for op in ix.of_type(EVENT, OpType.INVOKE):
+        if op.get("kind") != "tool" or op.get("true_effect") != _UNKNOWN:
+            continue
+        if op.get("effect") == _STRICTEST:
+            tally.hold()
+            continue
+        tally.violate(
+            (op.index,),
+            f"step of unknown tool {op.get('tool')!r} of run {op.run!r} at {op.index} resolved to "
+            f"{op.get('effect')!r}, not {_STRICTEST}",
+        )
+    return tally.finding("steps of unknown tools")
+
+
 __all__ = [
     "approved_write_turn_recorded",
     "builtin_write_approved",
@@ -202,4 +226,5 @@ __all__ = [
     "no_success_over_unrecorded_write",
     "read_only_audit_fail_soft",
     "unique_event_sequence",
+    "unknown_name_is_strictest",
 ]

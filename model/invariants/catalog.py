@@ -109,6 +109,12 @@ INVARIANTS: tuple[Invariant, ...] = (
         audit.builtin_write_approved,
     ),
     Invariant(
+        "unknown_name_is_strictest",
+        _ALWAYS,
+        "a tool step for a name the running code does not know is treated as non_idempotent_write (ADR-111)",
+        audit.unknown_name_is_strictest,
+    ),
+    Invariant(
         "retryable_failure_retried",
         _ALWAYS,
         "a retryable provider failure is retried while budget remains, never dead-lettered not_retryable (ADR-095)",

@@ -57,14 +57,6 @@ class MutantTarget:
 DEFAULT_TARGET = MutantTarget("default", FAMILIES)
 
 EQUIVALENT: Mapping[str, str] = {
-    "unknown_tool_is_strictest": (
-        "no invariant can observe it: in the model a call to a name the registry does not know never "
-        "executes (invoke refuses it, spec 3.2) and a segment's registry is fixed for its life, so the "
-        "strictest resolution only touches refused calls — head stamps a non_idempotent fence for the "
-        "instant before the refused call's boundary and fails the run if that call's audit fails; the "
-        "mutant does neither. No invariant judges a refused call (an invariant 'a failed audit of an "
-        "unknown-named step fails the run' would kill it)."
-    ),
     "operation_deadline": (
         "proposal: before every provider and tool call the lease is extended to max(LEASE_S, the call's "
         "declared deadline). No library tool or provider declares a deadline (deadline_s = 0), so the "
@@ -83,6 +75,8 @@ _EXERCISED_BY: Mapping[str, tuple[MutantTarget, ...]] = {
     "write_fence": (MutantTarget("happy_path", ()),),
     "fence_blocks_retry": (MutantTarget("worker_crash_mid_write", ()), MutantTarget("tool_outlives_lease", ())),
     "kb1_finish_unguarded": (MutantTarget("happy_path", ("cancel",)),),
+    # A deploy renames a tool between attempts: the next attempt calls a name the code lost.
+    "unknown_tool_is_strictest": (MutantTarget("deploy_between_attempts", ()),),
     # The proposal lets the deciders retry a fenced run; a reaped write still in flight then lands
     # beside the retry's, because the dedup store replays only completed calls.
     "idempotency_keys": (MutantTarget("default", ("slow",)),),

@@ -37,6 +37,7 @@ NAMES_AND_KINDS = [
     ("every_run_terminates", "eventually"),
     ("approved_write_turn_recorded", "always"),
     ("builtin_write_approved", "always"),
+    ("unknown_name_is_strictest", "always"),
     ("retryable_failure_retried", "always"),
 ]
 
@@ -60,7 +61,7 @@ def _clean_history() -> History:
 # -- the catalogue -----------------------------------------------------------------------
 
 
-def test_catalogue_holds_the_fifteen_invariants_in_order_with_their_kinds() -> None:
+def test_catalogue_holds_the_sixteen_invariants_in_order_with_their_kinds() -> None:
     assert [(inv.name, inv.kind.value) for inv in INVARIANTS] == NAMES_AND_KINDS
 
 
