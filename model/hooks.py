@@ -136,7 +136,7 @@ def on_before_tool(seg: Segment, name: str) -> Gen[ToolEffect]:
     if seg.handle is None or seg.lease_owner is None:
         raise WriteWithoutDurableExecution(f"write {name} on an unleased or unpersisted segment")
     now = yield ReadClock()
-    lease_s = _deadline_lease_s(seg, name)
+    lease_s = tool_deadline_s(seg, name)
     try:
         result = yield Update(
             seg.uuid, MarkPendingEffect(seg.lease_owner, effect.value, now, lease_s), "executor.fence"
@@ -148,7 +148,7 @@ def on_before_tool(seg: Segment, name: str) -> Gen[ToolEffect]:
     return effect
 
 
-def _deadline_lease_s(seg: Segment, tool: str) -> int:
+def tool_deadline_s(seg: Segment, tool: str) -> int:
     if not seg.policy.operation_deadline:
         return LEASE_S
     spec = seg.ctx.registry.get(tool)
@@ -166,7 +166,3 @@ def extend_for_operation(seg: Segment, lease_s: int) -> Gen[None]:
         raise RunLeaseLost("deadline extension failed") from None
     if not result.matched:
         raise RunLeaseLost("deadline extension refused")
-
-
-def tool_deadline_s(seg: Segment, tool: str) -> int:
-    return _deadline_lease_s(seg, tool)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -156,10 +156,6 @@ def run_sweep(
             pool.shutdown(cancel_futures=True)
     progress.paths.sort()
     return progress
-
-
-def shards(out_dir: Path) -> Iterable[Path]:
-    return sorted(out_dir.glob("*.parquet"))
 
 
 def validate_scenarios(names: Sequence[str]) -> list[Scenario]:

@@ -11,9 +11,11 @@ simulation cheap.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any
 
 import simpy
@@ -61,6 +63,7 @@ from sim.faults import Fault, FaultPlan
 from sim.kernel import Kernel, TieControl
 from sim.recorder import FAIL, INFO, INVOKE, OK, Recorder
 from sim.store import Database
+from sim.workload import registry
 
 SimGen = Generator[simpy.Event, Any, Any]
 
@@ -128,7 +131,7 @@ class World:
         self.recorder = Recorder(self.env)
         self.plan = FaultPlan.build(self.scenario.faults, self.rng, self.script, self.scenario.script, self.anchored)
         self.queue: simpy.Store = simpy.Store(self.env)
-        self.registry = _registry(self.scenario)
+        self.registry = registry(self.scenario)
         self.requests = 0
         self.request_types: list[type[Request]] = []
         self.executions = 0
@@ -563,22 +566,9 @@ class World:
 
 
 def outcome_value(outcome: Any) -> Any:
-    """A history-friendly form of what an entry point returned."""
-    if outcome is None or (isinstance(outcome, bool | int | str) and not hasattr(outcome, "value")):
-        return outcome
-    if hasattr(outcome, "value"):
+    """A history-friendly form of what an entry point returned (an enum's value, a report's fields)."""
+    if isinstance(outcome, Enum):
         return outcome.value
-    if hasattr(outcome, "exit_code"):
-        return {
-            "exit_code": outcome.exit_code,
-            "requeued": outcome.requeued,
-            "dead_lettered": outcome.dead_lettered,
-            "skipped": outcome.skipped,
-        }
-    return repr(outcome)
-
-
-def _registry(scenario: Scenario) -> Registry:
-    from sim.workload import registry
-
-    return registry(scenario)
+    if dataclasses.is_dataclass(outcome) and not isinstance(outcome, type):
+        return dataclasses.asdict(outcome)
+    return outcome
