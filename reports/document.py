@@ -1,0 +1,122 @@
+"""Render a report context (:mod:`reports.sections`) to ``index.html``, ``report.md`` and ``report.json``.
+
+HTML: one self-contained page (inline CSS, figures as inline SVG, no script, no network),
+rendered by jinja2 with autoescape on, so a scenario or tool named ``<script>`` shows as
+text. Markdown: the same sections, figures as PNG files under ``figures/`` (Markdown
+viewers rarely show inline SVG), every interpolated value HTML-escaped too, because most
+Markdown viewers render raw HTML. JSON: every number of the report, for tests and tools.
+
+Knows the context's shape and the figure functions; never runs a simulation.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from markupsafe import Markup, escape
+
+from model.history import Op
+from reports import figures, swimlane
+from reports.sections import public
+from reports.stats import DASH, percent
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+
+
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters["pct"] = lambda v: DASH if v is None or (isinstance(v, float) and math.isnan(v)) else percent(v)
+    env.filters["md"] = _md_cell
+    env.filters["fence"] = lambda text: Markup(str(text).replace("```", "` ` `"))
+    return env
+
+
+def _md_cell(value: Any) -> Markup:
+    """A value for a Markdown table cell: HTML-escaped, pipes and newlines neutralised."""
+    return Markup(str(escape(str(value))).replace("|", "\\|").replace("\n", " "))
+
+
+def add_figures(context: dict[str, Any], histories: Mapping[int, Sequence[Op]], out_dir: Path) -> dict[str, Path]:
+    """Draw every figure into the context (``svg`` keys) and as PNG files under ``out_dir/figures``.
+
+    ``histories`` maps a counterexample's position in ``context['counterexamples']`` to its
+    replayed history. Returns the PNG paths by figure name.
+    """
+    pngs: dict[str, Path] = {}
+    policies = context["summary"]["policies"] or [v["policy"] for v in context["verdicts"]]
+
+    def draw(name: str, fig: Any) -> str:
+        pngs[name] = figures.save_png(fig, out_dir / "figures" / f"{name}.png")
+        return figures.to_svg(fig)
+
+    for i, comparison in enumerate(context["decisions"]):
+        title = f"{comparison['before']} → {comparison['after']}"
+        comparison["svg"] = draw(f"decision-{i + 1}", figures.forest_figure(comparison["_table"], title))
+        comparison["png"] = f"figures/decision-{i + 1}.png"
+    for i, comparison in enumerate(context["proposals"]):
+        title = f"{comparison['before']} → {comparison['after']}"
+        comparison["svg"] = draw(f"proposal-{i + 1}", figures.forest_figure(comparison["_table"], title))
+        comparison["png"] = f"figures/proposal-{i + 1}.png"
+    labels = {
+        "intensity": "fault intensity (x the scenario's fault probabilities)",
+        "latency": "tool latency / lease length",
+    }
+    for key, curve in context["curves"].items():
+        if curve["points"]:
+            order = [p for p in (*policies, *curve["cells"]) if p in curve["cells"]]
+            order = list(dict.fromkeys(order))
+            curve["svg"] = draw(f"curve-{key}", figures.curve_figure(curve["_table"], curve["x"], labels[key], order))
+            curve["png"] = f"figures/curve-{key}.png"
+    hits = context["coverage"]["_hits"]
+    if not hits.empty:
+        context["coverage"]["svg"] = draw("fault-heatmap", figures.heatmap_figure(hits))
+        context["coverage"]["png"] = "figures/fault-heatmap.png"
+    for i, cx in enumerate(context["counterexamples"]):
+        history = histories.get(i)
+        if history is None:
+            continue
+        title = f"{cx['invariant']} under {cx['policy']}: {cx['scenario']} seed {cx['seed']}"
+        cx["svg"] = draw(f"counterexample-{i + 1}", swimlane.figure(history, title=title))
+        cx["png"] = f"figures/counterexample-{i + 1}.png"
+    return pngs
+
+
+def render_html(context: Mapping[str, Any]) -> str:
+    return _environment().get_template("index.html.j2").render(**context)
+
+
+def render_markdown(context: Mapping[str, Any]) -> str:
+    return _environment().get_template("report.md.j2").render(**context)
+
+
+def write(context: dict[str, Any], histories: Mapping[int, Sequence[Op]], out_dir: Path) -> dict[str, Path]:
+    """Write index.html, report.md, report.json and figures/ into ``out_dir``; return their paths."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    add_figures(context, histories, out_dir)
+    paths = {
+        "html": out_dir / "index.html",
+        "markdown": out_dir / "report.md",
+        "json": out_dir / "report.json",
+    }
+    _write(paths["html"], render_html(context))
+    _write(paths["markdown"], render_markdown(context))
+    _write(paths["json"], json.dumps(public(context), indent=1, sort_keys=True, default=str) + "\n")
+    return paths
+
+
+def _write(path: Path, text: str) -> None:
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)

@@ -1,0 +1,127 @@
+"""The report's charts (matplotlib, Agg backend): curves with interval bands, the fault heatmap and
+the per-decision forest plot, each returned as an SVG string for inline embedding.
+
+Figures are drawn from the tables of :mod:`reports.tables` only, never from raw rows. SVG
+output is deterministic (fixed hash salt, no date), so two reports of the same rows are
+byte-identical apart from their timing lines.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+import pandas as pd
+from matplotlib.figure import Figure
+
+plt.rcParams.update(
+    {
+        "svg.hashsalt": "leaselab",
+        "svg.fonttype": "none",
+        "font.size": 9,
+        "axes.spines.top": False,
+        "axes.spines.right": False,
+        "axes.grid": True,
+        "grid.alpha": 0.3,
+    }
+)
+
+PALETTE = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#8c8c8c", "#ccb974")
+
+
+def colour(i: int) -> str:
+    return PALETTE[i % len(PALETTE)]
+
+
+def to_svg(fig: Figure) -> str:
+    """The figure as an inline ``<svg>`` element (no XML prologue), then closed."""
+    buffer = io.StringIO()
+    fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
+    plt.close(fig)
+    text = buffer.getvalue()
+    return text[text.index("<svg") :]
+
+
+def save_png(svg_fig: Figure, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    svg_fig.savefig(path, format="png", dpi=110, bbox_inches="tight")
+    return path
+
+
+def strip_ids(svg: str) -> str:
+    """An SVG with its clip-path ids removed (for comparing two renderings)."""
+    return re.sub(r'id="[^"]*"', "", svg)
+
+
+def curve_figure(table: pd.DataFrame, x: str, xlabel: str, policies: Sequence[str]) -> Figure:
+    """Violation rate (any invariant) against ``x``, one line per policy with its Wilson 95% band."""
+    fig, ax = plt.subplots(figsize=(7.5, 3.6))
+    for i, policy in enumerate(policies):
+        rows = table[table["policy"] == policy].sort_values(x)
+        if rows.empty:
+            continue
+        ax.plot(rows[x], rows["rate"] * 100, marker="o", ms=3.5, lw=1.6, color=colour(i), label=policy)
+        ax.fill_between(rows[x], rows["lower"] * 100, rows["upper"] * 100, color=colour(i), alpha=0.15, lw=0)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("simulations violating any invariant (%)")
+    ax.set_ylim(-2, 102)
+    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False, fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def heatmap_figure(table: pd.DataFrame) -> Figure:
+    """Fault family x request kind: faults that took effect, with the count in each cell."""
+    rows, cols = table.shape
+    fig, ax = plt.subplots(figsize=(max(5.0, 0.75 * cols + 2.2), max(2.2, 0.42 * rows + 1.4)))
+    values = table.to_numpy()
+    ax.imshow(values > 0, cmap="Blues", vmin=0, vmax=1.6, aspect="auto")
+    peak = values.max() if values.size else 0
+    for r in range(rows):
+        for c in range(cols):
+            v = int(values[r, c])
+            ax.text(
+                c,
+                r,
+                f"{v:,}" if v else "·",
+                ha="center",
+                va="center",
+                fontsize=7.5,
+                color="#08306b" if v else "#999999",
+                fontweight="bold" if v and v == peak else "normal",
+            )
+    ax.set_xticks(range(cols), list(table.columns), rotation=35, ha="right")
+    ax.set_yticks(range(rows), list(table.index))
+    ax.set_xlabel("request kind that received the fault")
+    ax.set_ylabel("fault family")
+    ax.grid(False)
+    fig.tight_layout()
+    return fig
+
+
+def forest_figure(table: pd.DataFrame, title: str) -> Figure:
+    """Per invariant the paired difference of violation rates (after - before) with its 95% interval;
+    only invariants violated under either policy are drawn."""
+    rows = table[(table["before_violations"] > 0) | (table["after_violations"] > 0)]
+    height = max(1.4, 0.32 * len(rows) + 0.9)
+    fig, ax = plt.subplots(figsize=(7.5, height))
+    ys = list(range(len(rows)))[::-1]
+    for y, (_, r) in zip(ys, rows.iterrows(), strict=True):
+        c = "#55a868" if r["upper"] < 0 else "#c44e52" if r["lower"] > 0 else "#8c8c8c"
+        ax.plot([r["lower"] * 100, r["upper"] * 100], [y, y], color=c, lw=2)
+        ax.plot([r["difference"] * 100], [y], "o", color=c, ms=5)
+    ax.axvline(0, color="#333333", lw=0.8)
+    ax.set_yticks(ys, list(rows["invariant"]))
+    ax.set_xlabel("change in violation rate, percentage points (95% paired interval)")
+    ax.set_title(title, fontsize=9, loc="left")
+    if rows.empty:
+        ax.text(0.5, 0.5, "no invariant violated under either policy", transform=ax.transAxes, ha="center")
+    fig.tight_layout()
+    return fig

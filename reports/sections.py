@@ -1,0 +1,331 @@
+"""The report's sections as plain data: numbers from :mod:`reports.tables`, words written from them.
+
+:func:`build` turns the sweep rows plus what the orchestration found (counterexamples,
+exhaustive verification, findings, provenance) into one JSON-able context: the templates
+render it, ``report.json`` stores it, and the tests compare it with the rows. Figures are
+added by :mod:`reports.document`; this module draws nothing and knows nothing of how the
+rows, counterexamples or verifications were produced.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from model.invariants import INVARIANTS
+from model.policy import FLAG_DOCS, PRESET_ALIASES, PRESET_DOCS
+from reports import tables
+from reports.stats import DASH, percent
+
+INVARIANT_MEANING = {inv.name: getattr(inv, "meaning", "") for inv in INVARIANTS}
+
+SECTIONS = (
+    ("verdict", "The answer"),
+    ("summary", "Summary: violations per policy and invariant"),
+    ("decisions", "What each decision bought"),
+    ("proposals", "Proposals"),
+    ("cost", "Cost and liveness"),
+    ("curves", "Curves"),
+    ("counterexamples", "Minimal counterexamples"),
+    ("findings", "Findings register"),
+    ("coverage", "Fault coverage"),
+    ("verification", "Exhaustive verification"),
+    ("provenance", "How it was made"),
+)
+"""(anchor, heading) of every section, in order: the templates and the browser test use these."""
+
+
+@dataclass(frozen=True)
+class CounterexampleView:
+    """One minimal counterexample, as the orchestration produced it."""
+
+    invariant: str
+    policy: str
+    role: str
+    """Why it is shown: 'head', 'first preset where it fails', or both."""
+    scenario: str
+    seed: int
+    faults: tuple[str, ...]
+    file: str
+    """Path of the counterexample file relative to the report directory."""
+    timeline: tuple[str, ...]
+    shrink_note: str = ""
+
+
+@dataclass(frozen=True)
+class VerifyView:
+    scenario: str
+    policy: str
+    bound: int
+    schedules: int
+    complete: bool
+    verdict: str
+    violated: tuple[str, ...]
+    elapsed_s: float
+
+
+@dataclass(frozen=True)
+class FindingView:
+    id: str
+    invariant: str
+    adr: str
+    promise: str
+    story: str
+    reproduced: bool
+    recognised: int
+    """Violating simulations (of those examined) this finding's recogniser matched."""
+    example: str
+    """'scenario seed N' of the first recognised simulation, '' when none."""
+
+
+@dataclass(frozen=True)
+class Provenance:
+    name: str
+    versions: Mapping[str, str]
+    commit: str
+    config_toml: str
+    seeds: int
+    simulations: int
+    wall_s: float
+    cores: int
+    workers: int
+    command: str
+    examined: int = 0
+    """Violating simulations re-run to recognise findings."""
+    extra: Mapping[str, str] = field(default_factory=dict)
+
+
+def _records(table: pd.DataFrame) -> list[dict[str, Any]]:
+    """The rows of a table as plain dicts (typed loosely: the tables' columns are documented)."""
+    return [{str(k): v for k, v in r.items()} for r in table.to_dict(orient="records")]
+
+
+def _num(value: float) -> float | None:
+    return None if isinstance(value, float) and math.isnan(value) else value
+
+
+def _interval(lower: float, upper: float) -> str:
+    return f"{percent(lower)}{DASH}{percent(upper)}"
+
+
+def cell_text(k: int, n: int, lower: float, upper: float) -> str:
+    """'k/n · rate [lower-upper]' or '0/n · ≤ r3' (rule of three)."""
+    if n == 0:
+        return DASH
+    if k == 0:
+        return f"0/{n:,} · ≤{percent(3 / n if n > 3 else 1.0)}"
+    return f"{k:,}/{n:,} · {percent(k / n)} [{_interval(lower, upper)}]"
+
+
+def _summary(frame: pd.DataFrame, policies: Sequence[str]) -> dict[str, Any]:
+    table = tables.summary(frame, policies)
+    names = tables.invariant_names(frame)
+    cells: dict[str, dict[str, Any]] = {name: {} for name in names}
+    for r in _records(table):
+        cells[r["invariant"]][r["policy"]] = {
+            "violations": int(r["violations"]),
+            "simulations": int(r["simulations"]),
+            "unknown": int(r["unknown"]),
+            "rate": float(r["rate"]),
+            "lower": float(r["lower"]),
+            "upper": float(r["upper"]),
+            "rule_of_three": _num(float(r["rule_of_three"])),
+            "text": cell_text(int(r["violations"]), int(r["simulations"]), float(r["lower"]), float(r["upper"])),
+        }
+    anyv = tables.any_violated(frame)
+    totals = {}
+    for policy in policies:
+        sel = frame["policy"] == policy
+        k, n = int(anyv[sel].sum()), int(sel.sum())
+        totals[policy] = {"violations": k, "simulations": n, "rate": k / n if n else 0.0}
+    return {
+        "policies": list(policies),
+        "invariants": names,
+        "meaning": {n: INVARIANT_MEANING.get(n, "") for n in names},
+        "cells": cells,
+        "any": totals,
+    }
+
+
+def verdict_text(policy: str, summary: Mapping[str, Any], frame: pd.DataFrame) -> str:
+    """The verdict paragraph of one policy, written from its numbers."""
+    cells = {name: summary["cells"][name][policy] for name in summary["invariants"]}
+    n = next(iter(cells.values()))["simulations"] if cells else 0
+    held = [name for name, c in cells.items() if c["violations"] == 0]
+    failed = sorted(
+        ((name, c) for name, c in cells.items() if c["violations"] > 0), key=lambda item: -item[1]["violations"]
+    )
+    anyv = summary["any"][policy]
+    text = (
+        f"Under {policy}, {len(held)} of {len(cells)} invariants held in every one of the {n:,} simulations"
+        f" (each at most {percent(3 / n if n > 3 else 1.0)} with 95% confidence, rule of three)."
+    )
+    if not failed:
+        return text + " No invariant was violated."
+    names = ", ".join(f"{name} ({c['violations']:,})" for name, c in failed)
+    worst_name, worst = failed[0]
+    where = tables.worst_scenarios(frame, policy, worst_name, limit=2)
+    where_text = "; ".join(f"{s} {k}/{m}" for s, k, m in where)
+    return (
+        text + f" {len(failed)} failed: {names}. {anyv['violations']:,} simulations ({percent(anyv['rate'])}) violated"
+        f" at least one. The worst is {worst_name} at {percent(worst['rate'])}"
+        f" (95% interval {_interval(worst['lower'], worst['upper'])}), mostly in {where_text}."
+    )
+
+
+def _comparison(frame: pd.DataFrame, before: str, after: str, about: str) -> dict[str, Any]:
+    table = tables.compare(frame, before, after)
+    rows = []
+    for r in _records(table):
+        rows.append(
+            {
+                "invariant": r["invariant"],
+                "pairs": int(r["pairs"]),
+                "before_violations": int(r["before_violations"]),
+                "after_violations": int(r["after_violations"]),
+                "rate_before": float(r["rate_before"]),
+                "rate_after": float(r["rate_after"]),
+                "only_before": int(r["only_before"]),
+                "only_after": int(r["only_after"]),
+                "difference": float(r["difference"]),
+                "lower": float(r["lower"]),
+                "upper": float(r["upper"]),
+                "made_hold": bool(r["made_hold"]),
+                "broke": bool(r["broke"]),
+                "text": _pp(r["difference"], r["lower"], r["upper"]),
+            }
+        )
+    moved = [r for r in rows if r["before_violations"] or r["after_violations"]]
+    return {
+        "before": before,
+        "after": after,
+        "about": about,
+        "pairs": rows[0]["pairs"] if rows else 0,
+        "rows": moved,
+        "unchanged_clean": [r["invariant"] for r in rows if not (r["before_violations"] or r["after_violations"])],
+        "made_hold": [r["invariant"] for r in rows if r["made_hold"]],
+        "broke": [r["invariant"] for r in rows if r["broke"]],
+        "_table": table,
+    }
+
+
+def _pp(difference: float, lower: float, upper: float) -> str:
+    return f"{difference * 100:+.2f} pp [{lower * 100:+.2f}, {upper * 100:+.2f}]"
+
+
+def _preset_about(frame: pd.DataFrame, policy: str) -> str:
+    preset = str(frame.loc[frame["policy"] == policy, "preset"].iloc[0])
+    return PRESET_DOCS.get(PRESET_ALIASES.get(preset, preset), "")
+
+
+def _flags_about(frame: pd.DataFrame, policy: str) -> str:
+    flags = str(frame.loc[frame["policy"] == policy, "flags"].iloc[0])
+    names = [part.split("=")[0] for part in flags.split(",") if part]
+    return " ".join(FLAG_DOCS.get(name, name) for name in names)
+
+
+def _fmt(value: float | None, digits: int = 1) -> str:
+    return DASH if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:,.{digits}f}"
+
+
+def _cost(frame: pd.DataFrame, policies: Sequence[str]) -> dict[str, Any]:
+    table = tables.cost(frame, policies)
+    reasons = tables.dead_letter_reasons(frame)
+    rows = []
+    for record in _records(table):
+        row = {k: _num(v) if isinstance(v, float) else v for k, v in record.items()}
+        rate = row["completion_rate"]
+        row["completion_text"] = percent(float(rate)) if rate is not None else DASH
+        row["requeues_text"] = _fmt(row["requeues_per_run"], 3)
+        for key in ("settle_p50_s", "settle_p95_s", "settle_p99_s"):
+            row[key + "_text"] = _fmt(row[key], 1)
+        rows.append(row)
+    return {"reasons": reasons, "rows": rows}
+
+
+def _curve(frame: pd.DataFrame, grid: str, x: str, policies: Sequence[str]) -> dict[str, Any]:
+    table = tables.curve(frame, grid, x, policies)
+    points = sorted({float(v) for v in table[x]}) if not table.empty else []
+    cells: dict[str, dict[str, str]] = {}
+    for r in _records(table):
+        cells.setdefault(str(r["policy"]), {})[f"{float(r[x]):g}"] = cell_text(
+            int(r["violations"]), int(r["simulations"]), float(r["lower"]), float(r["upper"])
+        )
+    return {
+        "grid": grid,
+        "x": x,
+        "points": [f"{p:g}" for p in points],
+        "records": _records(table),
+        "cells": cells,
+        "_table": table,
+    }
+
+
+def _coverage(frame: pd.DataFrame, policies: Sequence[str]) -> dict[str, Any]:
+    hits = tables.fault_hits(frame)
+    totals = tables.fault_totals(frame)
+    cov = tables.coverage_counts(frame, policies)
+    return {
+        "hits": {f: {r: int(hits.loc[f, r]) for r in hits.columns} for f in hits.index} if not hits.empty else {},
+        "faults": {str(k): int(v) for k, v in totals.items()},
+        "inert": [str(k) for k, v in totals.items() if int(v) == 0],
+        "properties": {name: {p: int(cov.loc[name, p]) for p in [*policies, "all"]} for name in cov.index},
+        "unreached": [str(name) for name in cov.index if int(cov.loc[name, "all"]) == 0],
+        "simulations": len(frame),
+        "_hits": hits,
+    }
+
+
+def build(
+    frame: pd.DataFrame,
+    *,
+    policies: Sequence[str] | None,
+    counterexamples: Sequence[CounterexampleView],
+    verification: Sequence[VerifyView],
+    findings: Sequence[FindingView],
+    provenance: Provenance,
+) -> dict[str, Any]:
+    """The whole report as data. Keys starting with '_' hold DataFrames for the figures only."""
+    rows = tables.with_defaults(frame)
+    order = tables.policy_order(rows, policies)
+    main = tables.primary(rows)
+    main_policies = [p for p in order if p in set(main["policy"])]
+    summary = _summary(main, main_policies)
+    presets = tables.presets_in_order(main, main_policies)
+    decisions = [_comparison(main, a, b, _preset_about(main, b)) for a, b in itertools.pairwise(presets)]
+    proposals = [_comparison(main, a, b, _flags_about(main, b)) for a, b in tables.proposal_pairs(main, main_policies)]
+    grid_name = str(main["grid"].iloc[0]) if not main.empty else ""
+    return {
+        "title": f"{provenance.name}: reliability report",
+        "sections": [{"id": a, "heading": h} for a, h in SECTIONS],
+        "primary_grid": grid_name,
+        "primary_simulations": len(main),
+        "verdicts": [{"policy": p, "text": verdict_text(p, summary, main)} for p in main_policies],
+        "summary": summary,
+        "decisions": decisions,
+        "proposals": proposals,
+        "cost": _cost(main, main_policies),
+        "curves": {
+            "intensity": _curve(rows, "intensity", "intensity", order),
+            "latency": _curve(rows, "latency", "latency_ratio", order),
+        },
+        "counterexamples": [asdict(c) for c in counterexamples],
+        "findings": [asdict(f) for f in findings],
+        "coverage": _coverage(rows, order),
+        "verification": [asdict(v) for v in verification],
+        "provenance": asdict(provenance),
+    }
+
+
+def public(context: Mapping[str, Any]) -> Any:
+    """The context without the private DataFrames and figures: what ``report.json`` stores."""
+    if isinstance(context, Mapping):
+        return {k: public(v) for k, v in context.items() if not str(k).startswith("_") and k != "svg"}
+    if isinstance(context, list | tuple):
+        return [public(v) for v in context]
+    return context
