@@ -1,0 +1,411 @@
+"""The ADR review: run a sweep configuration, gather the evidence, write the reliability report.
+
+Steps: (1) run the sweep (``sim.sweep.run_sweep``; shards under ``OUT/shards`` survive an
+interrupted run); (2) in the same executor, shrink one violating simulation per violated
+invariant under ``head`` and under the first preset where the invariant fails, re-run
+violating ``head`` simulations to recognise registered findings, and verify the small
+scenarios exhaustively for ``head`` and each preset; (3) write the counterexample files into
+``OUT/counterexamples`` and hand rows and evidence to :mod:`reports` for rendering.
+
+Everything chosen here is a pure function of the rows (which row to shrink, which to
+examine), so the same command on the same commit writes the same numbers and files; only
+the times differ. Knows the sweep, the explorers and the findings; renders nothing itself.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import subprocess
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor, Future
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from model.history import Op
+from model.policy import PRESET_ALIASES, PRESETS
+from reports import document, sections, tables
+from reports.timeline import render as timeline_lines
+from scenarios.findings import FINDINGS
+from scenarios.loader import load_scenario
+from sim.explore.counterexample import Counterexample, write
+from sim.review_jobs import (
+    Cell,
+    RecogniseJob,
+    ShrinkJob,
+    ShrinkOutcome,
+    VerifyJob,
+    VerifyOutcome,
+    parse_flags,
+    run_recognise,
+    run_shrink,
+    run_verify,
+)
+from sim.sweep import run_sweep
+from sim.sweep_config import SweepConfig
+
+VERIFY_SCENARIOS = ("single_run", "happy_path", "audit_failure_after_write", "worker_crash_mid_write")
+"""Small library scenarios (one or two runs) whose bound-1 enumeration takes well under a second."""
+HEAD = "adr-141"
+
+Progress = Callable[[str, int, int], None]
+"""progress(phase, done, total): phase 'simulating' counts simulations, 'evidence' counts jobs."""
+
+
+@dataclass(frozen=True)
+class ReviewOptions:
+    out: Path
+    seeds: int | None = None
+    """Seeds per cell for every grid (None = as the configuration says)."""
+    workers: int = 1
+    verify_scenarios: tuple[str, ...] = VERIFY_SCENARIOS
+    verify_bound: int = 1
+    shrink_tests: int = 120
+    examine_per_invariant: int = 12
+    command: str = "leaselab report"
+
+
+@dataclass
+class ReviewResult:
+    paths: dict[str, Path]
+    frame: pd.DataFrame
+    wall_s: float
+    simulations: int
+    counterexamples: list[Path] = field(default_factory=list)
+
+
+def with_seeds(config: SweepConfig, seeds: int | None) -> SweepConfig:
+    """The configuration with ``seeds`` per cell in every grid (grid overrides dropped)."""
+    if seeds is None:
+        return config
+    grids = [g.model_copy(update={"seeds": None}) for g in config.grid]
+    return config.model_copy(update={"seeds": seeds, "grid": grids})
+
+
+def run_review(
+    config: SweepConfig, options: ReviewOptions, executor: Executor, progress: Progress | None = None
+) -> ReviewResult:
+    started = time.perf_counter()
+    config = with_seeds(config, options.seeds)
+    out = options.out
+    tell = progress or (lambda phase, done, total: None)
+    total_sims = sum(t.seed_count for t in config.tasks())
+    done = run_sweep(
+        config,
+        out / "shards",
+        executor=executor,
+        on_task_done=lambda p: tell("simulating", p.simulations, total_sims),
+    )
+    frame = pd.concat([pd.read_parquet(p) for p in sorted(done.paths)], ignore_index=True)
+    frame = _sorted(tables.with_defaults(frame))
+    policies = [p.label for p in config.policy]
+    refs = scenario_refs(config)
+    shrink_jobs = plan_shrinks(frame, policies, refs, options.shrink_tests, as_written_grids(config))
+    recognise_jobs = plan_recognition(frame, policies, refs, options.examine_per_invariant, as_written_grids(config))
+    verify_jobs = plan_verification(options.verify_scenarios, options.verify_bound)
+    evidence = _run_jobs(executor, shrink_jobs, recognise_jobs, verify_jobs, tell)
+    shrunk, recognised, verified = evidence
+    views, histories, files = _counterexamples(shrunk, out)
+    context = sections.build(
+        frame,
+        policies=policies,
+        counterexamples=views,
+        verification=[_verify_view(v) for v in verified],
+        findings=_findings(recognise_jobs, recognised),
+        provenance=_provenance(config, options, len(frame), time.perf_counter() - started, len(recognise_jobs)),
+    )
+    paths = document.write(context, histories, out)
+    return ReviewResult(paths, frame, time.perf_counter() - started, len(frame), files)
+
+
+def _sorted(frame: pd.DataFrame) -> pd.DataFrame:
+    """Rows in a fixed order (shards complete in any order)."""
+    keys = [k for k in ("grid", "scenario", "policy", "intensity", "latency_ratio", "transport", "seed")]
+    return frame.sort_values(keys, kind="stable").reset_index(drop=True)
+
+
+def scenario_refs(config: SweepConfig) -> dict[str, str]:
+    """Scenario name (as rows carry it) -> the reference the loader takes (library name or path)."""
+    refs: dict[str, str] = {}
+    for grid in config.grid:
+        for spec in grid.scenario_specs():
+            ref = config.resolve(spec)
+            refs.setdefault(load_scenario(ref).name, ref)
+    return refs
+
+
+def as_written_grids(config: SweepConfig) -> set[str]:
+    """Grids whose rows simulate scenarios as written (no latency or transport override): a
+    counterexample file, which names a scenario and a fault profile, replays those exactly."""
+    return {g.name for g in config.grid if not g.latency_ratios and not g.transports}
+
+
+def _cell(row: pd.Series, refs: dict[str, str]) -> Cell:
+    return Cell(
+        refs.get(str(row["scenario"]), str(row["scenario"])),
+        str(row["preset"]),
+        parse_flags(str(row["flags"])),
+        float(row["intensity"]),
+        int(row["seed"]),
+        str(row["digest"]),
+    )
+
+
+def _violators(frame: pd.DataFrame, policy: str, invariant: str, grids: set[str]) -> pd.DataFrame:
+    """Rows of ``policy`` violating ``invariant`` in as-written grids, fewest faults first (they shrink
+    fastest), then by scenario, intensity and seed: a fixed choice."""
+    rows = frame[(frame["policy"] == policy) & (frame[f"inv.{invariant}"] == "false") & frame["grid"].isin(grids)]
+    faults = rows[[c for c in rows.columns if c.startswith("fault.")]].sum(axis=1)
+    rows = rows.assign(_faults=faults)
+    return rows.sort_values(["_faults", "grid", "scenario", "intensity", "seed"], kind="stable")
+
+
+def _canonical(preset: str) -> str:
+    return PRESET_ALIASES.get(preset, preset)
+
+
+def head_label(frame: pd.DataFrame, policies: Sequence[str]) -> str | None:
+    for label in policies:
+        rows = frame[frame["policy"] == label]
+        if not rows.empty and _canonical(str(rows["preset"].iloc[0])) == HEAD and not str(rows["flags"].iloc[0]):
+            return label
+    return None
+
+
+def plan_shrinks(
+    frame: pd.DataFrame, policies: Sequence[str], refs: dict[str, str], max_tests: int, grids: set[str]
+) -> list[ShrinkJob]:
+    """One job per violated invariant under head, and under the first preset (ADR order) where it fails."""
+    presets = tables.presets_in_order(frame, [p for p in policies if p in set(frame["policy"])])
+    head = head_label(frame, policies)
+    jobs: list[ShrinkJob] = []
+    for name in tables.invariant_names(frame):
+        chosen: list[str] = []
+        first = next((p for p in presets if not _violators(frame, p, name, grids).empty), None)
+        if first is not None:
+            chosen.append(first)
+        if head is not None and head not in chosen and not _violators(frame, head, name, grids).empty:
+            chosen.append(head)
+        for label in chosen:
+            row = _violators(frame, label, name, grids).iloc[0]
+            jobs.append(ShrinkJob(_cell(row, refs), name, label, max_tests))
+    return jobs
+
+
+def plan_recognition(
+    frame: pd.DataFrame, policies: Sequence[str], refs: dict[str, str], per_invariant: int, grids: set[str]
+) -> list[RecogniseJob]:
+    """Violating head simulations to re-run for the findings' recognisers: per invariant a finding names,
+    up to ``per_invariant`` rows, taken round-robin over scenarios so that each mechanism gets a look."""
+    head = head_label(frame, policies)
+    if head is None:
+        return []
+    wanted = sorted({name for f in FINDINGS for name in f.invariants if f"inv.{name}" in frame.columns})
+    picked: dict[tuple[str, int, float, str], set[str]] = {}
+    order: list[tuple[str, int, float, str]] = []
+    for name in wanted:
+        rows = _violators(frame, head, name, grids)
+        by_scenario = [group for _, group in rows.groupby("scenario", sort=True)]
+        taken = 0
+        depth = 0
+        while taken < per_invariant and any(depth < len(g) for g in by_scenario):
+            for group in by_scenario:
+                if depth < len(group) and taken < per_invariant:
+                    row = group.iloc[depth]
+                    key = (str(row["scenario"]), int(row["seed"]), float(row["intensity"]), str(row["grid"]))
+                    if key not in picked:
+                        picked[key] = set()
+                        order.append(key)
+                    picked[key].add(name)
+                    taken += 1
+            depth += 1
+    jobs = []
+    head_rows = frame[frame["policy"] == head].set_index(["scenario", "seed", "intensity", "grid"])
+    for key in order:
+        row = head_rows.loc[key]
+        row = row.iloc[0] if isinstance(row, pd.DataFrame) else row
+        full = pd.Series({**row.to_dict(), "scenario": key[0], "seed": key[1], "intensity": key[2]})
+        jobs.append(RecogniseJob(_cell(full, refs), tuple(sorted(picked[key]))))
+    return jobs
+
+
+def plan_verification(scenarios: Sequence[str], bound: int) -> list[VerifyJob]:
+    return [VerifyJob(s, preset, bound) for s in scenarios for preset in PRESETS]
+
+
+def _run_jobs(
+    executor: Executor,
+    shrinks: list[ShrinkJob],
+    recognitions: list[RecogniseJob],
+    verifications: list[VerifyJob],
+    tell: Progress,
+) -> tuple[list[ShrinkOutcome], list[list[tuple[str, str]]], list[VerifyOutcome]]:
+    """Submit every evidence job at once (they are independent); collect in submission order."""
+    futures: list[Future[Any]] = []
+    futures += [executor.submit(run_shrink, job) for job in shrinks]
+    futures += [executor.submit(run_recognise, job) for job in recognitions]
+    futures += [executor.submit(run_verify, job) for job in verifications]
+    total = len(futures)
+    results = []
+    for i, future in enumerate(futures):
+        results.append(future.result())
+        tell("evidence", i + 1, total)
+    a, b = len(shrinks), len(shrinks) + len(recognitions)
+    return results[:a], results[a:b], results[b:]
+
+
+def _counterexamples(
+    outcomes: list[ShrinkOutcome], out: Path
+) -> tuple[list[sections.CounterexampleView], dict[int, list[Op]], list[Path]]:
+    """Write each shrunk counterexample into ``OUT/counterexamples`` and replay it for its pictures."""
+    views: list[sections.CounterexampleView] = []
+    histories: dict[int, list[Op]] = {}
+    files: list[Path] = []
+    roles: dict[str, list[str]] = {}
+    for outcome in outcomes:
+        roles.setdefault(outcome.job.invariant, []).append(outcome.job.label)
+    for outcome in outcomes:
+        job, cx = outcome.job, outcome.counterexample
+        if cx is None:
+            continue
+        name = f"{_safe(job.label)}--{job.invariant}.toml"
+        path = write(cx, out / "counterexamples" / name)
+        files.append(path)
+        labels = roles[job.invariant]
+        role = "first preset where it fails" if job.label == labels[0] else "head"
+        if len(labels) == 1 and job.label == labels[0] and _is_head(cx):
+            role = "head, and the first preset where it fails"
+        replay = cx.run()
+        histories[len(views)] = replay.history
+        views.append(
+            sections.CounterexampleView(
+                invariant=job.invariant,
+                policy=job.label,
+                role=role,
+                scenario=cx.scenario,
+                seed=cx.seed,
+                faults=tuple(f.text() for f in cx.faults),
+                file=str(Path("counterexamples") / name),
+                timeline=tuple(timeline_lines(replay.history)),
+                shrink_note=_shrink_note(cx, replay.digest),
+            )
+        )
+    return views, histories, files
+
+
+def _is_head(cx: Counterexample) -> bool:
+    return _canonical(cx.policy) == HEAD and not cx.flags
+
+
+def _shrink_note(cx: Counterexample, digest: str) -> str:
+    same = "replays to the same history digest" if digest == cx.digest else "REPLAY DIVERGED"
+    return f"Minimal after delta debugging; {same} ({cx.digest[:12]})."
+
+
+def _safe(label: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_.+=" else "_" for c in label)
+
+
+def _verify_view(v: VerifyOutcome) -> sections.VerifyView:
+    label = "head" if v.job.preset == HEAD else v.job.preset
+    return sections.VerifyView(
+        v.job.scenario, label, v.job.bound, v.schedules, v.complete, v.sentence, v.violated, v.elapsed_s
+    )
+
+
+def _findings(jobs: list[RecogniseJob], recognised: list[list[tuple[str, str]]]) -> list[sections.FindingView]:
+    counts: dict[str, int] = {}
+    example: dict[str, str] = {}
+    for job, hits in zip(jobs, recognised, strict=True):
+        for finding_id in sorted({fid for _, fid in hits}):
+            counts[finding_id] = counts.get(finding_id, 0) + 1
+            example.setdefault(
+                finding_id, f"{Path(job.cell.scenario_ref).stem} seed {job.cell.seed} x{job.cell.intensity:g}"
+            )
+    return [
+        sections.FindingView(
+            f.id, f.invariant, f.adr, f.promise, f.story, f.id in counts, counts.get(f.id, 0), example.get(f.id, "")
+        )
+        for f in FINDINGS
+    ]
+
+
+VERSIONED = ("leaselab", "simpy", "pandas", "numpy", "pyarrow", "matplotlib", "jinja2", "pydantic", "hypothesis")
+
+
+def versions() -> dict[str, str]:
+    out = {"python": platform.python_version()}
+    for name in VERSIONED:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = "not installed"
+    return out
+
+
+def git_commit(where: Path | None = None) -> str:
+    """The checkout's commit ('+dirty' when it has uncommitted changes), or 'unknown' outside git."""
+    cwd = where or Path(__file__).resolve().parent
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True, timeout=10)
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"], cwd=cwd, capture_output=True, text=True, timeout=10
+        )
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    if head.returncode != 0:
+        return "unknown"
+    return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
+
+
+def config_toml(config: SweepConfig) -> str:
+    """The effective configuration as TOML (after ``--seeds``), as the report records it."""
+    data = config.model_dump(mode="json")
+    lines = [f"name = {_toml(data['name'])}", f"seeds = {data['seeds']}", f"seeds_per_task = {data['seeds_per_task']}"]
+    for policy in data["policy"]:
+        lines += ["", "[[policy]]", f"label = {_toml(policy['label'])}", f"preset = {_toml(policy['preset'])}"]
+        if policy["flags"]:
+            lines.append("flags = { " + ", ".join(f"{k} = {_toml(v)}" for k, v in policy["flags"].items()) + " }")
+    for grid in data["grid"]:
+        lines += ["", "[[grid]]"]
+        for key, value in grid.items():
+            if value is None or value == []:
+                continue
+            lines.append(f"{key} = {_toml(value)}")
+    return "\n".join(lines) + "\n"
+
+
+def _toml(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    raise TypeError(f"cannot write {value!r} as TOML")
+
+
+def _provenance(
+    config: SweepConfig, options: ReviewOptions, simulations: int, wall_s: float, examined: int
+) -> sections.Provenance:
+    return sections.Provenance(
+        name=config.name,
+        versions=versions(),
+        commit=git_commit(),
+        config_toml=config_toml(config),
+        seeds=config.seeds,
+        simulations=simulations,
+        wall_s=wall_s,
+        cores=os.cpu_count() or 1,
+        workers=options.workers,
+        command=options.command,
+        examined=examined,
+        extra={"exhaustive bound": str(options.verify_bound), "shrink budget": f"{options.shrink_tests} simulations"},
+    )

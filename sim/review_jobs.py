@@ -1,0 +1,162 @@
+"""The review's evidence jobs, run in an executor's workers: shrink a violating simulation, recognise
+registered findings in violating simulations, verify a small scenario exhaustively.
+
+Each job is a small frozen, picklable value and each runner a top-level function returning
+plain values, so a local process pool and a Dask cluster run them alike. A job names the
+simulation it starts from by the sweep row's keys (scenario reference, preset, flags,
+intensity, seed): the same inputs give the same history in any process, so a worker
+rebuilds it exactly. Knows the simulator, the explorers and the findings register; nothing
+of sweeps, files or rendering.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from model.invariants import Index
+from scenarios.findings import FINDINGS, explain
+from scenarios.loader import load_scenario
+from scenarios.schema import Scenario
+from sim.explore.base import NondeterminismError, Target, shrink
+from sim.explore.counterexample import Counterexample
+from sim.explore.exhaustive import ExhaustiveExplorer
+from sim.intensity import scale_faults
+from sim.simulate import simulate
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """One simulation of the sweep, by the keys of its row (scenario as written, no overrides)."""
+
+    scenario_ref: str
+    preset: str
+    flags: tuple[tuple[str, bool], ...]
+    intensity: float
+    seed: int
+    digest: str
+
+    def scenario(self) -> Scenario:
+        base = load_scenario(self.scenario_ref)
+        return scale_faults(base, self.intensity) if self.intensity != 1.0 else base
+
+
+def parse_flags(text: str) -> tuple[tuple[str, bool], ...]:
+    """The row's canonical ``name=value,...`` flags as pairs."""
+    pairs = []
+    for part in filter(None, text.split(",")):
+        name, _, value = part.partition("=")
+        pairs.append((name.strip(), value.strip().lower() in ("true", "1", "on", "yes")))
+    return tuple(sorted(pairs))
+
+
+@dataclass(frozen=True, slots=True)
+class ShrinkJob:
+    cell: Cell
+    invariant: str
+    label: str
+    max_tests: int
+
+
+@dataclass(frozen=True, slots=True)
+class ShrinkOutcome:
+    job: ShrinkJob
+    counterexample: Counterexample | None
+    problem: str = ""
+
+
+def run_shrink(job: ShrinkJob) -> ShrinkOutcome:
+    """Re-run the row's simulation (its digest must match), then ddmin its fault script."""
+    cell = job.cell
+    scenario = cell.scenario()
+    flags = dict(cell.flags)
+    result = simulate(scenario, cell.preset, cell.seed, flags=flags)
+    if result.digest != cell.digest:
+        return ShrinkOutcome(job, None, f"re-run of seed {cell.seed} gave digest {result.digest}, row has {cell.digest}")
+    target = Target(cell.scenario_ref, cell.preset, flags, scenario_override=scenario)
+    try:
+        cx, _ = shrink(
+            target,
+            scenario.faults,
+            cell.seed,
+            job.invariant,
+            result.fault_script,
+            expected_digest=result.digest,
+            max_tests=job.max_tests,
+            explorer="report",
+        )
+    except NondeterminismError as error:
+        return ShrinkOutcome(job, None, str(error))
+    note = f"sweep row: policy {job.label}, intensity {cell.intensity:g}, seed {cell.seed}; shrunk by ddmin"
+    return ShrinkOutcome(job, _with_note(cx, note))
+
+
+def _with_note(cx: Counterexample, note: str) -> Counterexample:
+    return Counterexample(
+        scenario=cx.scenario,
+        policy=cx.policy,
+        seed=cx.seed,
+        invariant=cx.invariant,
+        digest=cx.digest,
+        faults=cx.faults,
+        profile=cx.profile,
+        flags=cx.flags,
+        explorer=cx.explorer,
+        note=note,
+        ties=cx.ties,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class RecogniseJob:
+    cell: Cell
+    invariants: tuple[str, ...]
+
+
+def run_recognise(job: RecogniseJob) -> list[tuple[str, str]]:
+    """(invariant, finding id) for each violated invariant of the job a registered finding explains."""
+    cell = job.cell
+    result = simulate(cell.scenario(), cell.preset, cell.seed, flags=dict(cell.flags))
+    index = Index.of(result.history)
+    out = []
+    for name in job.invariants:
+        if name not in result.violations:
+            continue
+        entry = explain(name, index, result.verdicts[name])
+        if entry is not None and entry.id in FINDING_IDS:
+            out.append((name, entry.id))
+    return out
+
+
+FINDING_IDS = frozenset(f.id for f in FINDINGS)
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyJob:
+    scenario: str
+    preset: str
+    bound: int
+    max_schedules: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyOutcome:
+    job: VerifyJob
+    schedules: int
+    complete: bool
+    sentence: str
+    violated: tuple[str, ...]
+    elapsed_s: float
+
+
+def run_verify(job: VerifyJob) -> VerifyOutcome:
+    started = time.perf_counter()
+    report = ExhaustiveExplorer(max_schedules=job.max_schedules).verify(Target(job.scenario, job.preset), job.bound)
+    return VerifyOutcome(
+        job,
+        report.schedules,
+        report.complete,
+        report.sentence(),
+        tuple(name for name, _ in report.violations),
+        time.perf_counter() - started,
+    )
