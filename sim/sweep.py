@@ -1,161 +1,287 @@
-"""The sweep engine: scenarios x policies x fault intensities x seeds, through an executor.
+"""The sweep engine: run tasks through an executor and stream each task's rows to its own shard.
 
-Work is cut into tasks (one scenario, one policy, one intensity, a block of seeds);
-each task writes one Parquet shard named after its key, so an interrupted sweep
-resumes by skipping the shards already on disk, and a crash mid-task never leaves a
-half-written shard (write to a temporary name, then rename). Seeds are paired across
-policies: every policy sees the same seeds. The executor is a local process pool by
-default, or any ``concurrent.futures.Executor`` (e.g. a Dask client's).
+Work is cut into tasks (:mod:`sim.sweep_task`: one cell, a block of seeds); each task writes
+one Parquet shard named after its key. A shard is written to a temporary name, fsynced and
+renamed, so a kill -9 at any moment leaves either the whole shard or none; on resume every
+shard on disk is validated (footer readable, row count and key match its task) and a bad one
+is redone, never read. Seeds are paired across policies: every policy sees the same seeds.
+
+The coordinator holds only counts and paths, never rows: at most ``window`` tasks are in
+flight, and each task's rows go to disk as soon as they arrive. The executor is a local
+process pool by default, or any ``concurrent.futures.Executor`` (e.g. a Dask client's); a
+local worker process that dies is replaced and its tasks resubmitted.
+
+Knows tasks, rows and files; nothing of configuration files, the CLI or how progress is shown.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
-from collections.abc import Callable, Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from model.invariants import INVARIANTS
-from model.policy import resolve_policy
+from model.errors import LeaselabError
 from scenarios.loader import load_scenario
-from scenarios.schema import FAMILIES, Scenario
-from sim.intensity import scale_faults
-from sim.simulate import simulate
+from scenarios.schema import Scenario
+from sim.sweep_rows import INVARIANT_NAMES, TaskOutput, Violation, run_task_output
+from sim.sweep_task import SweepPlan, SweepTask
+
+__all__ = [
+    "INVARIANT_NAMES",
+    "SweepPlan",
+    "SweepProgress",
+    "SweepTask",
+    "run_sweep",
+    "run_task",
+    "shard_path",
+    "validate_scenarios",
+]
+
+KEY_METADATA = b"leaselab.key"
+SEEDS_METADATA = b"leaselab.seeds"
+MAX_POOL_RESTARTS = 5
+SETTLE_COLUMN = "stat.settle_latencies_s"
+_SPARSE_PREFIXES = ("hit.", "dl.")
 
 
-@dataclass(frozen=True, slots=True)
-class SweepTask:
-    scenario: str
-    policy: str
-    seed_start: int
-    seed_count: int
-    intensity: float = 1.0
-    flags: tuple[tuple[str, bool], ...] = ()
-
-    @property
-    def key(self) -> str:
-        text = f"{self.scenario}|{self.policy}|{self.flags}|{self.intensity!r}|{self.seed_start}|{self.seed_count}"
-        digest = hashlib.blake2b(text.encode(), digest_size=6).hexdigest()
-        return f"{Path(self.scenario).stem}__{self.policy}__x{self.intensity:g}__{self.seed_start}__{digest}"
-
-
-@dataclass(frozen=True)
-class SweepPlan:
-    scenarios: Sequence[str]
-    policies: Sequence[str]
-    seeds: int
-    intensities: Sequence[float] = (1.0,)
-    seeds_per_task: int = 50
-    flags: tuple[tuple[str, bool], ...] = ()
-
-    def tasks(self) -> list[SweepTask]:
-        out = []
-        for scenario in self.scenarios:
-            for intensity in self.intensities:
-                for start in range(0, self.seeds, self.seeds_per_task):
-                    count = min(self.seeds_per_task, self.seeds - start)
-                    for policy in self.policies:
-                        out.append(SweepTask(scenario, policy, start, count, intensity, self.flags))
-        return out
-
-
-INVARIANT_NAMES = tuple(inv.name for inv in INVARIANTS)
+class HasTasks(Protocol):
+    def tasks(self) -> list[SweepTask]: ...
 
 
 def run_task(task: SweepTask) -> list[dict[str, Any]]:
-    """One row per simulation: identity, verdicts (true/false/unknown), coverage, faults, stats."""
-    base = load_scenario(task.scenario)
-    scenario = scale_faults(base, task.intensity) if task.intensity != 1.0 else base
-    policy = resolve_policy(task.policy, dict(task.flags))
-    rows = []
-    for seed in range(task.seed_start, task.seed_start + task.seed_count):
-        result = simulate(scenario, policy, seed)
-        row: dict[str, Any] = {
-            "scenario": base.name,
-            "policy": task.policy,
-            "intensity": task.intensity,
-            "seed": seed,
-            "digest": result.digest,
-        }
-        for name in INVARIANT_NAMES:
-            row[f"inv.{name}"] = str(result.verdicts[name].valid.json).lower()
-        for name, reached in result.coverage.items():
-            row[f"cov.{name}"] = reached
-        for family in FAMILIES:
-            row[f"fault.{family}"] = result.faults_fired.get(family, 0)
-        stats = result.stats
-        row["stat.simulated_s"] = stats["simulated_s"]
-        row["stat.requests"] = stats["requests"]
-        row["stat.landings"] = stats["landings"]
-        row["stat.runs"] = stats["runs"]
-        for status, count in stats["final_status"].items():
-            row[f"final.{status}"] = count
-        rows.append(row)
-    return rows
+    """One row per simulation of the task (see the sweep row contract)."""
+    return run_task_output(task).rows
 
 
-def _write_shard(out_dir: Path, task: SweepTask, rows: list[dict[str, Any]]) -> Path:
-    path = out_dir / f"{task.key}.parquet"
-    tmp = path.with_suffix(".parquet.tmp")
-    pq.write_table(pa.Table.from_pylist(rows), tmp)
-    os.replace(tmp, path)
-    return path
+def _run_output(task: SweepTask, keep_histories: bool) -> TaskOutput:
+    return run_task_output(task, keep_histories)
 
 
 def shard_path(out_dir: Path, task: SweepTask) -> Path:
     return out_dir / f"{task.key}.parquet"
 
 
+def _table(rows: list[dict[str, Any]], metadata: dict[bytes, bytes]) -> pa.Table:
+    """Rows to a table with a stable schema: a sparse column (``hit.*``, ``dl.*``) missing from a
+    row is 0 there, and settle latencies are always a list of doubles (even when all are empty)."""
+    names: dict[str, None] = {}
+    for row in rows:
+        names.update(dict.fromkeys(row))
+    sparse = [n for n in names if n.startswith(_SPARSE_PREFIXES)]
+    filled = [{**dict.fromkeys(sparse, 0), **row} for row in rows] if sparse else rows
+    table = pa.Table.from_pylist(filled)
+    if SETTLE_COLUMN in table.column_names:
+        i = table.column_names.index(SETTLE_COLUMN)
+        table = table.set_column(i, SETTLE_COLUMN, table.column(i).cast(pa.list_(pa.float64())))
+    return table.replace_schema_metadata(metadata)
+
+
+def write_atomic(path: Path, write: Callable[[Path], None]) -> None:
+    """Write through a temporary file in the same directory, fsync it, rename it over ``path``
+    and fsync the directory: after a crash the file is whole or absent, never partial."""
+    tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
+    try:
+        write(tmp)
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+        dir_fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+    except OSError as error:
+        tmp.unlink(missing_ok=True)
+        raise LeaselabError(
+            f"cannot write: {error.strerror or error}",
+            file=str(path),
+            hint="finished shards are kept; free space or fix permissions and run the same command again",
+        ) from None
+
+
+def write_shard(out_dir: Path, task: SweepTask, rows: list[dict[str, Any]]) -> Path:
+    path = shard_path(out_dir, task)
+    metadata = {KEY_METADATA: task.key.encode(), SEEDS_METADATA: f"{task.seed_start}:{task.seed_count}".encode()}
+    table = _table(rows, metadata)
+    write_atomic(path, lambda tmp: pq.write_table(table, tmp))
+    return path
+
+
+def shard_problem(path: Path, task: SweepTask) -> str:
+    """Why the shard on disk cannot stand for ``task`` ('' when it can): unreadable footer,
+    wrong key or wrong row count. Reads the footer only, never the rows."""
+    try:
+        meta = pq.ParquetFile(path).metadata
+    except (OSError, pa.ArrowException) as error:
+        return f"unreadable ({error})"
+    schema_meta = meta.schema.to_arrow_schema().metadata or {}
+    if schema_meta.get(KEY_METADATA) != task.key.encode():
+        return "its key does not match its name"
+    if meta.num_rows != task.seed_count:
+        return f"{meta.num_rows} rows, expected {task.seed_count}"
+    return ""
+
+
 @dataclass
 class SweepProgress:
+    """Counts and paths only: the coordinator never holds rows."""
+
     total: int
     done: int = 0
     skipped: int = 0
+    redone: int = 0
+    simulations: int = 0
+    simulations_total: int = 0
+    resubmitted: int = 0
+    violations: int = 0
     paths: list[Path] = field(default_factory=list)
 
 
+@dataclass
+class _Sinks:
+    out_dir: Path
+    keep_histories: bool
+    on_violation: Callable[[Violation], None] | None
+    on_task_done: Callable[[SweepProgress], None] | None
+    history_dir: Path | None
+
+
+def _finish(task: SweepTask, output: TaskOutput, sinks: _Sinks, progress: SweepProgress) -> None:
+    """Evidence first, shard last: a shard on disk implies its counterexamples and history are too."""
+    if sinks.on_violation is not None:
+        for violation in output.violations:
+            sinks.on_violation(violation)
+    if sinks.keep_histories and sinks.history_dir is not None:
+        history = pa.Table.from_pylist(output.history)
+        write_atomic(sinks.history_dir / f"{task.key}.parquet", lambda tmp: pq.write_table(history, tmp))
+    progress.paths.append(write_shard(sinks.out_dir, task, output.rows))
+    progress.done += 1
+    progress.simulations += task.seed_count
+    progress.violations += len(output.violations)
+    if sinks.on_task_done is not None:
+        sinks.on_task_done(progress)
+
+
+def pending_tasks(tasks: Sequence[SweepTask], out_dir: Path, progress: SweepProgress) -> list[SweepTask]:
+    """The tasks without a valid shard; a shard that fails validation is deleted and redone."""
+    for stale in out_dir.glob("*.parquet.tmp-*"):
+        stale.unlink(missing_ok=True)  # left by a killed writer: never a finished shard
+    pending = []
+    for task in tasks:
+        path = shard_path(out_dir, task)
+        if path.exists():
+            if not shard_problem(path, task):
+                progress.skipped += 1
+                progress.done += 1
+                progress.simulations += task.seed_count
+                progress.paths.append(path)
+                continue
+            path.unlink()
+            progress.redone += 1
+        pending.append(task)
+    return pending
+
+
 def run_sweep(
-    plan: SweepPlan,
+    plan: HasTasks,
     out_dir: Path,
     *,
     executor: Executor | None = None,
     workers: int | None = None,
     on_task_done: Callable[[SweepProgress], None] | None = None,
+    on_violation: Callable[[Violation], None] | None = None,
+    keep_histories: bool = False,
+    history_dir: Path | None = None,
+    window: int | None = None,
 ) -> SweepProgress:
-    """Run every task whose shard is missing; return where the shards are."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    tasks = plan.tasks()
-    progress = SweepProgress(total=len(tasks))
-    pending = []
-    for task in tasks:
-        path = shard_path(out_dir, task)
-        if path.exists():
-            progress.skipped += 1
-            progress.done += 1
-            progress.paths.append(path)
-        else:
-            pending.append(task)
-    own = executor is None
-    pool = executor or ProcessPoolExecutor(max_workers=workers or os.cpu_count() or 1)
+    """Run every task whose shard is missing or bad; return where the shards are."""
     try:
-        futures = {pool.submit(run_task, task): task for task in pending}
-        for future in as_completed(futures):
-            task = futures[future]
-            progress.paths.append(_write_shard(out_dir, task, future.result()))
-            progress.done += 1
-            if on_task_done is not None:
-                on_task_done(progress)
-    finally:
-        if own:
-            pool.shutdown(cancel_futures=True)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        if history_dir is not None:
+            history_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise LeaselabError(f"cannot create: {error.strerror}", file=str(error.filename or out_dir)) from None
+    tasks = plan.tasks()
+    progress = SweepProgress(total=len(tasks), simulations_total=sum(t.seed_count for t in tasks))
+    pending = pending_tasks(tasks, out_dir, progress)
+    sinks = _Sinks(out_dir, keep_histories, on_violation, on_task_done, history_dir or out_dir / "histories")
+    if executor is not None:
+        _drain(executor, pending, sinks, progress, window or 64)
+    else:
+        _drain_local(pending, sinks, progress, workers or os.cpu_count() or 1, window)
     progress.paths.sort()
     return progress
+
+
+def _drain(
+    executor: Executor, pending: Iterable[SweepTask], sinks: _Sinks, progress: SweepProgress, window: int
+) -> list[SweepTask]:
+    """Keep ``window`` tasks in flight; write each as it completes. Returns the tasks lost to a
+    broken local pool (for resubmission), having finished every other one."""
+    queue = iter(pending)
+    running: dict[Future[TaskOutput], SweepTask] = {}
+    lost: list[SweepTask] = []
+
+    def fill() -> None:
+        while len(running) < window:
+            task = next(queue, None)
+            if task is None:
+                return
+            try:
+                running[executor.submit(_run_output, task, sinks.keep_histories)] = task
+            except BrokenProcessPool:
+                lost.append(task)
+                lost.extend(queue)
+                return
+
+    fill()
+    while running:
+        done, _ = wait(running, return_when=FIRST_COMPLETED)
+        for future in done:
+            task = running.pop(future)
+            try:
+                output = future.result()
+            except BrokenProcessPool:
+                lost.append(task)
+                continue
+            _finish(task, output, sinks, progress)
+        if not lost:
+            fill()
+    if lost:
+        lost.extend(queue)
+    return lost
+
+
+def _drain_local(
+    pending: list[SweepTask], sinks: _Sinks, progress: SweepProgress, workers: int, window: int | None
+) -> None:
+    """A local pool; when one of its processes dies (killed, out of memory) the pool is
+    replaced and the unfinished tasks resubmitted, a bounded number of times."""
+    restarts = 0
+    while pending:
+        pool = ProcessPoolExecutor(max_workers=workers)
+        try:
+            lost = _drain(pool, pending, sinks, progress, window or max(2 * workers, 4))
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+        if lost and restarts >= MAX_POOL_RESTARTS:
+            raise LeaselabError(
+                f"local worker processes died {restarts + 1} times; {len(lost)} tasks unfinished",
+                hint="finished shards are kept: run the same command again to resume",
+            )
+        restarts += bool(lost)
+        progress.resubmitted += len(lost)
+        pending = lost
 
 
 def validate_scenarios(names: Sequence[str]) -> list[Scenario]:

@@ -1,0 +1,53 @@
+"""Scenario overrides a sweep applies per cell: tool latency as a ratio of the lease, and the transport.
+
+Pure functions of a :class:`scenarios.schema.Scenario`, beside :mod:`sim.intensity` (which scales
+the fault profile). A ratio of 0 and an empty transport mean "the scenario as written", so a sweep
+cell without overrides simulates exactly the library scenario and its digests match ``leaselab run``.
+Knows the schema and the lease length; nothing about sweeps, files or the world.
+"""
+
+from __future__ import annotations
+
+from model.constants import LEASE_S
+from scenarios.schema import Scenario, ToolModel
+
+AS_WRITTEN = 0.0
+
+
+def _latency(tool: ToolModel, ratio: float) -> tuple[float, float]:
+    """The tool's latency range moved so its midpoint is ``ratio`` x LEASE_S.
+
+    The spread is kept proportional (a tool that varies +-50% around its midpoint still does),
+    because the question a latency sweep asks is "how often does a call outlive the lease",
+    which depends on where the range sits relative to the lease, not on its width.
+    """
+    lo, hi = tool.latency_s
+    target = ratio * LEASE_S
+    middle = (lo + hi) / 2
+    if middle <= 0:
+        return (target, target)
+    return (lo / middle * target, hi / middle * target)
+
+
+def with_latency_ratio(scenario: Scenario, ratio: float) -> Scenario:
+    """Every tool's latency set to ``ratio`` x the lease length (midpoint); 0 = as written."""
+    if ratio == AS_WRITTEN or not scenario.tools:
+        return scenario
+    tools = [tool.model_copy(update={"latency_s": _latency(tool, ratio)}) for tool in scenario.tools]
+    return scenario.model_copy(update={"tools": tools})
+
+
+def with_transport(scenario: Scenario, transport: str) -> Scenario:
+    """The scenario with its wake-up transport set ('sync' / 'async'); '' = as written."""
+    if not transport or transport == scenario.world.transport:
+        return scenario
+    world = scenario.world.model_copy(update={"transport": transport})
+    return scenario.model_copy(update={"world": world})
+
+
+def overridden(scenario: Scenario, latency_ratio: float = AS_WRITTEN, transport: str = "") -> Scenario:
+    """Both overrides; the result is re-validated so an override can never build an invalid scenario."""
+    changed = with_transport(with_latency_ratio(scenario, latency_ratio), transport)
+    if changed is scenario:
+        return scenario
+    return Scenario.model_validate(changed.model_dump())

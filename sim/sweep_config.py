@@ -1,0 +1,265 @@
+"""Sweep configuration files (TOML): the schema, the loader and the expansion into tasks.
+
+A sweep configuration names policies (a preset plus flag overrides, shown under a label)
+and one or more grids (scenarios x fault intensities x tool-latency ratios x transports x
+seeds). Every policy of a grid sees the same seeds, so policies compare pairwise. The
+built-in ADR review (:func:`builtin_review`) is such a file shipped in the package.
+
+Bad input is reported like a bad scenario: one :class:`model.errors.LeaselabError` naming the
+file and the field (``grid.0.intensities.1``). Unknown keys are errors: a typo must not
+silently shrink a sweep. Knows the policy presets and the scenario loader; nothing about
+executors, files of results or the world.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import tomllib
+from collections.abc import Iterator, Mapping
+from importlib import resources
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
+
+from model.errors import LeaselabError
+from model.policy import FLAG_NAMES, PRESET_ALIASES, PRESETS
+from scenarios.loader import library_names, load_scenario
+from sim.sweep_task import SweepTask
+
+Label = Annotated[str, Field(min_length=1, max_length=80, pattern=r"^[A-Za-z0-9_.+=-]+$")]
+Intensity = Annotated[float, Field(ge=0.0, le=100.0)]
+Ratio = Annotated[float, Field(gt=0.0, le=100.0)]
+LIBRARY = "library"
+BUILTIN_REVIEW = "adr-review.toml"
+_FIELD = re.compile(r"[a-z_]+(\.[a-z0-9_]+)*")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class PolicyEntry(_Strict):
+    """One design under test: a preset, flag overrides, and the label reports show."""
+
+    label: Label
+    preset: str
+    flags: dict[str, bool] = Field(default_factory=dict)
+
+    @field_validator("preset")
+    @classmethod
+    def _known_preset(cls, value: str) -> str:
+        if value not in PRESETS and value not in PRESET_ALIASES:
+            raise ValueError(f"unknown preset '{value}' (valid: {', '.join([*PRESETS, *PRESET_ALIASES])})")
+        return value
+
+    @field_validator("flags")
+    @classmethod
+    def _known_flags(cls, value: dict[str, bool]) -> dict[str, bool]:
+        for name in value:
+            if name not in FLAG_NAMES:
+                raise ValueError(f"unknown flag '{name}' (see `leaselab policies`)")
+        return dict(sorted(value.items()))
+
+    @property
+    def flag_items(self) -> tuple[tuple[str, bool], ...]:
+        return tuple(sorted(self.flags.items()))
+
+
+class GridEntry(_Strict):
+    """One cartesian product. Empty ``latency_ratios`` / ``transports`` / ``policies`` mean
+    "the scenario as written" / "the scenario as written" / "every policy"."""
+
+    name: Label
+    scenarios: Literal["library"] | Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=1)]
+    intensities: Annotated[list[Intensity], Field(min_length=1)] = Field(default_factory=lambda: [1.0])
+    latency_ratios: list[Ratio] = Field(default_factory=list)
+    transports: list[Literal["sync", "async"]] = Field(default_factory=list)
+    policies: list[str] = Field(default_factory=list)
+    seeds: Annotated[int, Field(ge=1, le=100_000_000)] | None = None
+
+    @model_validator(mode="after")
+    def _no_repeats(self) -> GridEntry:
+        for name in ("intensities", "latency_ratios", "transports", "policies"):
+            values = getattr(self, name)
+            if len(set(values)) != len(values):
+                raise ValueError(f"{name}: a value is listed twice (rows would be duplicated)")
+        if isinstance(self.scenarios, list) and len(set(self.scenarios)) != len(self.scenarios):
+            raise ValueError("scenarios: a scenario is listed twice (rows would be duplicated)")
+        return self
+
+    def scenario_specs(self) -> list[str]:
+        return library_names() if self.scenarios == LIBRARY else list(self.scenarios)
+
+
+class SweepConfig(_Strict):
+    """A whole sweep. ``seeds`` per cell (a grid may override it), ``seeds_per_task`` per shard."""
+
+    name: Label
+    seeds: Annotated[int, Field(ge=1, le=100_000_000)]
+    seeds_per_task: Annotated[int, Field(ge=1, le=1_000_000)] = 25
+    policy: Annotated[list[PolicyEntry], Field(min_length=1)]
+    grid: Annotated[list[GridEntry], Field(min_length=1)]
+    _base: Path = PrivateAttr(default_factory=Path.cwd)
+    _source: str = PrivateAttr(default="")
+
+    @model_validator(mode="after")
+    def _cross_references(self) -> SweepConfig:
+        labels = [p.label for p in self.policy]
+        if len(set(labels)) != len(labels):
+            raise ValueError("policy: two policies share a label")
+        names = [g.name for g in self.grid]
+        if len(set(names)) != len(names):
+            raise ValueError("grid: two grids share a name")
+        for i, grid in enumerate(self.grid):
+            for j, label in enumerate(grid.policies):
+                if label not in labels:
+                    raise ValueError(f"grid.{i}.policies.{j}: no [[policy]] is labelled '{label}'")
+        return self
+
+    @property
+    def source(self) -> str:
+        """The file it was read from ('' when built in code)."""
+        return self._source
+
+    def resolve(self, spec: str) -> str:
+        """A scenario spec as the loader takes it: a library name, or a path relative to the config file."""
+        if spec.endswith(".toml") or "/" in spec:
+            path = Path(spec)
+            return str(path if path.is_absolute() else (self._base / path).resolve())
+        return spec
+
+    def policies_of(self, grid: GridEntry) -> list[PolicyEntry]:
+        return [p for p in self.policy if not grid.policies or p.label in grid.policies]
+
+    def tasks(self) -> list[SweepTask]:
+        return list(iter_tasks(self))
+
+    def fingerprint(self) -> str:
+        """A digest of everything that decides the rows: the configuration and every file scenario.
+
+        Library scenarios are covered by the package version a sweep directory also records.
+        """
+        doc: dict[str, Any] = {"config": self.model_dump(mode="json"), "files": {}}
+        for grid in self.grid:
+            for spec in grid.scenario_specs():
+                resolved = self.resolve(spec)
+                if resolved != spec or Path(resolved).suffix == ".toml":
+                    doc["files"][spec] = load_scenario(resolved).model_dump(mode="json")
+        text = json.dumps(doc, sort_keys=True, separators=(",", ":"))
+        return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+def iter_tasks(config: SweepConfig) -> Iterator[SweepTask]:
+    """grids x scenarios x intensities x latency ratios x transports x seed blocks x policies.
+
+    Policies are innermost so that the paired tasks of one seed block are adjacent: a
+    partially finished sweep already holds complete policy comparisons.
+    """
+    step = config.seeds_per_task
+    for grid in config.grid:
+        seeds = grid.seeds or config.seeds
+        policies = config.policies_of(grid)
+        for spec in grid.scenario_specs():
+            scenario = config.resolve(spec)
+            for intensity in grid.intensities:
+                for ratio in grid.latency_ratios or [0.0]:
+                    for transport in _or_as_written(grid.transports):
+                        for start in range(0, seeds, step):
+                            count = min(step, seeds - start)
+                            for entry in policies:
+                                yield SweepTask(
+                                    scenario=scenario,
+                                    policy=entry.preset,
+                                    seed_start=start,
+                                    seed_count=count,
+                                    intensity=intensity,
+                                    flags=entry.flag_items,
+                                    grid=grid.name,
+                                    label=entry.label,
+                                    latency_ratio=ratio,
+                                    transport=transport,
+                                )
+
+
+def _or_as_written(transports: list[Literal["sync", "async"]]) -> list[str]:
+    return list(transports) or [""]
+
+
+def _field(loc: tuple[Any, ...]) -> str:
+    return ".".join(str(p) for p in loc) or "(top level)"
+
+
+def _message(error: Mapping[str, Any]) -> tuple[str, str]:
+    """The field and the message of pydantic's first error, in the scenario loader's words.
+
+    A validator that knows a deeper field says so as ``"field.path: message"``; pydantic's tags
+    for a union member (``list[...]``, ``literal[...]``) are dropped from the location.
+    """
+    loc = tuple(p for p in error.get("loc", ()) if not (isinstance(p, str) and "[" in p))
+    message = str(error.get("msg", "invalid value")).removeprefix("Value error, ")
+    if error.get("type") == "extra_forbidden":
+        message = "unknown key"
+    elif error.get("type") == "missing":
+        message = "required field missing"
+    head, sep, rest = message.partition(": ")
+    if sep and _FIELD.fullmatch(head):
+        return _field((*loc, head)), rest
+    return _field(loc), message
+
+
+def parse_config(data: dict[str, Any], *, source: str, base: Path | None = None) -> SweepConfig:
+    """Validate a decoded TOML mapping; check every scenario loads; the first error becomes one line."""
+    try:
+        config = SweepConfig.model_validate(data)
+    except ValidationError as error:
+        field, message = _message(error.errors()[0])
+        raise LeaselabError(message, file=source, field=field, hint="see sim/sweep_config.py") from None
+    config._base = base if base is not None else Path.cwd()
+    config._source = source
+    for i, grid in enumerate(config.grid):
+        if grid.scenarios == LIBRARY:
+            continue
+        for j, spec in enumerate(grid.scenario_specs()):
+            try:
+                load_scenario(config.resolve(spec))
+            except LeaselabError as error:
+                raise LeaselabError(
+                    error.what, file=source, field=f"grid.{i}.scenarios.{j}", hint=error.hint or error.file
+                ) from None
+    return config
+
+
+def load_config(path: str | Path) -> SweepConfig:
+    """A sweep configuration from a TOML file, or the built-in review when given its bare name."""
+    path = Path(path)
+    source = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise LeaselabError("no such sweep configuration", file=source) from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise LeaselabError(f"cannot read: {error}", file=source) from None
+    return loads_config(text, source=source, base=path.resolve().parent)
+
+
+def loads_config(text: str, *, source: str = "<string>", base: Path | None = None) -> SweepConfig:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise LeaselabError(f"bad TOML: {error}", file=source) from None
+    return parse_config(data, source=source, base=base)
+
+
+def builtin_review() -> SweepConfig:
+    """The ADR review ``leaselab report`` runs without a CONFIG (``sim/configs/adr-review.toml``)."""
+    resource = resources.files("sim").joinpath("configs", BUILTIN_REVIEW)
+    text = resource.read_text(encoding="utf-8")
+    return loads_config(text, source=f"sim/configs/{BUILTIN_REVIEW}")
+
+
+def as_config(config: SweepConfig | str | Path) -> SweepConfig:
+    """A SweepConfig from itself or a file path (what the library API accepts)."""
+    return config if isinstance(config, SweepConfig) else load_config(config)

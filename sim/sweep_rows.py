@@ -1,0 +1,146 @@
+"""What one sweep task computes: the cell's scenario, one row per simulation, and its evidence.
+
+Runs inside an executor's worker (a local process or a Dask worker on another machine), so
+it returns plain picklable values and never touches the sweep directory: rows (the sweep row
+contract of CONTRACT.md), the counterexample of each invariant the task's seeds violated
+(first seed only), and, when asked, the histories. Knows scenarios, policies and one
+simulation; nothing of executors, shards or progress.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from model.invariants import INVARIANTS
+from model.policy import resolve_policy
+from model.vocab import RunStatus
+from scenarios.loader import load_scenario
+from scenarios.schema import FAMILIES, Scenario
+from sim.explore.counterexample import Counterexample
+from sim.intensity import scale_faults
+from sim.overrides import overridden
+from sim.run_metrics import run_metrics
+from sim.simulate import SimulationResult, simulate
+from sim.sweep_task import SweepTask, flags_text
+
+INVARIANT_NAMES = tuple(inv.name for inv in INVARIANTS)
+DEAD_LETTER_REASONS = ("not_retryable", "provider_failed", "retries_exhausted")
+"""``dl.*`` columns every row carries (0 when none), so shards share one schema; a rarer reason
+adds its column only where it occurs."""
+
+
+@dataclass(frozen=True)
+class Violation:
+    """The first seed of a task that violated an invariant, ready to become a counterexample file.
+
+    ``scenario`` is the overridden scenario when the task changed latency or transport (the
+    coordinator writes it beside the counterexample, since a library name would replay
+    without the overrides), else None.
+    """
+
+    counterexample: Counterexample
+    scenario: Scenario | None
+
+
+@dataclass
+class TaskOutput:
+    rows: list[dict[str, Any]]
+    violations: list[Violation] = field(default_factory=list)
+    history: list[dict[str, Any]] = field(default_factory=list)
+
+
+def cell_scenario(task: SweepTask) -> tuple[Scenario, bool]:
+    """The scenario a task simulates, and whether latency / transport overrides changed it."""
+    base = load_scenario(task.scenario)
+    shaped = overridden(base, task.latency_ratio, task.transport)
+    scenario = scale_faults(shaped, task.intensity) if task.intensity != 1.0 else shaped
+    return scenario, shaped is not base
+
+
+def sweep_row(task: SweepTask, scenario: Scenario, result: SimulationResult) -> dict[str, Any]:
+    """One row of the contract: keys, verdicts, coverage, faults, statistics, run metrics."""
+    row: dict[str, Any] = {
+        "grid": task.grid,
+        "scenario": scenario.name,
+        "policy": task.policy_label,
+        "preset": task.policy,
+        "flags": flags_text(task.flags),
+        "intensity": float(task.intensity),
+        "latency_ratio": float(task.latency_ratio),
+        "transport": scenario.world.transport,
+        "seed": result.seed,
+        "digest": result.digest,
+    }
+    for name in INVARIANT_NAMES:
+        row[f"inv.{name}"] = str(result.verdicts[name].valid.json).lower()
+    for name, reached in result.coverage.items():
+        row[f"cov.{name}"] = bool(reached)
+    for family in FAMILIES:
+        row[f"fault.{family}"] = int(result.faults_fired.get(family, 0))
+    stats = result.stats
+    row["stat.runs"] = int(stats["runs"])
+    row["stat.requests"] = int(stats["requests"])
+    row["stat.landings"] = int(stats["landings"])
+    row["stat.simulated_s"] = float(stats["simulated_s"])
+    final = stats["final_status"]
+    for status in RunStatus:
+        row[f"final.{status.value}"] = int(final.get(status.value, 0))
+    row["stat.completed"] = int(final.get(RunStatus.COMPLETED.value, 0))
+    for reason in DEAD_LETTER_REASONS:
+        row[f"dl.{reason}"] = 0
+    row.update(run_metrics(result.history, result.request_types).columns())
+    return row
+
+
+def _violation(task: SweepTask, scenario: Scenario, changed: bool, result: SimulationResult, name: str) -> Violation:
+    cx = Counterexample(
+        scenario=task.scenario,
+        policy=task.policy,
+        seed=result.seed,
+        invariant=name,
+        digest=result.digest,
+        faults=result.fault_script,
+        profile=scenario.faults,
+        flags=dict(task.flags),
+        explorer="sweep",
+        note=f"sweep grid {task.grid}, policy {task.policy_label}, intensity {task.intensity:g}, "
+        f"latency ratio {task.latency_ratio:g}, transport {scenario.world.transport}",
+    )
+    return Violation(cx, scenario if changed else None)
+
+
+def history_rows(result: SimulationResult) -> list[dict[str, Any]]:
+    """A history as flat rows (value as JSON text) for ``--keep-histories``."""
+    return [
+        {
+            "seed": result.seed,
+            "index": op.index,
+            "time_s": op.time_s,
+            "process": op.process,
+            "op": op.op,
+            "run": op.run,
+            "type": op.type.value,
+            "value": json.dumps(op.value, default=str),
+        }
+        for op in result.history
+    ]
+
+
+def run_task_output(task: SweepTask, keep_histories: bool = False) -> TaskOutput:
+    """Every simulation of a task; the first violation of each invariant kept for a counterexample."""
+    scenario, changed = cell_scenario(task)
+    policy = resolve_policy(task.policy, dict(task.flags))
+    out = TaskOutput(rows=[])
+    seen: set[str] = set()
+    for seed in task.seeds:
+        result = simulate(scenario, policy, seed)
+        out.rows.append(sweep_row(task, scenario, result))
+        for name in result.violations:
+            if name not in seen:
+                seen.add(name)
+                out.violations.append(_violation(task, scenario, changed, result, name))
+        if keep_histories:
+            out.history.extend(history_rows(result))
+    return out
