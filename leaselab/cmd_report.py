@@ -1,74 +1,140 @@
-"""``leaselab report``: sweep every library scenario under every preset and write the verdict table.
+"""``leaselab report [CONFIG] --out DIR``: the ADR review, written as index.html and report.md.
 
-Runs on the local cores by default (a process pool), or on a Dask cluster with
-``--scheduler``. Shards land in ``OUT/shards`` and survive an interrupted run:
-running the same command again only computes what is missing.
+A thin face over :func:`sim.review.run_review`: it picks the configuration (the built-in ADR
+review when CONFIG is omitted), the executor (local processes, or a Dask cluster with
+``--scheduler``) and the progress display (a bar with rate and ETA on a terminal, plain
+lines otherwise), and prints the path of index.html. Shards land in ``DIR/shards`` and
+survive an interrupted run: the same command again computes only what is missing.
 """
 
 from __future__ import annotations
 
+import os
+import shlex
+import sys
 import time
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.text import Text
 
 from leaselab.executors import executor_for
-from model.errors import LeaselabError
-from model.policy import PRESETS, preset
-from reports.frames import load_shards
-from reports.verdicts import verdict_markdown
-from scenarios.loader import library_names
-from sim.sweep import SweepPlan, SweepProgress, run_sweep, validate_scenarios
+from sim.review import ReviewOptions, run_review
+from sim.sweep_config import builtin_review, load_config
+
+
+class _Lines:
+    """Plain progress lines for logs and CI: at most one every ``every_s`` seconds per phase, and the last."""
+
+    def __init__(self, every_s: float = 5.0) -> None:
+        self.every_s = every_s
+        self.started: dict[str, float] = {}
+        self.last: dict[str, float] = {}
+
+    def __call__(self, phase: str, done: int, total: int) -> None:
+        now = time.perf_counter()
+        start = self.started.setdefault(phase, now)
+        if done < total and now - self.last.get(phase, 0.0) < self.every_s:
+            return
+        self.last[phase] = now
+        elapsed = max(now - start, 1e-9)
+        rate = done / elapsed
+        eta = (total - done) / rate if rate > 0 else float("inf")
+        unit = "simulations" if phase == "simulating" else "jobs"
+        typer.echo(
+            f"{phase}: {done}/{total} {unit} ({100 * done / max(total, 1):.0f}%), {rate:.1f}/s, "
+            f"elapsed {elapsed:.0f} s, ETA {eta:.0f} s",
+            err=True,
+        )
+
+
+class _Rate(ProgressColumn):
+    """Items per second (rich's own speed columns are for bytes)."""
+
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text(f"{speed:,.1f}/s" if speed else "?/s", justify="right")
+
+
+class _Bar:
+    """A rich progress bar per phase with rate and ETA (terminal only)."""
+
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+        self.tasks: dict[str, TaskID] = {}
+
+    def __call__(self, phase: str, done: int, total: int) -> None:
+        if phase not in self.tasks:
+            self.tasks[phase] = self.progress.add_task(phase, total=total)
+        self.progress.update(self.tasks[phase], completed=done, total=total)
 
 
 def report(
-    seeds: Annotated[int, typer.Option("--seeds", min=1, help="Seeds per scenario and preset.")] = 200,
+    config: Annotated[
+        Path | None, typer.Argument(help="A sweep configuration (TOML); default: the built-in ADR review.")
+    ] = None,
     out: Annotated[Path, typer.Option("--out", help="Output directory.")] = Path("reports/out"),
-    scenario: Annotated[list[str] | None, typer.Option("--scenario", help="Limit to these scenarios.")] = None,
-    policy: Annotated[list[str] | None, typer.Option("--policy", help="Limit to these presets.")] = None,
+    seeds: Annotated[int | None, typer.Option("--seeds", min=1, help="Seeds per cell, in every grid.")] = None,
     workers: Annotated[int | None, typer.Option("--workers", min=1, help="Local processes.")] = None,
     scheduler: Annotated[str | None, typer.Option("--scheduler", help="Dask scheduler address.")] = None,
+    bound: Annotated[int, typer.Option("--bound", min=0, max=3, help="Exhaustive verification bound.")] = 1,
 ) -> None:
-    """Sweep scenarios x presets x seeds and write OUT/verdicts.md."""
-    scenarios = scenario or library_names()
-    policies = policy or list(PRESETS)
-    for name in policies:
-        preset(name)
-    validate_scenarios(scenarios)
-    plan = SweepPlan(scenarios, policies, seeds)
-    shard_dir = out / "shards"
-    started = time.perf_counter()
-    with executor_for(scheduler, workers) as executor, _progress() as bar:
-        task = bar.add_task("simulating", total=len(plan.tasks()))
-
-        def advance(progress: SweepProgress) -> None:
-            bar.update(task, completed=progress.done)
-
-        done = run_sweep(plan, shard_dir, executor=executor, on_task_done=advance)
-    frame = load_shards(done.paths)
-    target = out / "verdicts.md"
-    text = verdict_markdown(frame, policies=policies, title="leaselab verdicts")
-    text += f"\n{len(frame)} simulations, {seeds} seeds per cell, {time.perf_counter() - started:.1f} s.\n"
-    _write_atomic(target, text)
-    typer.echo(f"wrote {target} ({len(frame)} simulations, {done.skipped} shards reused)")
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(path.suffix + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(path)
-    except OSError as error:
-        raise LeaselabError(f"cannot write: {error.strerror}", file=str(path)) from None
-
-
-def _progress() -> Progress:
-    return Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), transient=True
+    """Run the sweep, shrink and replay its violations, verify small scenarios; write DIR/index.html."""
+    sweep_config = load_config(config) if config is not None else builtin_review()
+    local = workers or os.cpu_count() or 1
+    options = ReviewOptions(
+        out=out,
+        seeds=seeds,
+        workers=local if scheduler is None else 0,
+        verify_bound=bound,
+        command=_command(config, out, seeds, bound),
     )
+    with executor_for(scheduler, local) as executor:
+        if sys.stderr.isatty():
+            columns = (
+                TextColumn("{task.description:<10}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                _Rate(),
+                TimeElapsedColumn(),
+                TextColumn("ETA"),
+                TimeRemainingColumn(),
+            )
+            with Progress(*columns, transient=False) as bar:
+                result = run_review(sweep_config, options, executor, _Bar(bar))
+        else:
+            result = run_review(sweep_config, options, executor, _Lines())
+    typer.echo(
+        f"{result.simulations} simulations, {len(result.counterexamples)} counterexamples, "
+        f"{result.wall_s:.0f} s; report.md: {result.paths['markdown']}",
+        err=True,
+    )
+    typer.echo(str(result.paths["html"].resolve()))
+
+
+def _command(config: Path | None, out: Path, seeds: int | None, bound: int) -> str:
+    """The command line that reproduces this report."""
+    parts = ["leaselab", "report"]
+    if config is not None:
+        parts.append(str(config))
+    parts += ["--out", str(out)]
+    if seeds is not None:
+        parts += ["--seeds", str(seeds)]
+    if bound != 1:
+        parts += ["--bound", str(bound)]
+    return shlex.join(parts)
 
 
 def register(app: typer.Typer) -> None:

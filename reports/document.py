@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from model.history import Op
 from reports import figures, swimlane
@@ -28,10 +28,13 @@ from reports.stats import DASH, percent
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 
-def _environment() -> jinja2.Environment:
+def _environment(markdown: bool = False) -> jinja2.Environment:
+    """HTML: jinja2's autoescape. Markdown: every value passes through :func:`_md_text` instead
+    (``<``, ``>`` and ``&`` escaped, quotes kept readable), unless a filter marked it safe."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES),
-        autoescape=True,
+        autoescape=not markdown,
+        finalize=_md_text if markdown else None,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
@@ -43,9 +46,16 @@ def _environment() -> jinja2.Environment:
     return env
 
 
+def _md_text(value: Any) -> Any:
+    """A value interpolated into Markdown: raw HTML neutralised (most viewers render it)."""
+    if isinstance(value, Markup):
+        return value
+    return Markup(str(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
+
+
 def _md_cell(value: Any) -> Markup:
-    """A value for a Markdown table cell: HTML-escaped, pipes and newlines neutralised."""
-    return Markup(str(escape(str(value))).replace("|", "\\|").replace("\n", " "))
+    """A value for a Markdown table cell: raw HTML neutralised, pipes and newlines too."""
+    return Markup(str(_md_text(value)).replace("|", "\\|").replace("\n", " "))
 
 
 def add_figures(context: dict[str, Any], histories: Mapping[int, Sequence[Op]], out_dir: Path) -> dict[str, Path]:
@@ -98,7 +108,7 @@ def render_html(context: Mapping[str, Any]) -> str:
 
 
 def render_markdown(context: Mapping[str, Any]) -> str:
-    return _environment().get_template("report.md.j2").render(**context)
+    return _environment(markdown=True).get_template("report.md.j2").render(**context)
 
 
 def write(context: dict[str, Any], histories: Mapping[int, Sequence[Op]], out_dir: Path) -> dict[str, Path]:

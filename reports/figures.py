@@ -36,6 +36,10 @@ plt.rcParams.update(
 PALETTE = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#8c8c8c", "#ccb974")
 
 
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "h")
+LINESTYLES = ("-", "--", "-.", ":", "-", "--", "-.", ":", "-")
+
+
 def colour(i: int) -> str:
     return PALETTE[i % len(PALETTE)]
 
@@ -63,13 +67,26 @@ def strip_ids(svg: str) -> str:
 def curve_figure(table: pd.DataFrame, x: str, xlabel: str, policies: Sequence[str]) -> Figure:
     """Violation rate (any invariant) against ``x``, one line per policy with its Wilson 95% band."""
     fig, ax = plt.subplots(figsize=(7.5, 3.6))
+    values = sorted(set(table[x])) if not table.empty else [0.0]
+    dodge = (max(values) - min(values) or 1.0) * 0.008
     for i, policy in enumerate(policies):
         rows = table[table["policy"] == policy].sort_values(x)
         if rows.empty:
             continue
-        ax.plot(rows[x], rows["rate"] * 100, marker="o", ms=3.5, lw=1.6, color=colour(i), label=policy)
-        ax.fill_between(rows[x], rows["lower"] * 100, rows["upper"] * 100, color=colour(i), alpha=0.15, lw=0)
+        xs = rows[x] + dodge * (i - (len(policies) - 1) / 2)
+        ax.plot(
+            xs,
+            rows["rate"] * 100,
+            marker=MARKERS[i % len(MARKERS)],
+            ms=4.5,
+            lw=1.5,
+            ls=LINESTYLES[i % len(LINESTYLES)],
+            color=colour(i),
+            label=policy,
+        )
+        ax.fill_between(xs, rows["lower"] * 100, rows["upper"] * 100, color=colour(i), alpha=0.12, lw=0)
     ax.set_xlabel(xlabel)
+    ax.set_xticks(values, [f"{v:g}" for v in values])
     ax.set_ylabel("simulations violating any invariant (%)")
     ax.set_ylim(-2, 102)
     ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False, fontsize=8)

@@ -225,12 +225,16 @@ def plan_recognition(
                     taken += 1
             depth += 1
     jobs = []
-    head_rows = frame[frame["policy"] == head].set_index(["scenario", "seed", "intensity", "grid"])
+    head_rows = frame[frame["policy"] == head]
     for key in order:
-        row = head_rows.loc[key]
-        row = row.iloc[0] if isinstance(row, pd.DataFrame) else row
-        full = pd.Series({**row.to_dict(), "scenario": key[0], "seed": key[1], "intensity": key[2]})
-        jobs.append(RecogniseJob(_cell(full, refs), tuple(sorted(picked[key]))))
+        scenario, seed, intensity, grid = key
+        match = head_rows[
+            (head_rows["scenario"] == scenario)
+            & (head_rows["seed"] == seed)
+            & (head_rows["intensity"] == intensity)
+            & (head_rows["grid"] == grid)
+        ]
+        jobs.append(RecogniseJob(_cell(match.iloc[0], refs), tuple(sorted(picked[key]))))
     return jobs
 
 
@@ -354,7 +358,11 @@ def git_commit(where: Path | None = None) -> str:
     try:
         head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True, timeout=10)
         dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"], cwd=cwd, capture_output=True, text=True, timeout=10
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=10,
         )
     except (OSError, subprocess.SubprocessError):
         return "unknown"

@@ -72,7 +72,9 @@ def run_shrink(job: ShrinkJob) -> ShrinkOutcome:
     flags = dict(cell.flags)
     result = simulate(scenario, cell.preset, cell.seed, flags=flags)
     if result.digest != cell.digest:
-        return ShrinkOutcome(job, None, f"re-run of seed {cell.seed} gave digest {result.digest}, row has {cell.digest}")
+        return ShrinkOutcome(
+            job, None, f"re-run of seed {cell.seed} gave digest {result.digest}, row has {cell.digest}"
+        )
     target = Target(cell.scenario_ref, cell.preset, flags, scenario_override=scenario)
     try:
         cx, _ = shrink(
