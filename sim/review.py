@@ -157,12 +157,12 @@ def _cell(row: pd.Series, refs: dict[str, str]) -> Cell:
 
 
 def _violators(frame: pd.DataFrame, policy: str, invariant: str, grids: set[str]) -> pd.DataFrame:
-    """Rows of ``policy`` violating ``invariant`` in as-written grids, fewest faults first (they shrink
-    fastest), then by scenario, intensity and seed: a fixed choice."""
+    """Rows of ``policy`` violating ``invariant`` in as-written grids: the primary grid first (the one the
+    summary counts), fewest faults first (they shrink fastest), then by scenario, intensity and seed."""
     rows = frame[(frame["policy"] == policy) & (frame[f"inv.{invariant}"] == "false") & frame["grid"].isin(grids)]
     faults = rows[[c for c in rows.columns if c.startswith("fault.")]].sum(axis=1)
-    rows = rows.assign(_faults=faults)
-    return rows.sort_values(["_faults", "grid", "scenario", "intensity", "seed"], kind="stable")
+    rows = rows.assign(_faults=faults, _other_grid=rows["grid"] != tables.PRIMARY_GRID)
+    return rows.sort_values(["_other_grid", "_faults", "grid", "scenario", "intensity", "seed"], kind="stable")
 
 
 def _canonical(preset: str) -> str:

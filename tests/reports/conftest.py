@@ -1,0 +1,88 @@
+"""A small review, run once per test session: two scenarios (one named ``<script>alert(1)</script>``,
+with a tool of that name), three policies, every section's grid, a few seeds."""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from sim.review import ReviewOptions, ReviewResult, run_review
+from sim.sweep_config import load_config
+
+ROOT = Path(__file__).resolve().parents[2]
+XSS = "<script>alert(1)</script>"
+
+
+def small_config(where: Path) -> Path:
+    source = (ROOT / "scenarios" / "library" / "tool_outlives_lease.toml").read_text(encoding="utf-8")
+    hostile = source.replace('"tool_outlives_lease"', json.dumps(XSS)).replace(
+        '"update_page_metadata"', json.dumps(XSS)
+    )
+    (where / "hostile.toml").write_text(hostile, encoding="utf-8")
+    config = where / "small.toml"
+    config.write_text(
+        """
+name = "small-review"
+seeds = 4
+seeds_per_task = 4
+
+[[policy]]
+label = "adr-111"
+preset = "adr-111"
+[[policy]]
+label = "head"
+preset = "head"
+[[policy]]
+label = "head+idempotency_keys"
+preset = "head"
+flags = { idempotency_keys = true }
+
+[[grid]]
+name = "main"
+scenarios = ["worker_crash_mid_write", "hostile.toml"]
+intensities = [0.5, 2.0]
+
+[[grid]]
+name = "intensity"
+scenarios = ["tool_outlives_lease"]
+intensities = [0.0, 0.5, 1.0, 2.0, 4.0]
+
+[[grid]]
+name = "latency"
+scenarios = ["tool_outlives_lease"]
+latency_ratios = [0.25, 0.5, 1.0, 2.0, 3.0]
+""",
+        encoding="utf-8",
+    )
+    return config
+
+
+def review(where: Path) -> ReviewResult:
+    options = ReviewOptions(
+        out=where / "out", workers=2, verify_scenarios=("single_run",), shrink_tests=40, command="test"
+    )
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        return run_review(load_config(small_config(where)), options, pool)
+
+
+@pytest.fixture(scope="session")
+def small_review(tmp_path_factory: pytest.TempPathFactory) -> ReviewResult:
+    return review(tmp_path_factory.mktemp("review"))
+
+
+@pytest.fixture(scope="session")
+def report_json(small_review: ReviewResult) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(small_review.paths["json"].read_text(encoding="utf-8"))
+    return data
+
+
+@pytest.fixture(scope="session")
+def rows(small_review: ReviewResult) -> pd.DataFrame:
+    """The rows straight from the shards, independently of the report's own loading."""
+    shards = sorted((small_review.paths["html"].parent / "shards").glob("*.parquet"))
+    return pd.concat([pd.read_parquet(p) for p in shards], ignore_index=True)

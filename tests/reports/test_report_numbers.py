@@ -1,0 +1,164 @@
+"""On a small configuration the report has every section, and its numbers equal those computed
+from the sweep rows directly with pandas."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from reports.sections import SECTIONS
+from reports.stats import wilson
+from sim.review import ReviewResult
+
+KEYS = ["grid", "scenario", "intensity", "latency_ratio", "transport", "seed"]
+
+
+def _main(rows: pd.DataFrame) -> pd.DataFrame:
+    return rows[rows["grid"] == "main"]
+
+
+def test_every_section_is_in_the_html_and_the_markdown(small_review: ReviewResult) -> None:
+    html = small_review.paths["html"].read_text(encoding="utf-8")
+    markdown = small_review.paths["markdown"].read_text(encoding="utf-8")
+    for anchor, heading in SECTIONS:
+        assert f'<section id="{anchor}">' in html
+        assert f"<h2>{heading}</h2>" in html
+        assert f"## {heading}" in markdown
+
+
+def test_summary_cells_equal_the_rows(
+    report_json: dict[str, Any], rows: pd.DataFrame, small_review: ReviewResult
+) -> None:
+    main = _main(rows)
+    html = small_review.paths["html"].read_text(encoding="utf-8")
+    invariants = [c.removeprefix("inv.") for c in rows.columns if c.startswith("inv.")]
+    assert report_json["summary"]["invariants"] == invariants
+    assert report_json["summary"]["policies"] == ["adr-111", "head", "head+idempotency_keys"]
+    for name in invariants:
+        for policy in ("adr-111", "head", "head+idempotency_keys"):
+            mine = main[main["policy"] == policy]
+            k, n = int((mine[f"inv.{name}"] == "false").sum()), len(mine)
+            cell = report_json["summary"]["cells"][name][policy]
+            assert (cell["violations"], cell["simulations"]) == (k, n)
+            assert cell["rate"] == pytest.approx(k / n)
+            assert (cell["lower"], cell["upper"]) == pytest.approx(wilson(k, n))
+            assert cell["rule_of_three"] == (pytest.approx(3 / n) if k == 0 else None)
+            assert cell["text"] in html
+    assert any(c["violations"] for cells in report_json["summary"]["cells"].values() for c in cells.values())
+
+
+def _paired(rows: pd.DataFrame, before: str, after: str, name: str) -> tuple[int, int, int]:
+    main = _main(rows)
+    merged = main[main["policy"] == before].merge(main[main["policy"] == after], on=KEYS, suffixes=("_b", "_a"))
+    vb, va = merged[f"inv.{name}_b"] == "false", merged[f"inv.{name}_a"] == "false"
+    return len(merged), int((vb & ~va).sum()), int((va & ~vb).sum())
+
+
+@pytest.mark.parametrize(
+    ("section", "before", "after"), [("decisions", "adr-111", "head"), ("proposals", "head", "head+idempotency_keys")]
+)
+def test_comparisons_equal_the_paired_rows(
+    report_json: dict[str, Any], rows: pd.DataFrame, section: str, before: str, after: str
+) -> None:
+    (comparison,) = report_json[section]
+    assert (comparison["before"], comparison["after"]) == (before, after)
+    assert comparison["rows"], "the small review must show a difference"
+    for row in comparison["rows"]:
+        n, only_before, only_after = _paired(rows, before, after, row["invariant"])
+        assert (row["pairs"], row["only_before"], row["only_after"]) == (n, only_before, only_after)
+        assert row["difference"] == pytest.approx((only_after - only_before) / n)
+        assert row["lower"] <= row["difference"] <= row["upper"]
+    for name in comparison["made_hold"]:
+        main = _main(rows)
+        assert (main.loc[main["policy"] == before, f"inv.{name}"] == "false").any()
+        assert not (main.loc[main["policy"] == after, f"inv.{name}"] == "false").any()
+
+
+def test_cost_equals_the_rows(report_json: dict[str, Any], rows: pd.DataFrame) -> None:
+    main = _main(rows)
+    for entry in report_json["cost"]["rows"]:
+        mine = main[main["policy"] == entry["policy"]]
+        runs = mine["stat.runs"].sum()
+        assert entry["runs"] == runs
+        assert entry["completion_rate"] == pytest.approx(mine["stat.completed"].sum() / runs)
+        assert entry["requeues_per_run"] == pytest.approx(mine["stat.requeues"].sum() / runs)
+        assert entry["dead_letters"] == mine["stat.dead_letters"].sum()
+        assert entry["dead_letters_no_write"] == mine["stat.dead_letters_no_write"].sum()
+        assert entry["duplicate_idempotent_writes"] == mine["stat.duplicate_idempotent_writes"].sum()
+        assert entry["wasted_tool_executions"] == mine["stat.wasted_tool_executions"].sum()
+        latencies = mine["stat.settle_latencies_s"].explode().dropna().astype(float)
+        for q in (50, 95, 99):
+            assert entry[f"settle_p{q}_s"] == pytest.approx(np.percentile(latencies, q))
+        for column in [c for c in main.columns if c.startswith("dl.")]:
+            assert entry[column] == mine[column].sum()
+
+
+@pytest.mark.parametrize(
+    ("key", "grid", "x"), [("intensity", "intensity", "intensity"), ("latency", "latency", "latency_ratio")]
+)
+def test_curves_equal_the_rows(report_json: dict[str, Any], rows: pd.DataFrame, key: str, grid: str, x: str) -> None:
+    curve = report_json["curves"][key]
+    mine = rows[rows["grid"] == grid]
+    bad = (mine[[c for c in mine.columns if c.startswith("inv.")]] == "false").any(axis=1)
+    expected = bad.groupby([mine["policy"], mine[x]]).agg(["sum", "count"])
+    assert len(curve["points"]) >= 5
+    assert len(curve["records"]) == len(expected)
+    for record in curve["records"]:
+        k, n = expected.loc[(record["policy"], record[x])]
+        assert (record["violations"], record["simulations"]) == (k, n)
+
+
+def test_fault_coverage_equals_the_rows(report_json: dict[str, Any], rows: pd.DataFrame) -> None:
+    coverage = report_json["coverage"]
+    hits = [c for c in rows.columns if c.startswith("hit.")]
+    assert hits
+    for column in hits:
+        family, request = column.removeprefix("hit.").split(".", 1)
+        assert coverage["hits"][family][request] == rows[column].fillna(0).sum()
+    for name, counts in coverage["properties"].items():
+        assert counts["all"] == rows[f"cov.{name}"].fillna(False).astype(bool).sum()
+    for family, count in coverage["faults"].items():
+        assert count == rows[f"fault.{family}"].sum()
+
+
+def test_each_violated_invariant_has_a_replayable_counterexample(
+    report_json: dict[str, Any], rows: pd.DataFrame, small_review: ReviewResult
+) -> None:
+    from sim.explore.counterexample import read
+
+    main = _main(rows)
+    head_violated = {
+        c.removeprefix("inv.")
+        for c in main.columns
+        if c.startswith("inv.") and (main.loc[main["policy"] == "head", c] == "false").any()
+    }
+    shown = {(cx["invariant"], cx["policy"]) for cx in report_json["counterexamples"]}
+    assert head_violated and all((name, "head") in shown for name in head_violated)
+    for cx in report_json["counterexamples"]:
+        path = small_review.paths["html"].parent / cx["file"]
+        loaded = read(path)
+        replay = loaded.run()
+        assert replay.digest == loaded.digest and cx["invariant"] in replay.violations
+        assert len(cx["faults"]) == len(loaded.faults)
+        assert cx["timeline"]
+
+
+def test_findings_and_verification_are_listed(report_json: dict[str, Any]) -> None:
+    from scenarios.findings import FINDINGS
+
+    assert [f["id"] for f in report_json["findings"]] == [f.id for f in FINDINGS]
+    assert all(f["example"] for f in report_json["findings"] if f["reproduced"])
+    rows = report_json["verification"]
+    assert {r["policy"] for r in rows} == {"adr-104", "adr-111", "adr-112", "adr-122", "head"}
+    assert all(r["schedules"] > 0 and r["bound"] == 1 for r in rows)
+
+
+def test_provenance_records_how_it_was_made(report_json: dict[str, Any], rows: pd.DataFrame) -> None:
+    made = report_json["provenance"]
+    assert made["simulations"] == len(rows)
+    assert "seeds = 4" in made["config_toml"] and "[[grid]]" in made["config_toml"]
+    assert made["versions"]["pandas"] == pd.__version__
+    assert made["commit"]
