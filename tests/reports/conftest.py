@@ -4,6 +4,7 @@ with a tool of that name), three policies, every section's grid, a few seeds."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -62,12 +63,20 @@ latency_ratios = [0.25, 0.5, 1.0, 2.0, 3.0]
     return config
 
 
-def review(where: Path) -> ReviewResult:
+def review(where: Path, out: Path | None = None) -> ReviewResult:
+    """Run the small review; ``out`` defaults to ``where/out`` (the config is written to ``where``)."""
     options = ReviewOptions(
-        out=where / "out", workers=2, verify_scenarios=("single_run",), shrink_tests=40, command="test"
+        out=out or where / "out", workers=2, verify_scenarios=("single_run",), shrink_tests=40, command="test"
     )
+    config = where / "small.toml"
     with ProcessPoolExecutor(max_workers=2) as pool:
-        return run_review(load_config(small_config(where)), options, pool)
+        return run_review(load_config(config if config.exists() else small_config(where)), options, pool)
+
+
+@pytest.fixture(scope="session")
+def run_small_review() -> Callable[[Path, Path | None], ReviewResult]:
+    """The small review as a function, to run it again."""
+    return review
 
 
 @pytest.fixture(scope="session")
