@@ -27,7 +27,14 @@ def executor_for(scheduler: str | None, workers: int | None) -> Iterator[Executo
         raise LeaselabError(
             "dask.distributed is not installed", field="--scheduler", hint="pip install 'leaselab[dask]'"
         ) from None
-    client = distributed.Client(scheduler)
+    try:
+        client = distributed.Client(scheduler, timeout="15s")
+    except (OSError, TimeoutError, ValueError) as error:
+        raise LeaselabError(
+            f"cannot reach the Dask scheduler at {scheduler}: {error}",
+            field="--scheduler",
+            hint="start one with `dask scheduler` and workers with `dask worker ADDRESS`",
+        ) from None
     try:
         yield client.get_executor()
     finally:

@@ -83,7 +83,7 @@ def _table(rows: list[dict[str, Any]], metadata: dict[bytes, bytes]) -> pa.Table
     return table.replace_schema_metadata(metadata)
 
 
-def write_atomic(path: Path, write: Callable[[Path], None]) -> None:
+def write_atomic(path: Path, write: Callable[[Path], object]) -> None:
     """Write through a temporary file in the same directory, fsync it, rename it over ``path``
     and fsync the directory: after a crash the file is whole or absent, never partial."""
     tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
@@ -139,6 +139,7 @@ class SweepProgress:
     total: int
     done: int = 0
     skipped: int = 0
+    skipped_simulations: int = 0
     redone: int = 0
     simulations: int = 0
     simulations_total: int = 0
@@ -184,6 +185,7 @@ def pending_tasks(tasks: Sequence[SweepTask], out_dir: Path, progress: SweepProg
                 progress.skipped += 1
                 progress.done += 1
                 progress.simulations += task.seed_count
+                progress.skipped_simulations += task.seed_count
                 progress.paths.append(path)
                 continue
             path.unlink()
