@@ -11,6 +11,8 @@ from typing import Any
 
 from model.errors import LeaselabError
 
+CONNECT_TIMEOUT = "15s"
+
 
 @contextmanager
 def executor_for(scheduler: str | None, workers: int | None) -> Iterator[Executor]:
@@ -28,7 +30,7 @@ def executor_for(scheduler: str | None, workers: int | None) -> Iterator[Executo
             "dask.distributed is not installed", field="--scheduler", hint="pip install 'leaselab[dask]'"
         ) from None
     try:
-        client = distributed.Client(scheduler, timeout="15s")
+        client = distributed.Client(scheduler, timeout=CONNECT_TIMEOUT)
     except (OSError, TimeoutError, ValueError) as error:
         raise LeaselabError(
             f"cannot reach the Dask scheduler at {scheduler}: {error}",
@@ -36,6 +38,6 @@ def executor_for(scheduler: str | None, workers: int | None) -> Iterator[Executo
             hint="start one with `dask scheduler` and workers with `dask worker ADDRESS`",
         ) from None
     try:
-        yield client.get_executor()
+        yield client.get_executor(pure=False)  # a resubmitted task must run again, not hit a cache
     finally:
         client.close()

@@ -222,11 +222,17 @@ def run_sweep(
     pending = pending_tasks(tasks, out_dir, progress)
     sinks = _Sinks(out_dir, keep_histories, on_violation, on_task_done, history_dir or out_dir / "histories")
     if executor is not None:
-        _drain(executor, pending, sinks, progress, window or 64)
+        _drain_external(executor, pending, sinks, progress, window or 64)
     else:
         _drain_local(pending, sinks, progress, workers or os.cpu_count() or 1, window)
     progress.paths.sort()
     return progress
+
+
+def _worker_died(error: BaseException) -> bool:
+    """The task was lost with its worker (a broken local pool, a Dask worker killed too often),
+    not failed by itself: it is resubmitted. Dask is optional, so its exception goes by name."""
+    return isinstance(error, BrokenProcessPool) or type(error).__name__ == "KilledWorker"
 
 
 def _drain(
@@ -257,7 +263,9 @@ def _drain(
             task = running.pop(future)
             try:
                 output = future.result()
-            except BrokenProcessPool:
+            except Exception as error:
+                if not _worker_died(error):
+                    raise
                 lost.append(task)
                 continue
             _finish(task, output, sinks, progress)
@@ -319,6 +327,25 @@ def _drain_local(
             raise LeaselabError(
                 f"local worker processes died {fruitless} times in a row without finishing a task; "
                 f"{len(lost)} tasks unfinished",
+                hint="finished shards are kept: run the same command again to resume",
+            )
+        progress.resubmitted += len(lost)
+        pending = lost
+
+
+def _drain_external(
+    executor: Executor, pending: list[SweepTask], sinks: _Sinks, progress: SweepProgress, window: int
+) -> None:
+    """Another executor (a Dask cluster's): it replaces its own dead workers; tasks lost with one
+    are resubmitted, with the same bound on fruitless rounds as the local pool."""
+    fruitless = 0
+    while pending:
+        before = progress.done
+        lost = _drain(executor, pending, sinks, progress, window)
+        fruitless = 0 if progress.done > before else fruitless + bool(lost)
+        if lost and fruitless > MAX_POOL_RESTARTS:
+            raise LeaselabError(
+                f"workers died {fruitless} times in a row without finishing a task; {len(lost)} tasks unfinished",
                 hint="finished shards are kept: run the same command again to resume",
             )
         progress.resubmitted += len(lost)

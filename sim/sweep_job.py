@@ -115,7 +115,7 @@ def _as_executor(executor: Any) -> Executor | None:
         return executor
     get = getattr(executor, "get_executor", None)
     if callable(get):
-        converted = get()
+        converted = get(pure=False)
         if isinstance(converted, Executor):
             return converted
     raise TypeError(f"not an executor: {executor!r}")
@@ -134,8 +134,12 @@ def run_job(
     """Run (or resume) a sweep into ``out``; only counts and paths come back."""
     cfg, out = as_config(config), Path(out)
     started = time.perf_counter()
-    warnings = prepare(out, cfg)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise LeaselabError(f"cannot create: {error.strerror}", file=str(out)) from None
     with locked(out):
+        warnings = prepare(out, cfg)
         writer = _CounterexampleWriter(out / COUNTEREXAMPLES)
         progress = run_sweep(
             cfg,
