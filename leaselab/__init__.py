@@ -27,6 +27,8 @@ from sim.explore.hypo import HypothesisExplorer
 from sim.explore.swarm import SwarmExplorer
 from sim.simulate import SimulationResult, simulate
 from sim.sweep import SweepPlan, run_sweep
+from sim.sweep_config import SweepConfig, builtin_review, load_config
+from sim.sweep_job import load, sweep
 
 __all__ = [
     "COVERAGE",
@@ -45,19 +47,24 @@ __all__ = [
     "Scenario",
     "SimulationResult",
     "SwarmExplorer",
+    "SweepConfig",
     "SweepPlan",
     "Target",
     "Validity",
     "Verdict",
+    "builtin_review",
     "check_all",
     "coverage",
     "library",
+    "load",
+    "load_config",
     "load_scenario",
     "preset",
     "read_counterexample",
     "resolve_policy",
     "run_sweep",
     "simulate",
+    "sweep",
     "timeline",
     "write_counterexample",
 ]

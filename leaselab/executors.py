@@ -11,6 +11,8 @@ from typing import Any
 
 from model.errors import LeaselabError
 
+CONNECT_TIMEOUT = "15s"
+
 
 @contextmanager
 def executor_for(scheduler: str | None, workers: int | None) -> Iterator[Executor]:
@@ -27,8 +29,15 @@ def executor_for(scheduler: str | None, workers: int | None) -> Iterator[Executo
         raise LeaselabError(
             "dask.distributed is not installed", field="--scheduler", hint="pip install 'leaselab[dask]'"
         ) from None
-    client = distributed.Client(scheduler)
     try:
-        yield client.get_executor()
+        client = distributed.Client(scheduler, timeout=CONNECT_TIMEOUT)
+    except (OSError, TimeoutError, ValueError) as error:
+        raise LeaselabError(
+            f"cannot reach the Dask scheduler at {scheduler}: {error}",
+            field="--scheduler",
+            hint="start one with `dask scheduler` and workers with `dask worker ADDRESS`",
+        ) from None
+    try:
+        yield client.get_executor(pure=False)  # a resubmitted task must run again, not hit a cache
     finally:
         client.close()

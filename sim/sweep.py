@@ -16,7 +16,10 @@ Knows tasks, rows and files; nothing of configuration files, the CLI or how prog
 
 from __future__ import annotations
 
+import multiprocessing
 import os
+import threading
+import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -47,6 +50,7 @@ __all__ = [
 KEY_METADATA = b"leaselab.key"
 SEEDS_METADATA = b"leaselab.seeds"
 MAX_POOL_RESTARTS = 5
+WATCH_INTERVAL_S = 0.5
 SETTLE_COLUMN = "stat.settle_latencies_s"
 _SPARSE_PREFIXES = ("hit.", "dl.")
 
@@ -83,7 +87,7 @@ def _table(rows: list[dict[str, Any]], metadata: dict[bytes, bytes]) -> pa.Table
     return table.replace_schema_metadata(metadata)
 
 
-def write_atomic(path: Path, write: Callable[[Path], None]) -> None:
+def write_atomic(path: Path, write: Callable[[Path], object]) -> None:
     """Write through a temporary file in the same directory, fsync it, rename it over ``path``
     and fsync the directory: after a crash the file is whole or absent, never partial."""
     tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
@@ -139,6 +143,7 @@ class SweepProgress:
     total: int
     done: int = 0
     skipped: int = 0
+    skipped_simulations: int = 0
     redone: int = 0
     simulations: int = 0
     simulations_total: int = 0
@@ -184,6 +189,7 @@ def pending_tasks(tasks: Sequence[SweepTask], out_dir: Path, progress: SweepProg
                 progress.skipped += 1
                 progress.done += 1
                 progress.simulations += task.seed_count
+                progress.skipped_simulations += task.seed_count
                 progress.paths.append(path)
                 continue
             path.unlink()
@@ -216,11 +222,17 @@ def run_sweep(
     pending = pending_tasks(tasks, out_dir, progress)
     sinks = _Sinks(out_dir, keep_histories, on_violation, on_task_done, history_dir or out_dir / "histories")
     if executor is not None:
-        _drain(executor, pending, sinks, progress, window or 64)
+        _drain_external(executor, pending, sinks, progress, window or 64)
     else:
         _drain_local(pending, sinks, progress, workers or os.cpu_count() or 1, window)
     progress.paths.sort()
     return progress
+
+
+def _worker_died(error: BaseException) -> bool:
+    """The task was lost with its worker (a broken local pool, a Dask worker killed too often),
+    not failed by itself: it is resubmitted. Dask is optional, so its exception goes by name."""
+    return isinstance(error, BrokenProcessPool) or type(error).__name__ == "KilledWorker"
 
 
 def _drain(
@@ -251,7 +263,9 @@ def _drain(
             task = running.pop(future)
             try:
                 output = future.result()
-            except BrokenProcessPool:
+            except Exception as error:
+                if not _worker_died(error):
+                    raise
                 lost.append(task)
                 continue
             _finish(task, output, sinks, progress)
@@ -262,24 +276,78 @@ def _drain(
     return lost
 
 
+def local_pool(workers: int) -> ProcessPoolExecutor:
+    """A process pool whose workers are forked from a clean server process, not from the coordinator.
+
+    Forked from the coordinator, a worker would inherit its open files (the directory lock among
+    them) and keep them after a kill -9 of the coordinator; from the fork server it holds nothing
+    but its task queue, and the simulation modules are imported once, in the server.
+    """
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["sim.sweep_rows"])
+    return ProcessPoolExecutor(
+        max_workers=workers, mp_context=context, initializer=_watch_coordinator, initargs=(os.getpid(),)
+    )
+
+
+def _watch_coordinator(pid: int) -> None:
+    """In a pool worker: exit when the coordinator is gone (killed with -9, its pool never shut
+    down), instead of waiting forever on a task queue nobody will ever fill."""
+
+    def watch() -> None:
+        while True:
+            time.sleep(WATCH_INTERVAL_S)
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                os._exit(3)
+            except PermissionError:
+                pass  # alive, someone else's: cannot happen for our parent, but never exit on it
+
+    threading.Thread(target=watch, name="leaselab-watch-coordinator", daemon=True).start()
+
+
 def _drain_local(
     pending: list[SweepTask], sinks: _Sinks, progress: SweepProgress, workers: int, window: int | None
 ) -> None:
-    """A local pool; when one of its processes dies (killed, out of memory) the pool is
-    replaced and the unfinished tasks resubmitted, a bounded number of times."""
-    restarts = 0
+    """A local pool; when one of its processes dies (killed, out of memory) the pool is replaced
+    and the unfinished tasks resubmitted. Only breaks without any task finished in between count
+    against MAX_POOL_RESTARTS, so a task that kills its worker every time ends the sweep (its
+    finished shards kept) instead of looping."""
+    fruitless = 0
     while pending:
-        pool = ProcessPoolExecutor(max_workers=workers)
+        before = progress.done
+        pool = local_pool(workers)
         try:
             lost = _drain(pool, pending, sinks, progress, window or max(2 * workers, 4))
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
-        if lost and restarts >= MAX_POOL_RESTARTS:
+        fruitless = 0 if progress.done > before else fruitless + bool(lost)
+        if lost and fruitless > MAX_POOL_RESTARTS:
             raise LeaselabError(
-                f"local worker processes died {restarts + 1} times; {len(lost)} tasks unfinished",
+                f"local worker processes died {fruitless} times in a row without finishing a task; "
+                f"{len(lost)} tasks unfinished",
                 hint="finished shards are kept: run the same command again to resume",
             )
-        restarts += bool(lost)
+        progress.resubmitted += len(lost)
+        pending = lost
+
+
+def _drain_external(
+    executor: Executor, pending: list[SweepTask], sinks: _Sinks, progress: SweepProgress, window: int
+) -> None:
+    """Another executor (a Dask cluster's): it replaces its own dead workers; tasks lost with one
+    are resubmitted, with the same bound on fruitless rounds as the local pool."""
+    fruitless = 0
+    while pending:
+        before = progress.done
+        lost = _drain(executor, pending, sinks, progress, window)
+        fruitless = 0 if progress.done > before else fruitless + bool(lost)
+        if lost and fruitless > MAX_POOL_RESTARTS:
+            raise LeaselabError(
+                f"workers died {fruitless} times in a row without finishing a task; {len(lost)} tasks unfinished",
+                hint="finished shards are kept: run the same command again to resume",
+            )
         progress.resubmitted += len(lost)
         pending = lost
 

@@ -120,6 +120,11 @@ class SweepConfig(_Strict):
         return self
 
     @property
+    def base(self) -> Path:
+        """The directory relative scenario paths resolve against (the config file's)."""
+        return self._base
+
+    @property
     def source(self) -> str:
         """The file it was read from ('' when built in code)."""
         return self._source

@@ -42,6 +42,7 @@ class Violation:
 
     counterexample: Counterexample
     scenario: Scenario | None
+    key: str = ""
 
 
 @dataclass
@@ -108,7 +109,7 @@ def _violation(task: SweepTask, scenario: Scenario, changed: bool, result: Simul
         note=f"sweep grid {task.grid}, policy {task.policy_label}, intensity {task.intensity:g}, "
         f"latency ratio {task.latency_ratio:g}, transport {scenario.world.transport}",
     )
-    return Violation(cx, scenario if changed else None)
+    return Violation(cx, scenario if changed else None, task.key)
 
 
 def history_rows(result: SimulationResult) -> list[dict[str, Any]]:

@@ -1,0 +1,179 @@
+"""A sweep job: a configuration run into a sweep directory, resumably; and the library entry points.
+
+``run_job`` prepares DIR (manifest, lock), runs the missing tasks through the engine
+(:mod:`sim.sweep`), writes each violation's counterexample in the format ``leaselab replay``
+reads, and returns counts; ``sweep`` does the same and returns the rows; ``load`` reads a
+directory back. Progress is reported through a callback with a rate and an ETA; showing it
+is the caller's business. Knows configurations, the engine and the directory layout; not the CLI.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow.parquet as pq
+
+from model.errors import LeaselabError
+from sim.explore.counterexample import write as write_counterexample
+from sim.sweep import SweepProgress, run_sweep, write_atomic
+from sim.sweep_config import SweepConfig, as_config
+from sim.sweep_dir import COUNTEREXAMPLES, HISTORIES, SHARDS, load, locked, prepare
+from sim.sweep_rows import INVARIANT_NAMES, Violation
+from sim.toml_out import dumps
+
+__all__ = ["JobResult", "Rate", "load", "run_job", "sweep", "violation_counts"]
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.+=-]+")
+
+
+@dataclass
+class Rate:
+    """Simulations per second over this session (shards found on disk excluded) and the ETA."""
+
+    started: float = field(default_factory=time.perf_counter)
+
+    def of(self, progress: SweepProgress) -> tuple[float, float | None]:
+        """(simulations per second, seconds left or None while unknown)."""
+        elapsed = time.perf_counter() - self.started
+        fresh = progress.simulations - progress.skipped_simulations
+        rate = fresh / elapsed if elapsed > 0 else 0.0
+        remaining = progress.simulations_total - progress.simulations
+        return rate, (remaining / rate if rate > 0 else None)
+
+
+@dataclass
+class JobResult:
+    out: Path
+    config: SweepConfig
+    progress: SweepProgress
+    warnings: list[str]
+    elapsed_s: float
+    counterexamples: list[Path]
+
+    @property
+    def fresh_simulations(self) -> int:
+        return self.progress.simulations - self.progress.skipped_simulations
+
+    def summary(self) -> dict[str, Any]:
+        p = self.progress
+        fresh, elapsed = self.fresh_simulations, self.elapsed_s
+        return {
+            "name": self.config.name,
+            "out": str(self.out),
+            "tasks": p.total,
+            "shards_reused": p.skipped,
+            "shards_redone": p.redone,
+            "tasks_resubmitted": p.resubmitted,
+            "simulations": p.simulations,
+            "simulations_this_run": fresh,
+            "elapsed_s": round(self.elapsed_s, 3),
+            "simulations_per_s": round(fresh / elapsed, 1) if fresh and elapsed > 0 else None,
+            "violating_simulations": violation_counts(p.paths),
+            "counterexamples_written": len(self.counterexamples),
+            "warnings": self.warnings,
+        }
+
+
+class _CounterexampleWriter:
+    """Writes each violation as DIR/counterexamples/<invariant>/<task key>__seed<N>.toml; a scenario
+    changed by latency or transport overrides goes beside it, and the file names it by absolute path."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.written: list[Path] = []
+
+    def __call__(self, violation: Violation) -> None:
+        cx = violation.counterexample
+        key = _UNSAFE.sub("_", violation.key or f"{Path(cx.scenario).stem}__{cx.policy}")
+        if violation.scenario is not None:
+            scenario_path = (self.root / "scenarios" / f"{key}.toml").resolve()
+            scenario_path.parent.mkdir(parents=True, exist_ok=True)
+            text = dumps(violation.scenario.model_dump(mode="json"))
+            write_atomic(scenario_path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+            cx = dataclasses.replace(cx, scenario=str(scenario_path))
+        path = self.root / cx.invariant / f"{key}__seed{cx.seed}.toml"
+        try:
+            self.written.append(write_counterexample(cx, path))
+        except OSError as error:
+            raise LeaselabError(
+                f"cannot write: {error.strerror or error}", file=str(path), hint="finished shards are kept"
+            ) from None
+
+
+def _as_executor(executor: Any) -> Executor | None:
+    """An Executor, or a Dask ``distributed.Client`` (its executor), or None for the local pool."""
+    if executor is None or isinstance(executor, Executor):
+        return executor
+    get = getattr(executor, "get_executor", None)
+    if callable(get):
+        converted = get(pure=False)
+        if isinstance(converted, Executor):
+            return converted
+    raise TypeError(f"not an executor: {executor!r}")
+
+
+def run_job(
+    config: SweepConfig | str | Path,
+    out: str | Path,
+    *,
+    executor: Any = None,
+    workers: int | None = None,
+    keep_histories: bool = False,
+    on_progress: Callable[[SweepProgress], None] | None = None,
+    window: int | None = None,
+) -> JobResult:
+    """Run (or resume) a sweep into ``out``; only counts and paths come back."""
+    cfg, out = as_config(config), Path(out)
+    started = time.perf_counter()
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise LeaselabError(f"cannot create: {error.strerror}", file=str(out)) from None
+    with locked(out):
+        warnings = prepare(out, cfg)
+        writer = _CounterexampleWriter(out / COUNTEREXAMPLES)
+        progress = run_sweep(
+            cfg,
+            out / SHARDS,
+            executor=_as_executor(executor),
+            workers=workers,
+            on_task_done=on_progress,
+            on_violation=writer,
+            keep_histories=keep_histories,
+            history_dir=out / HISTORIES if keep_histories else None,
+            window=window,
+        )
+    return JobResult(out, cfg, progress, warnings, time.perf_counter() - started, writer.written)
+
+
+def sweep(
+    config: SweepConfig | str | Path,
+    out: str | Path,
+    executor: Any = None,
+    *,
+    workers: int | None = None,
+    keep_histories: bool = False,
+) -> pd.DataFrame:
+    """Run or resume a sweep and return all its rows (``leaselab.sweep``)."""
+    run_job(config, out, executor=executor, workers=workers, keep_histories=keep_histories)
+    return load(out)
+
+
+def violation_counts(paths: Iterable[Path]) -> dict[str, int]:
+    """Simulations violating each invariant, read shard by shard (one column at a time)."""
+    counts: Counter[str] = Counter()
+    columns = [f"inv.{name}" for name in INVARIANT_NAMES]
+    for path in paths:
+        table = pq.read_table(path, columns=[c for c in columns if c in pq.read_schema(path).names])
+        for column in table.column_names:
+            counts[column.removeprefix("inv.")] += sum(1 for v in table.column(column).to_pylist() if v == "false")
+    return {name: counts[name] for name in INVARIANT_NAMES if counts[name]}

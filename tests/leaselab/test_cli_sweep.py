@@ -1,0 +1,154 @@
+"""``leaselab sweep CONFIG --out DIR``: shards pyarrow reads directly, a manifest, replayable
+counterexamples, resume, a refused foreign configuration, and the library face (sweep / load)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow.dataset as ds
+import pyarrow.parquet as pq
+import pytest
+from typer.testing import CliRunner, Result
+
+import leaselab
+from leaselab.cli import app
+from sim.simulate import simulate
+from sim.sweep_config import load_config
+
+runner = CliRunner()
+
+CONFIG = """
+name = "cli-tiny"
+seeds = 4
+seeds_per_task = 2
+
+[[policy]]
+label = "adr-111"
+preset = "adr-111"
+
+[[policy]]
+label = "head+idempotency_keys"
+preset = "head"
+flags = { idempotency_keys = true }
+
+[[grid]]
+name = "main"
+scenarios = ["worker_crash_mid_write", "single_run"]
+intensities = [1.0, 2.0]
+
+[[grid]]
+name = "latency"
+scenarios = ["single_run"]
+latency_ratios = [2.0]
+policies = ["adr-111"]
+"""
+# main: 2 scenarios x 2 intensities x 2 blocks x 2 policies = 16 tasks; latency: 1 x 1 x 2 x 1 = 2 tasks
+TASKS, SIMULATIONS = 18, 36
+
+
+def config_file(tmp_path: Path, text: str = CONFIG) -> Path:
+    path = tmp_path / "sweep.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def sweep(*args: str) -> Result:
+    result = runner.invoke(app, ["sweep", *args])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result
+
+
+def test_a_sweep_writes_shards_pyarrow_reads_directly_and_resumes_without_work(tmp_path: Path) -> None:
+    config, out = config_file(tmp_path), tmp_path / "out"
+    first = sweep(str(config), "--out", str(out), "--workers", "2", "--json")
+    assert first.exit_code == 0, first.output
+    summary = json.loads(first.stdout)
+    assert (summary["tasks"], summary["simulations"], summary["shards_reused"]) == (TASKS, SIMULATIONS, 0)
+    shards = sorted((out / "shards").glob("*.parquet"))
+    assert len(shards) == TASKS
+    table = ds.dataset(out / "shards", format="parquet").to_table(columns=["grid", "policy", "seed", "digest"])
+    assert table.num_rows == SIMULATIONS
+    one = pq.read_table(shards[0])
+    assert one.num_rows == 2 and "stat.settle_latencies_s" in one.column_names
+    manifest = json.loads((out / "sweep.json").read_text())
+    assert manifest["name"] == "cli-tiny" and manifest["versions"]["leaselab"]
+    assert manifest["fingerprint"] == load_config(config).fingerprint()
+    again = sweep(str(config), "--out", str(out), "--json")
+    assert again.exit_code == 0, again.output
+    resumed = json.loads(again.stdout)
+    assert (resumed["shards_reused"], resumed["simulations_this_run"]) == (TASKS, 0)
+    assert resumed["violating_simulations"] == summary["violating_simulations"]
+    assert summary["violating_simulations"]  # adr-111 loses writes in worker_crash_mid_write
+
+
+def test_counterexamples_replay_with_leaselab_replay(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert sweep(str(config_file(tmp_path)), "--out", str(out), "--workers", "1").exit_code == 0
+    files = sorted((out / "counterexamples").glob("*/*__seed*.toml"))
+    assert files
+    # one written with a latency override must carry its own scenario file
+    overridden = [f for f in files if "__r2__" in f.name]
+    for path in [files[0], *overridden[:1]]:
+        replayed = runner.invoke(app, ["replay", str(path)])
+        assert replayed.exit_code == 1, replayed.output  # 1 = the violation reproduced
+        assert "reproduced" in replayed.stdout
+
+
+def test_resuming_with_another_configuration_is_refused_in_one_line(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert sweep(str(config_file(tmp_path)), "--out", str(out), "--workers", "1").exit_code == 0
+    other = config_file(tmp_path, CONFIG.replace("seeds = 4", "seeds = 6"))
+    refused = sweep(str(other), "--out", str(out))
+    assert refused.exit_code == 2
+    lines = refused.stderr.strip().splitlines()
+    assert len(lines) == 1 and "sweep.json" in lines[0] and "different configuration" in lines[0]
+
+
+def test_a_bad_configuration_is_one_line_naming_file_and_field(tmp_path: Path) -> None:
+    bad = config_file(tmp_path, CONFIG.replace("intensities = [1.0, 2.0]", "intensities = [1.0, -2.0]"))
+    result = sweep(str(bad), "--out", str(tmp_path / "out"))
+    assert result.exit_code == 2
+    assert result.stderr.strip() == result.stderr.strip().splitlines()[0]
+    assert f"{bad}: grid.0.intensities.1:" in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_library_face_sweeps_and_loads_the_same_rows(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    frame = leaselab.sweep(config_file(tmp_path), out=out)
+    assert len(frame) == SIMULATIONS
+    assert not frame.duplicated(["grid", "scenario", "policy", "intensity", "latency_ratio", "seed"]).any()
+    loaded = leaselab.load(out)
+    assert sorted(loaded["digest"]) == sorted(frame["digest"])
+    row = loaded[(loaded["policy"] == "head+idempotency_keys") & (loaded["intensity"] == 1.0)].iloc[0]
+    direct = simulate(str(row["scenario"]), "head", int(row["seed"]), flags={"idempotency_keys": True})
+    assert row["digest"] == direct.digest
+    assert row["flags"] == "idempotency_keys=true" and row["preset"] == "head"
+
+
+def test_keep_histories_keeps_every_record(tmp_path: Path) -> None:
+    one = CONFIG.replace('scenarios = ["worker_crash_mid_write", "single_run"]', 'scenarios = ["single_run"]')
+    out = tmp_path / "out"
+    result = sweep(str(config_file(tmp_path, one)), "--out", str(out), "--keep-histories", "--workers", "1")
+    assert result.exit_code == 0, result.output
+    histories = sorted((out / "histories").glob("*.parquet"))
+    assert len(histories) == len(list((out / "shards").glob("*.parquet")))
+    task = next(
+        t
+        for t in load_config(tmp_path / "sweep.toml").tasks()
+        if (t.grid, t.policy_label, t.intensity, t.seed_start) == ("main", "adr-111", 1.0, 0)
+    )
+    table = pq.read_table(out / "histories" / f"{task.key}.parquet").to_pandas()
+    assert sorted(set(table["seed"])) == [0, 1]
+    expected = simulate("single_run", "adr-111", 1).history
+    kept = table[table["seed"] == 1]
+    assert len(kept) == len(expected)
+    assert list(kept["op"]) == [op.op for op in expected]
+    assert json.loads(kept["value"].iloc[-1]) == json.loads(json.dumps(expected[-1].value))
+
+
+@pytest.mark.parametrize("missing", ["absent.toml"])
+def test_a_missing_configuration_is_exit_2(tmp_path: Path, missing: str) -> None:
+    result = sweep(str(tmp_path / missing), "--out", str(tmp_path / "out"))
+    assert result.exit_code == 2 and "no such sweep configuration" in result.stderr
