@@ -42,11 +42,13 @@ class _Lines:
         self.every_s = every_s
         self.started: dict[str, float] = {}
         self.last: dict[str, float] = {}
+        self.phase_end = time.perf_counter()
 
     def __call__(self, phase: str, done: int, total: int) -> None:
         now = time.perf_counter()
-        start = self.started.setdefault(phase, now)
-        if done < total and now - self.last.get(phase, 0.0) < self.every_s:
+        start = self.started.setdefault(phase, self.phase_end)
+        self.phase_end = now
+        if done < total and now - self.last.get(phase, start) < self.every_s:
             return
         self.last[phase] = now
         elapsed = max(now - start, 1e-9)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -111,10 +111,19 @@ def render_markdown(context: Mapping[str, Any]) -> str:
     return _environment(markdown=True).get_template("report.md.j2").render(**context)
 
 
-def write(context: dict[str, Any], histories: Mapping[int, Sequence[Op]], out_dir: Path) -> dict[str, Path]:
-    """Write index.html, report.md, report.json and figures/ into ``out_dir``; return their paths."""
+def write(
+    context: dict[str, Any],
+    histories: Mapping[int, Sequence[Op]],
+    out_dir: Path,
+    before_render: Callable[[dict[str, Any]], None] | None = None,
+) -> dict[str, Path]:
+    """Write index.html, report.md, report.json and figures/ into ``out_dir``; return their paths.
+
+    ``before_render`` may amend the context once the figures are drawn (e.g. the wall time)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     add_figures(context, histories, out_dir)
+    if before_render is not None:
+        before_render(context)
     paths = {
         "html": out_dir / "index.html",
         "markdown": out_dir / "report.md",

@@ -209,6 +209,7 @@ def _comparison(frame: pd.DataFrame, before: str, after: str, about: str) -> dic
         "rows": moved,
         "unchanged_clean": [r["invariant"] for r in rows if not (r["before_violations"] or r["after_violations"])],
         "made_hold": [r["invariant"] for r in rows if r["made_hold"]],
+        "significant": [r["invariant"] for r in rows if r["upper"] < 0 or r["lower"] > 0],
         "broke": [r["invariant"] for r in rows if r["broke"]],
         "_table": table,
     }

@@ -119,7 +119,11 @@ def run_review(
         findings=_findings(recognise_jobs, recognised),
         provenance=_provenance(config, options, len(frame), time.perf_counter() - started, len(recognise_jobs)),
     )
-    paths = document.write(context, histories, out)
+
+    def stamp(ctx: dict[str, Any]) -> None:
+        ctx["provenance"]["wall_s"] = time.perf_counter() - started
+
+    paths = document.write(context, histories, out, before_render=stamp)
     return ReviewResult(paths, frame, time.perf_counter() - started, len(frame), files)
 
 
