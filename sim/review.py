@@ -14,6 +14,7 @@ the times differ. Knows the sweep, the explorers and the findings; renders nothi
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import subprocess
@@ -95,6 +96,7 @@ def run_review(
     out = options.out
     tell = progress or (lambda phase, done, total: None)
     total_sims = sum(t.seed_count for t in config.tasks())
+    fresh_shards(out / "shards", config)
     done = run_sweep(
         config,
         out / "shards",
@@ -125,6 +127,28 @@ def run_review(
 
     paths = document.write(context, histories, out, before_render=stamp)
     return ReviewResult(paths, frame, time.perf_counter() - started, len(frame), files)
+
+
+STAMP = "review-stamp.json"
+
+
+def fresh_shards(shard_dir: Path, config: SweepConfig) -> None:
+    """Keep the shards of an interrupted run only when they came from the same code and configuration.
+
+    Shard names identify a cell, not the code that computed it: after a change of commit (or with
+    uncommitted changes) old shards could silently stand for new code, so they are deleted first.
+    """
+    commit = git_commit()
+    stamp = json.dumps({"commit": commit, "config": config.fingerprint(), "versions": versions()}, sort_keys=True)
+    path = shard_dir / STAMP
+    reusable = not commit.endswith("+dirty") and commit != "unknown"
+    if path.exists() and reusable and path.read_text(encoding="utf-8") == stamp:
+        return
+    if shard_dir.exists():
+        for shard in shard_dir.glob("*.parquet"):
+            shard.unlink()
+    shard_dir.mkdir(parents=True, exist_ok=True)
+    path.write_text(stamp, encoding="utf-8")
 
 
 def _sorted(frame: pd.DataFrame) -> pd.DataFrame:
