@@ -31,7 +31,8 @@ from rich.progress import (
 from rich.text import Text
 
 from leaselab.executors import executor_for
-from sim.review import ReviewOptions, run_review
+from reports.document import write_review
+from sim.review import Review, ReviewOptions, run_review
 from sim.sweep_config import builtin_review, load_config
 
 
@@ -115,15 +116,31 @@ def report(
                 TimeRemainingColumn(),
             )
             with Progress(*columns, transient=False) as bar:
-                result = run_review(sweep_config, options, executor, _Bar(bar))
+                review = run_review(sweep_config, options, executor, _Bar(bar))
         else:
-            result = run_review(sweep_config, options, executor, _Lines())
+            review = run_review(sweep_config, options, executor, _Lines())
+    paths = render(review)
     typer.echo(
-        f"{result.simulations} simulations, {len(result.counterexamples)} counterexamples, "
-        f"{result.wall_s:.0f} s; report.md: {result.paths['markdown']}",
+        f"{review.simulations} simulations, {len(review.files)} counterexamples, "
+        f"{review.elapsed_s():.0f} s; report.md: {paths['markdown']}",
         err=True,
     )
-    typer.echo(str(result.paths["html"].resolve()))
+    typer.echo(str(paths["html"].resolve()))
+
+
+def render(review: Review) -> dict[str, Path]:
+    """Write a review's index.html, report.md and report.json into its output directory."""
+    return write_review(
+        review.frame,
+        policies=review.policies,
+        counterexamples=review.counterexamples,
+        histories=review.histories,
+        verification=review.verification,
+        findings=review.findings,
+        provenance=review.provenance,
+        out_dir=review.out,
+        wall_clock=review.elapsed_s,
+    )
 
 
 def _command(config: Path | None, out: Path, seeds: int | None, bound: int) -> str:

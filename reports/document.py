@@ -18,12 +18,14 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import pandas as pd
 from markupsafe import Markup
 
 from model.history import Op
 from reports import figures, swimlane
-from reports.sections import public
+from reports.sections import CounterexampleView, FindingView, Provenance, VerifyView, build, public
 from reports.stats import DASH, percent
+from reports.timeline import render as timeline_lines
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
@@ -139,3 +141,40 @@ def _write(path: Path, text: str) -> None:
     tmp = path.with_suffix(path.suffix + ".tmp")
     tmp.write_text(text, encoding="utf-8")
     tmp.replace(path)
+
+
+def write_review(
+    frame: pd.DataFrame,
+    *,
+    policies: Sequence[str],
+    counterexamples: Sequence[Mapping[str, Any]],
+    histories: Mapping[int, Sequence[Op]],
+    verification: Sequence[Mapping[str, Any]],
+    findings: Sequence[Mapping[str, Any]],
+    provenance: Mapping[str, Any],
+    out_dir: Path,
+    wall_clock: Callable[[], float] | None = None,
+) -> dict[str, Path]:
+    """The whole report from rows and plain evidence records (the keys of this package's views);
+    ``wall_clock()`` gives the run's wall time once the figures are drawn."""
+    views = [
+        CounterexampleView(
+            **{**cx, "faults": tuple(cx["faults"])},
+            timeline=tuple(timeline_lines(histories[i])) if i in histories else (),
+        )
+        for i, cx in enumerate(counterexamples)
+    ]
+    context = build(
+        frame,
+        policies=policies,
+        counterexamples=views,
+        verification=[VerifyView(**{**v, "violated": tuple(v["violated"])}) for v in verification],
+        findings=[FindingView(**f) for f in findings],
+        provenance=Provenance(**provenance),
+    )
+
+    def stamp(ctx: dict[str, Any]) -> None:
+        if wall_clock is not None:
+            ctx["provenance"]["wall_s"] = wall_clock()
+
+    return write(context, histories, out_dir, before_render=stamp)

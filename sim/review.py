@@ -5,7 +5,8 @@ interrupted run); (2) in the same executor, shrink one violating simulation per 
 invariant under ``head`` and under the first preset where the invariant fails, re-run
 violating ``head`` simulations to recognise registered findings, and verify the small
 scenarios exhaustively for ``head`` and each preset; (3) write the counterexample files into
-``OUT/counterexamples`` and hand rows and evidence to :mod:`reports` for rendering.
+``OUT/counterexamples`` and return rows and evidence as plain data (:class:`Review`), which
+:mod:`reports` renders (the face, ``leaselab report``, joins the two: sim never imports reports).
 
 Everything chosen here is a pure function of the rows (which row to shrink, which to
 examine), so the same command on the same commit writes the same numbers and files; only
@@ -30,8 +31,6 @@ import pandas as pd
 
 from model.history import Op
 from model.policy import PRESET_ALIASES, PRESETS
-from reports import document, sections, tables
-from reports.timeline import render as timeline_lines
 from scenarios.findings import FINDINGS
 from scenarios.loader import load_scenario
 from sim.explore.counterexample import Counterexample, write
@@ -71,13 +70,31 @@ class ReviewOptions:
     command: str = "leaselab report"
 
 
+PRIMARY_GRID = "main"
+
+
 @dataclass
-class ReviewResult:
-    paths: dict[str, Path]
+class Review:
+    """Rows and evidence, as plain data for :func:`reports.document.write_review` (same keys as
+    its views: ``reports.sections.CounterexampleView``, ``VerifyView``, ``FindingView``, ``Provenance``)."""
+
+    out: Path
     frame: pd.DataFrame
-    wall_s: float
-    simulations: int
-    counterexamples: list[Path] = field(default_factory=list)
+    policies: list[str]
+    counterexamples: list[dict[str, Any]]
+    histories: dict[int, list[Op]]
+    verification: list[dict[str, Any]]
+    findings: list[dict[str, Any]]
+    provenance: dict[str, Any]
+    started: float
+    files: list[Path] = field(default_factory=list)
+
+    @property
+    def simulations(self) -> int:
+        return len(self.frame)
+
+    def elapsed_s(self) -> float:
+        return time.perf_counter() - self.started
 
 
 def with_seeds(config: SweepConfig, seeds: int | None) -> SweepConfig:
@@ -90,7 +107,8 @@ def with_seeds(config: SweepConfig, seeds: int | None) -> SweepConfig:
 
 def run_review(
     config: SweepConfig, options: ReviewOptions, executor: Executor, progress: Progress | None = None
-) -> ReviewResult:
+) -> Review:
+    """Sweep, then gather the evidence; the wall clock starts here (``Review.started``)."""
     started = time.perf_counter()
     config = with_seeds(config, options.seeds)
     out = options.out
@@ -103,30 +121,27 @@ def run_review(
         executor=executor,
         on_task_done=lambda p: tell("simulating", p.simulations, total_sims),
     )
-    frame = pd.concat([pd.read_parquet(p) for p in sorted(done.paths)], ignore_index=True)
-    frame = _sorted(tables.with_defaults(frame))
+    frame = _sorted(pd.concat([pd.read_parquet(p) for p in sorted(done.paths)], ignore_index=True))
     policies = [p.label for p in config.policy]
     refs = scenario_refs(config)
-    shrink_jobs = plan_shrinks(frame, policies, refs, options.shrink_tests, as_written_grids(config))
-    recognise_jobs = plan_recognition(frame, policies, refs, options.examine_per_invariant, as_written_grids(config))
+    grids = as_written_grids(config)
+    shrink_jobs = plan_shrinks(frame, policies, refs, options.shrink_tests, grids)
+    recognise_jobs = plan_recognition(frame, policies, refs, options.examine_per_invariant, grids)
     verify_jobs = plan_verification(options.verify_scenarios, options.verify_bound)
-    evidence = _run_jobs(executor, shrink_jobs, recognise_jobs, verify_jobs, tell)
-    shrunk, recognised, verified = evidence
+    shrunk, recognised, verified = _run_jobs(executor, shrink_jobs, recognise_jobs, verify_jobs, tell)
     views, histories, files = _counterexamples(shrunk, out)
-    context = sections.build(
-        frame,
+    return Review(
+        out=out,
+        frame=frame,
         policies=policies,
         counterexamples=views,
+        histories=histories,
         verification=[_verify_view(v) for v in verified],
         findings=_findings(recognise_jobs, recognised),
         provenance=_provenance(config, options, len(frame), time.perf_counter() - started, len(recognise_jobs)),
+        started=started,
+        files=files,
     )
-
-    def stamp(ctx: dict[str, Any]) -> None:
-        ctx["provenance"]["wall_s"] = time.perf_counter() - started
-
-    paths = document.write(context, histories, out, before_render=stamp)
-    return ReviewResult(paths, frame, time.perf_counter() - started, len(frame), files)
 
 
 STAMP = "review-stamp.json"
@@ -189,12 +204,25 @@ def _violators(frame: pd.DataFrame, policy: str, invariant: str, grids: set[str]
     summary counts), fewest faults first (they shrink fastest), then by scenario, intensity and seed."""
     rows = frame[(frame["policy"] == policy) & (frame[f"inv.{invariant}"] == "false") & frame["grid"].isin(grids)]
     faults = rows[[c for c in rows.columns if c.startswith("fault.")]].sum(axis=1)
-    rows = rows.assign(_faults=faults, _other_grid=rows["grid"] != tables.PRIMARY_GRID)
+    rows = rows.assign(_faults=faults, _other_grid=rows["grid"] != PRIMARY_GRID)
     return rows.sort_values(["_other_grid", "_faults", "grid", "scenario", "intensity", "seed"], kind="stable")
 
 
 def _canonical(preset: str) -> str:
     return PRESET_ALIASES.get(preset, preset)
+
+
+def presets_in_order(frame: pd.DataFrame, policies: Sequence[str]) -> list[str]:
+    """The labels of plain presets (no flags) that have rows, in ADR order."""
+    order = list(PRESETS)
+    found = []
+    for label in policies:
+        rows = frame[frame["policy"] == label]
+        if rows.empty or str(rows["flags"].iloc[0]):
+            continue
+        preset = _canonical(str(rows["preset"].iloc[0]))
+        found.append((order.index(preset) if preset in order else len(order), label))
+    return [label for _, label in sorted(found)]
 
 
 def head_label(frame: pd.DataFrame, policies: Sequence[str]) -> str | None:
@@ -209,10 +237,10 @@ def plan_shrinks(
     frame: pd.DataFrame, policies: Sequence[str], refs: dict[str, str], max_tests: int, grids: set[str]
 ) -> list[ShrinkJob]:
     """One job per violated invariant under head, and under the first preset (ADR order) where it fails."""
-    presets = tables.presets_in_order(frame, [p for p in policies if p in set(frame["policy"])])
+    presets = presets_in_order(frame, policies)
     head = head_label(frame, policies)
     jobs: list[ShrinkJob] = []
-    for name in tables.invariant_names(frame):
+    for name in [c.removeprefix("inv.") for c in frame.columns if c.startswith("inv.")]:
         chosen: list[str] = []
         first = next((p for p in presets if not _violators(frame, p, name, grids).empty), None)
         if first is not None:
@@ -293,9 +321,9 @@ def _run_jobs(
 
 def _counterexamples(
     outcomes: list[ShrinkOutcome], out: Path
-) -> tuple[list[sections.CounterexampleView], dict[int, list[Op]], list[Path]]:
+) -> tuple[list[dict[str, Any]], dict[int, list[Op]], list[Path]]:
     """Write each shrunk counterexample into ``OUT/counterexamples`` and replay it for its pictures."""
-    views: list[sections.CounterexampleView] = []
+    views: list[dict[str, Any]] = []
     histories: dict[int, list[Op]] = {}
     files: list[Path] = []
     roles: dict[str, list[str]] = {}
@@ -315,17 +343,16 @@ def _counterexamples(
         replay = cx.run()
         histories[len(views)] = replay.history
         views.append(
-            sections.CounterexampleView(
-                invariant=job.invariant,
-                policy=job.label,
-                role=role,
-                scenario=cx.scenario,
-                seed=cx.seed,
-                faults=tuple(f.text() for f in cx.faults),
-                file=str(Path("counterexamples") / name),
-                timeline=tuple(timeline_lines(replay.history)),
-                shrink_note=_shrink_note(cx, replay.digest),
-            )
+            {
+                "invariant": job.invariant,
+                "policy": job.label,
+                "role": role,
+                "scenario": cx.scenario,
+                "seed": cx.seed,
+                "faults": [f.text() for f in cx.faults],
+                "file": str(Path("counterexamples") / name),
+                "shrink_note": _shrink_note(cx, replay.digest),
+            }
         )
     return views, histories, files
 
@@ -343,14 +370,20 @@ def _safe(label: str) -> str:
     return "".join(c if c.isalnum() or c in "-_.+=" else "_" for c in label)
 
 
-def _verify_view(v: VerifyOutcome) -> sections.VerifyView:
-    label = "head" if v.job.preset == HEAD else v.job.preset
-    return sections.VerifyView(
-        v.job.scenario, label, v.job.bound, v.schedules, v.complete, v.sentence, v.violated, v.elapsed_s
-    )
+def _verify_view(v: VerifyOutcome) -> dict[str, Any]:
+    return {
+        "scenario": v.job.scenario,
+        "policy": "head" if v.job.preset == HEAD else v.job.preset,
+        "bound": v.job.bound,
+        "schedules": v.schedules,
+        "complete": v.complete,
+        "verdict": v.sentence,
+        "violated": list(v.violated),
+        "elapsed_s": v.elapsed_s,
+    }
 
 
-def _findings(jobs: list[RecogniseJob], recognised: list[list[tuple[str, str]]]) -> list[sections.FindingView]:
+def _findings(jobs: list[RecogniseJob], recognised: list[list[tuple[str, str]]]) -> list[dict[str, Any]]:
     counts: dict[str, int] = {}
     example: dict[str, str] = {}
     for job, hits in zip(jobs, recognised, strict=True):
@@ -360,9 +393,16 @@ def _findings(jobs: list[RecogniseJob], recognised: list[list[tuple[str, str]]])
                 finding_id, f"{Path(job.cell.scenario_ref).stem} seed {job.cell.seed} x{job.cell.intensity:g}"
             )
     return [
-        sections.FindingView(
-            f.id, f.invariant, f.adr, f.promise, f.story, f.id in counts, counts.get(f.id, 0), example.get(f.id, "")
-        )
+        {
+            "id": f.id,
+            "invariant": f.invariant,
+            "adr": f.adr,
+            "promise": f.promise,
+            "story": f.story,
+            "reproduced": f.id in counts,
+            "recognised": counts.get(f.id, 0),
+            "example": example.get(f.id, ""),
+        }
         for f in FINDINGS
     ]
 
@@ -430,18 +470,21 @@ def _toml(value: Any) -> str:
 
 def _provenance(
     config: SweepConfig, options: ReviewOptions, simulations: int, wall_s: float, examined: int
-) -> sections.Provenance:
-    return sections.Provenance(
-        name=config.name,
-        versions=versions(),
-        commit=git_commit(),
-        config_toml=config_toml(config),
-        seeds=config.seeds,
-        simulations=simulations,
-        wall_s=wall_s,
-        cores=os.cpu_count() or 1,
-        workers=options.workers,
-        command=options.command,
-        examined=examined,
-        extra={"exhaustive bound": str(options.verify_bound), "shrink budget": f"{options.shrink_tests} simulations"},
-    )
+) -> dict[str, Any]:
+    return {
+        "name": config.name,
+        "versions": versions(),
+        "commit": git_commit(),
+        "config_toml": config_toml(config),
+        "seeds": config.seeds,
+        "simulations": simulations,
+        "wall_s": wall_s,
+        "cores": os.cpu_count() or 1,
+        "workers": options.workers,
+        "command": options.command,
+        "examined": examined,
+        "extra": {
+            "exhaustive bound": str(options.verify_bound),
+            "shrink budget": f"{options.shrink_tests} simulations",
+        },
+    }

@@ -12,7 +12,8 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from sim.review import ReviewOptions, ReviewResult, run_review
+from leaselab.cmd_report import render
+from sim.review import ReviewOptions, run_review
 from sim.sweep_config import load_config
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,14 +64,26 @@ latency_ratios = [0.25, 0.5, 1.0, 2.0, 3.0]
     return config
 
 
-def review(where: Path, out: Path | None = None) -> ReviewResult:
+class Written:
+    """A run of the small review and the paths of what it wrote."""
+
+    def __init__(self, paths: dict[str, Path], frame: pd.DataFrame) -> None:
+        self.paths = paths
+        self.frame = frame
+
+
+ReviewResult = Written
+
+
+def review(where: Path, out: Path | None = None) -> Written:
     """Run the small review; ``out`` defaults to ``where/out`` (the config is written to ``where``)."""
     options = ReviewOptions(
         out=out or where / "out", workers=2, verify_scenarios=("single_run",), shrink_tests=40, command="test"
     )
     config = where / "small.toml"
     with ProcessPoolExecutor(max_workers=2) as pool:
-        return run_review(load_config(config if config.exists() else small_config(where)), options, pool)
+        done = run_review(load_config(config if config.exists() else small_config(where)), options, pool)
+    return Written(render(done), done.frame)
 
 
 @pytest.fixture(scope="session")

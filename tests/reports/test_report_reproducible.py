@@ -9,8 +9,6 @@ from typing import Any
 
 import pytest
 
-from sim.review import ReviewResult
-
 
 def _without_times(doc: dict[str, Any]) -> dict[str, Any]:
     doc = json.loads(json.dumps(doc))
@@ -21,10 +19,10 @@ def _without_times(doc: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_a_second_run_in_a_fresh_directory_gives_the_same_report(
-    small_review: ReviewResult,
+    small_review: Any,
     report_json: dict[str, Any],
     tmp_path: Path,
-    run_small_review: Callable[[Path, Path | None], ReviewResult],
+    run_small_review: Callable[[Path, Path | None], Any],
 ) -> None:
     again = run_small_review(small_review.paths["html"].parent.parent, tmp_path / "again")
     second = json.loads(again.paths["json"].read_text(encoding="utf-8"))
