@@ -48,7 +48,7 @@ distclean: clean
 
 # The main job: the built-in ADR review on the local cores -> reports/out/index.html (its path is printed).
 # REPORT_SEEDS paired seeds per cell keep it within 5 minutes on 2 cores; raise it for tighter intervals.
-REPORT_SEEDS ?= 10
+REPORT_SEEDS ?= 8
 .PHONY: report bench
 report: $(STAMP)
 	$(BIN)/leaselab report --seeds $(REPORT_SEEDS) --out reports/out

@@ -44,6 +44,7 @@ def _environment(markdown: bool = False) -> jinja2.Environment:
     )
     env.filters["pct"] = lambda v: DASH if v is None or (isinstance(v, float) and math.isnan(v)) else percent(v)
     env.filters["md"] = _md_cell
+    env.filters["ci"] = lambda lower, upper: f"{percent(lower).rstrip('%')}{DASH}{percent(upper)}"
     env.filters["fence"] = lambda text: Markup(str(text).replace("```", "` ` `"))
     return env
 
