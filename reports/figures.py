@@ -18,6 +18,7 @@ import matplotlib
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
@@ -99,11 +100,13 @@ def heatmap_figure(table: pd.DataFrame) -> Figure:
     rows, cols = table.shape
     fig, ax = plt.subplots(figsize=(max(5.0, 0.75 * cols + 2.2), max(2.2, 0.42 * rows + 1.4)))
     values = table.to_numpy()
-    ax.imshow(values > 0, cmap="Blues", vmin=0, vmax=1.6, aspect="auto")
-    peak = values.max() if values.size else 0
+    shade = np.log10(values.astype(float) + 1)
+    top = float(shade.max()) if shade.size and shade.max() > 0 else 1.0
+    ax.imshow(shade, cmap="Blues", vmin=0, vmax=top * 1.1, aspect="auto")
     for r in range(rows):
         for c in range(cols):
             v = int(values[r, c])
+            dark = shade[r, c] > top * 0.6
             ax.text(
                 c,
                 r,
@@ -111,9 +114,9 @@ def heatmap_figure(table: pd.DataFrame) -> Figure:
                 ha="center",
                 va="center",
                 fontsize=7.5,
-                color="#08306b" if v else "#999999",
-                fontweight="bold" if v and v == peak else "normal",
+                color="white" if dark else ("#08306b" if v else "#999999"),
             )
+    ax.set_title("faults that took effect (colour: log scale)", fontsize=9, loc="left")
     ax.set_xticks(range(cols), list(table.columns), rotation=35, ha="right")
     ax.set_yticks(range(rows), list(table.index))
     ax.set_xlabel("request kind that received the fault")
