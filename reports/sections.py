@@ -163,7 +163,8 @@ def verdict_text(policy: str, summary: Mapping[str, Any], frame: pd.DataFrame) -
     anyv = summary["any"][policy]
     text = (
         f"Under {policy}, {len(held)} of {len(cells)} invariants held in every one of the {n:,} simulations"
-        f" (each at most {percent(3 / n if n > 3 else 1.0)} with 95% confidence, rule of three)."
+        f" (each at most {percent(3 / n if n > 3 else 1.0)} with 95% confidence, rule of three)"
+        + (f": {', '.join(held)}." if held else ".")
     )
     if not failed:
         return text + " No invariant was violated."
