@@ -144,6 +144,12 @@ def _write(path: Path, text: str) -> None:
     tmp.replace(path)
 
 
+def only_runs(history: Sequence[Op], runs: Sequence[str]) -> list[Op]:
+    """The records of ``runs`` plus those of no run (phases, crashes, reaper passes); all when empty."""
+    keep = set(runs)
+    return [op for op in history if not keep or not op.run or op.run in keep]
+
+
 def write_review(
     frame: pd.DataFrame,
     *,
@@ -160,11 +166,12 @@ def write_review(
     ``wall_clock()`` gives the run's wall time once the figures are drawn."""
     views = [
         CounterexampleView(
-            **{**cx, "faults": tuple(cx["faults"])},
-            timeline=tuple(timeline_lines(histories[i])) if i in histories else (),
+            **{**cx, "faults": tuple(cx["faults"]), "runs": tuple(cx.get("runs", ()))},
+            timeline=tuple(timeline_lines(histories[i], runs=set(cx["runs"]) or None)) if i in histories else (),
         )
         for i, cx in enumerate(counterexamples)
     ]
+    histories = {i: only_runs(h, counterexamples[i].get("runs", ())) for i, h in histories.items()}
     context = build(
         frame,
         policies=policies,

@@ -55,6 +55,10 @@ class CounterexampleView:
     """Path of the counterexample file relative to the report directory."""
     timeline: tuple[str, ...]
     shrink_note: str = ""
+    runs: tuple[str, ...] = ()
+    """The runs the violation's witness records belong to (the figure and text show only these)."""
+    explanation: str = ""
+    """The checker's one-line explanation of the violation."""
 
 
 @dataclass(frozen=True)

@@ -306,8 +306,12 @@ def figure(history: Sequence[Op], title: str = "") -> Figure:
                     label_ends[(lane_name, row)] = at + per_char * (len(label) + 2)
                     ax.text(at, y - 0.28 - 0.2 * row, label, fontsize=6.3, ha="left", va="top", color="#333333")
                     break
+    last_gap_label = -1e9
     for a, b in x.breaks:
         xm = x(a) + (x(b) - x(a)) / 2
+        if xm - last_gap_label < per_char * 12:
+            continue
+        last_gap_label = xm
         for edge in (x(a), x(b)):
             ax.axvline(edge, color="#bbbbbb", lw=0.6, ls=":", zorder=0)
         ax.text(xm, -0.85, f"⋯ {b - a:,.0f} s ⋯", ha="center", fontsize=6.5, color="#666666")

@@ -342,6 +342,8 @@ def _counterexamples(
             role = "head, and the first preset where it fails"
         replay = cx.run()
         histories[len(views)] = replay.history
+        verdict = replay.verdicts[job.invariant]
+        runs = sorted({replay.history[i].run for i in verdict.witness if replay.history[i].run})
         views.append(
             {
                 "invariant": job.invariant,
@@ -352,6 +354,8 @@ def _counterexamples(
                 "faults": [f.text() for f in cx.faults],
                 "file": str(Path("counterexamples") / name),
                 "shrink_note": _shrink_note(cx, replay.digest),
+                "runs": runs,
+                "explanation": verdict.explanation,
             }
         )
     return views, histories, files
