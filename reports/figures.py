@@ -139,7 +139,9 @@ def forest_figure(table: pd.DataFrame, title: str) -> Figure:
         ax.plot([r["difference"] * 100], [y], "o", color=c, ms=5)
     ax.axvline(0, color="#333333", lw=0.8)
     ax.set_yticks(ys, list(rows["invariant"]))
-    ax.set_xlabel("change in violation rate, percentage points (95% paired interval)")
+    ax.set_xlabel(
+        "change in violation rate, percentage points (95% paired interval; green fewer, red more, grey: includes 0)"
+    )
     ax.set_title(title, fontsize=9, loc="left")
     if rows.empty:
         ax.text(0.5, 0.5, "no invariant violated under either policy", transform=ax.transAxes, ha="center")
