@@ -16,7 +16,6 @@ Knows tasks, rows and files; nothing of configuration files, the CLI or how prog
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import threading
 import time
@@ -277,32 +276,37 @@ def _drain(
 
 
 def local_pool(workers: int) -> ProcessPoolExecutor:
-    """A process pool whose workers are forked from a clean server process, not from the coordinator.
+    """A process pool of the platform's default start method whose workers watch the coordinator.
 
-    Forked from the coordinator, a worker would inherit its open files (the directory lock among
-    them) and keep them after a kill -9 of the coordinator; from the fork server it holds nothing
-    but its task queue, and the simulation modules are imported once, in the server.
+    A worker exits when the coordinator is gone (killed with -9, its pool never shut down)
+    instead of waiting forever on a task queue nobody will fill; files the coordinator holds
+    across a fork are closed in the child where that matters (see :func:`sim.sweep_dir.locked`).
     """
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["sim.sweep_rows"])
-    return ProcessPoolExecutor(
-        max_workers=workers, mp_context=context, initializer=_watch_coordinator, initargs=(os.getpid(),)
-    )
+    return ProcessPoolExecutor(max_workers=workers, initializer=_watch_coordinator, initargs=(os.getpid(),))
 
 
 def _watch_coordinator(pid: int) -> None:
     """In a pool worker: exit when the coordinator is gone (killed with -9, its pool never shut
-    down), instead of waiting forever on a task queue nobody will ever fill."""
+    down), instead of waiting forever on a task queue nobody will ever fill. A forked worker
+    sees its parent change at once (a dead coordinator may linger as a zombie, which signal 0
+    would still find); a worker started otherwise asks whether the process exists."""
+    forked = os.getppid() == pid
+
+    def gone() -> bool:
+        if forked:
+            return os.getppid() != pid
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        except PermissionError:
+            return False
+        return False
 
     def watch() -> None:
-        while True:
+        while not gone():
             time.sleep(WATCH_INTERVAL_S)
-            try:
-                os.kill(pid, 0)
-            except ProcessLookupError:
-                os._exit(3)
-            except PermissionError:
-                pass  # alive, someone else's: cannot happen for our parent, but never exit on it
+        os._exit(3)
 
     threading.Thread(target=watch, name="leaselab-watch-coordinator", daemon=True).start()
 
