@@ -244,6 +244,8 @@ def run_sweep(
     tasks = plan.tasks()
     progress = SweepProgress(total=len(tasks), simulations_total=sum(t.seed_count for t in tasks))
     pending = pending_tasks(tasks, out_dir, progress)
+    if on_task_done is not None:
+        on_task_done(progress)  # the starting point: what a resumed sweep already has
     sinks = _Sinks(out_dir, keep_histories, on_violation, on_task_done, history_dir or out_dir / "histories")
     if executor is not None:
         _drain_external(executor, pending, sinks, progress, window or 64)
