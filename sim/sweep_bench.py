@@ -19,6 +19,7 @@ Knows the sweep job and the optional Dask package; nothing of the CLI.
 from __future__ import annotations
 
 import importlib
+import os
 import tempfile
 import time
 from collections.abc import Callable
@@ -57,14 +58,33 @@ def _timed(config: SweepConfig, *, workers: int | None = None, executor: Any = N
         return result.elapsed_s
 
 
+def _cpu() -> tuple[float, float]:
+    """(this process's CPU seconds, its reaped children's): workers are reaped when a pool shuts down."""
+    t = os.times()
+    return t.user + t.system, t.children_user + t.children_system
+
+
 def scaling(simulations: int, seeds_per_task: int, repeats: int = 2) -> dict[str, Any]:
-    """Best of ``repeats`` for 1 and 2 workers, interleaved so drift in the machine's load hits both."""
+    """Best of ``repeats`` for 1 and 2 workers, interleaved so drift in the machine's load hits both.
+
+    Wall-clock efficiency needs two otherwise idle cores; on a shared machine it measures the
+    other tenants. The CPU figures do not: CPU seconds per 1,000 simulations (workers plus the
+    coordinator) with 1 and 2 workers, and their ratio (1.0 = adding a worker costs no extra CPU
+    per simulation, i.e. the sweep machinery itself scales).
+    """
     config = bench_config(simulations, seeds_per_task)
-    _timed(bench_config(2 * seeds_per_task, seeds_per_task), workers=2)  # start the fork server once
+    _timed(bench_config(2 * seeds_per_task, seeds_per_task), workers=2)  # warm caches and imports
     best = {1: float("inf"), 2: float("inf")}
+    cpu = {1: float("inf"), 2: float("inf")}
+    coordinator = {1: 0.0, 2: 0.0}
     for _ in range(repeats):
         for workers in (1, 2):
+            own0, kids0 = _cpu()
             best[workers] = min(best[workers], _timed(config, workers=workers))
+            own1, kids1 = _cpu()
+            total = (own1 - own0) + (kids1 - kids0)
+            if total < cpu[workers]:
+                cpu[workers], coordinator[workers] = total, (own1 - own0) / total if total else 0.0
     rate1, rate2 = simulations / best[1], simulations / best[2]
     efficiency = rate2 / (2 * rate1)
     return {
@@ -75,11 +95,27 @@ def scaling(simulations: int, seeds_per_task: int, repeats: int = 2) -> dict[str
         "scaling_efficiency": round(efficiency, 3),
         "meets_target": efficiency >= TARGET_EFFICIENCY,
         "target": TARGET_EFFICIENCY,
+        "cpu_s_per_1000_sims_1_worker": round(cpu[1] * 1000 / simulations, 3),
+        "cpu_s_per_1000_sims_2_workers": round(cpu[2] * 1000 / simulations, 3),
+        "cpu_efficiency": round(cpu[1] / cpu[2], 3) if cpu[2] else None,
+        "coordinator_cpu_share_2_workers": round(coordinator[2], 3),
+        "load_average_1m": round(os.getloadavg()[0], 2),
     }
 
 
+def _process_cpu_s() -> float:
+    """CPU seconds of the calling process (run on each Dask worker through ``client.run``)."""
+    t = os.times()
+    return t.user + t.system
+
+
 def dask_overhead(simulations: int, seeds_per_task: int, repeats: int = 2) -> dict[str, Any]:
-    """The same sweep on a LocalCluster of 2 worker processes and on the local pool of 2."""
+    """The same sweep on a LocalCluster of 2 worker processes and on the local pool of 2.
+
+    Besides wall time, the CPU both paths spend per simulation (Dask: its workers, plus this
+    process, which hosts the scheduler and the coordinator; local: the pool's workers plus the
+    coordinator), which a shared machine's scheduling does not distort.
+    """
     distributed: Any = importlib.import_module("distributed")  # optional and untyped
     config = bench_config(simulations, seeds_per_task)
     warm = bench_config(2 * seeds_per_task, seeds_per_task)
@@ -91,10 +127,16 @@ def dask_overhead(simulations: int, seeds_per_task: int, repeats: int = 2) -> di
     ):
         _timed(warm, executor=client)  # import the simulation modules on the workers
         _timed(warm, workers=2)
-        dask_s = local_s = float("inf")
+        dask_s = local_s = dask_cpu = local_cpu = float("inf")
         for _ in range(repeats):
+            own0, workers0 = _cpu()[0], sum(client.run(_process_cpu_s).values())
             dask_s = min(dask_s, _timed(config, executor=client))
+            own1, workers1 = _cpu()[0], sum(client.run(_process_cpu_s).values())
+            dask_cpu = min(dask_cpu, (own1 - own0) + (workers1 - workers0))
+            own0, kids0 = _cpu()
             local_s = min(local_s, _timed(config, workers=2))
+            own1, kids1 = _cpu()
+            local_cpu = min(local_cpu, (own1 - own0) + (kids1 - kids0))
     overhead = dask_s / local_s - 1
     return {
         "simulations": simulations,
@@ -104,6 +146,10 @@ def dask_overhead(simulations: int, seeds_per_task: int, repeats: int = 2) -> di
         "dask_overhead": round(overhead, 3),
         "meets_target": overhead <= TARGET_DASK_OVERHEAD,
         "target": TARGET_DASK_OVERHEAD,
+        "cpu_s_per_1000_sims_local_pool": round(local_cpu * 1000 / simulations, 3),
+        "cpu_s_per_1000_sims_dask": round(dask_cpu * 1000 / simulations, 3),
+        "dask_cpu_overhead": round(dask_cpu / local_cpu - 1, 3) if local_cpu else None,
+        "load_average_1m": round(os.getloadavg()[0], 2),
     }
 
 

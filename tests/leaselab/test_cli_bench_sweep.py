@@ -24,6 +24,12 @@ def test_bench_sweep_json_reports_scaling_dask_and_memory() -> None:
     expected = scaling["sims_per_s_2_workers"] / (2 * scaling["sims_per_s_1_worker"])
     assert abs(scaling["scaling_efficiency"] - expected) < 0.01
     assert dask["sims_per_s_dask"] > 0 and dask["sims_per_s_local_pool"] > 0
+    # CPU per simulation, which a shared machine's scheduling does not distort
+    assert scaling["cpu_s_per_1000_sims_1_worker"] > 0 and scaling["cpu_s_per_1000_sims_2_workers"] > 0
+    ratio = scaling["cpu_s_per_1000_sims_1_worker"] / scaling["cpu_s_per_1000_sims_2_workers"]
+    assert abs(scaling["cpu_efficiency"] - ratio) < 0.02
+    assert 0 <= scaling["coordinator_cpu_share_2_workers"] < 1
+    assert dask["cpu_s_per_1000_sims_dask"] > 0 and dask["cpu_s_per_1000_sims_local_pool"] > 0
     assert memory["simulations"] == 200 and memory["tasks"] == 200 // memory["seeds_per_task"]
     assert memory["rss_peak_mib"] >= memory["rss_end_mib"] > 0
     assert memory["extrapolated_1m_simulations_mib"] >= memory["rss_end_mib"]
