@@ -16,8 +16,9 @@ Knows tasks, rows and files; nothing of configuration files, the CLI or how prog
 
 from __future__ import annotations
 
-import multiprocessing
 import os
+import pickle
+import shutil
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -51,6 +52,7 @@ KEY_METADATA = b"leaselab.key"
 SEEDS_METADATA = b"leaselab.seeds"
 MAX_POOL_RESTARTS = 5
 WATCH_INTERVAL_S = 0.5
+SPOOL = ".spool"
 SETTLE_COLUMN = "stat.settle_latencies_s"
 _SPARSE_PREFIXES = ("hit.", "dl.")
 
@@ -64,8 +66,29 @@ def run_task(task: SweepTask) -> list[dict[str, Any]]:
     return run_task_output(task).rows
 
 
-def _run_output(task: SweepTask, keep_histories: bool) -> TaskOutput:
-    return run_task_output(task, keep_histories)
+def run_output(task: SweepTask, keep_histories: bool) -> TaskOutput:
+    """What an executor runs: the task, its shard (and history) already encoded as Parquet bytes.
+
+    Encoding in the worker keeps the coordinator's work per task to writing bytes, so it neither
+    competes with the workers for a core nor holds rows (its memory stays flat over a long sweep).
+    """
+    output = run_task_output(task, keep_histories)
+    output.shard = parquet_bytes(_table(output.rows, _metadata(task)))
+    output.rows = []
+    if keep_histories:
+        output.history_shard = parquet_bytes(pa.Table.from_pylist(output.history))
+        output.history = []
+    return output
+
+
+def parquet_bytes(table: pa.Table) -> bytes:
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink)
+    return bytes(sink.getvalue().to_pybytes())
+
+
+def _metadata(task: SweepTask) -> dict[bytes, bytes]:
+    return {KEY_METADATA: task.key.encode(), SEEDS_METADATA: f"{task.seed_start}:{task.seed_count}".encode()}
 
 
 def shard_path(out_dir: Path, task: SweepTask) -> Path:
@@ -113,11 +136,11 @@ def write_atomic(path: Path, write: Callable[[Path], object]) -> None:
         ) from None
 
 
-def write_shard(out_dir: Path, task: SweepTask, rows: list[dict[str, Any]]) -> Path:
+def write_shard(out_dir: Path, task: SweepTask, rows: list[dict[str, Any]] | bytes) -> Path:
+    """The task's shard, from its rows or from the Parquet bytes a worker encoded."""
     path = shard_path(out_dir, task)
-    metadata = {KEY_METADATA: task.key.encode(), SEEDS_METADATA: f"{task.seed_start}:{task.seed_count}".encode()}
-    table = _table(rows, metadata)
-    write_atomic(path, lambda tmp: pq.write_table(table, tmp))
+    data = rows if isinstance(rows, bytes) else parquet_bytes(_table(rows, _metadata(task)))
+    write_atomic(path, lambda tmp: tmp.write_bytes(data))
     return path
 
 
@@ -167,9 +190,9 @@ def _finish(task: SweepTask, output: TaskOutput, sinks: _Sinks, progress: SweepP
         for violation in output.violations:
             sinks.on_violation(violation)
     if sinks.keep_histories and sinks.history_dir is not None:
-        history = pa.Table.from_pylist(output.history)
-        write_atomic(sinks.history_dir / f"{task.key}.parquet", lambda tmp: pq.write_table(history, tmp))
-    progress.paths.append(write_shard(sinks.out_dir, task, output.rows))
+        history = output.history_shard or parquet_bytes(pa.Table.from_pylist(output.history))
+        write_atomic(sinks.history_dir / f"{task.key}.parquet", lambda tmp: tmp.write_bytes(history))
+    progress.paths.append(write_shard(sinks.out_dir, task, output.shard or output.rows))
     progress.done += 1
     progress.simulations += task.seed_count
     progress.violations += len(output.violations)
@@ -181,6 +204,7 @@ def pending_tasks(tasks: Sequence[SweepTask], out_dir: Path, progress: SweepProg
     """The tasks without a valid shard; a shard that fails validation is deleted and redone."""
     for stale in out_dir.glob("*.parquet.tmp-*"):
         stale.unlink(missing_ok=True)  # left by a killed writer: never a finished shard
+    shutil.rmtree(out_dir / SPOOL, ignore_errors=True)  # outputs of a killed sweep's workers
     pending = []
     for task in tasks:
         path = shard_path(out_dir, task)
@@ -220,6 +244,8 @@ def run_sweep(
     tasks = plan.tasks()
     progress = SweepProgress(total=len(tasks), simulations_total=sum(t.seed_count for t in tasks))
     pending = pending_tasks(tasks, out_dir, progress)
+    if on_task_done is not None:
+        on_task_done(progress)  # the starting point: what a resumed sweep already has
     sinks = _Sinks(out_dir, keep_histories, on_violation, on_task_done, history_dir or out_dir / "histories")
     if executor is not None:
         _drain_external(executor, pending, sinks, progress, window or 64)
@@ -235,13 +261,48 @@ def _worker_died(error: BaseException) -> bool:
     return isinstance(error, BrokenProcessPool) or type(error).__name__ == "KilledWorker"
 
 
+def run_output_spooled(task: SweepTask, keep_histories: bool, spool: str) -> str:
+    """A local worker's task: the output goes to a file in ``spool`` and only its path travels back.
+
+    A result pickled through the pool's pipe can be cut in the middle when its worker is killed
+    while writing it, and the pool's reader then waits forever for the rest; a path is a message
+    far below the size the pipe writes atomically.
+    """
+    output = run_output(task, keep_histories)
+    path = Path(spool) / f"{task.key}.{os.getpid()}.pickle"
+    with open(path, "wb") as file:
+        pickle.dump(output, file, protocol=pickle.HIGHEST_PROTOCOL)
+    return str(path)
+
+
+def _unspool(result: str) -> TaskOutput:
+    path = Path(result)
+    output = pickle.loads(path.read_bytes())
+    path.unlink()
+    if not isinstance(output, TaskOutput):
+        raise TypeError(f"{path} holds no task output")
+    return output
+
+
 def _drain(
-    executor: Executor, pending: Iterable[SweepTask], sinks: _Sinks, progress: SweepProgress, window: int
+    executor: Executor,
+    pending: Iterable[SweepTask],
+    sinks: _Sinks,
+    progress: SweepProgress,
+    window: int,
+    spool: Path | None = None,
 ) -> list[SweepTask]:
-    """Keep ``window`` tasks in flight; write each as it completes. Returns the tasks lost to a
-    broken local pool (for resubmission), having finished every other one."""
+    """Keep ``window`` tasks in flight; write each as it completes. Returns the tasks lost with a
+    dead worker (for resubmission), having finished every other one. With ``spool`` the workers
+    hand their outputs over as files (see :func:`run_output_spooled`)."""
     queue = iter(pending)
-    running: dict[Future[TaskOutput], SweepTask] = {}
+    running: dict[Future[Any], SweepTask] = {}
+
+    def submit(task: SweepTask) -> Future[Any]:
+        if spool is None:
+            return executor.submit(run_output, task, sinks.keep_histories)
+        return executor.submit(run_output_spooled, task, sinks.keep_histories, str(spool))
+
     lost: list[SweepTask] = []
 
     def fill() -> None:
@@ -250,7 +311,7 @@ def _drain(
             if task is None:
                 return
             try:
-                running[executor.submit(_run_output, task, sinks.keep_histories)] = task
+                running[submit(task)] = task
             except BrokenProcessPool:
                 lost.append(task)
                 lost.extend(queue)
@@ -262,7 +323,14 @@ def _drain(
         for future in done:
             task = running.pop(future)
             try:
-                output = future.result()
+                result = future.result()
+                output = _unspool(result) if spool is not None else result
+            except OSError as error:  # a worker could not write its output (a full disk, a lost mount)
+                raise LeaselabError(
+                    f"a worker could not hand over task {task.key}: {error.strerror or error}",
+                    file=str(getattr(error, "filename", "") or ""),
+                    hint="finished shards are kept: fix the cause and run the same command again",
+                ) from None
             except Exception as error:
                 if not _worker_died(error):
                     raise
@@ -277,32 +345,37 @@ def _drain(
 
 
 def local_pool(workers: int) -> ProcessPoolExecutor:
-    """A process pool whose workers are forked from a clean server process, not from the coordinator.
+    """A process pool of the platform's default start method whose workers watch the coordinator.
 
-    Forked from the coordinator, a worker would inherit its open files (the directory lock among
-    them) and keep them after a kill -9 of the coordinator; from the fork server it holds nothing
-    but its task queue, and the simulation modules are imported once, in the server.
+    A worker exits when the coordinator is gone (killed with -9, its pool never shut down)
+    instead of waiting forever on a task queue nobody will fill; files the coordinator holds
+    across a fork are closed in the child where that matters (see :func:`sim.sweep_dir.locked`).
     """
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["sim.sweep_rows"])
-    return ProcessPoolExecutor(
-        max_workers=workers, mp_context=context, initializer=_watch_coordinator, initargs=(os.getpid(),)
-    )
+    return ProcessPoolExecutor(max_workers=workers, initializer=_watch_coordinator, initargs=(os.getpid(),))
 
 
 def _watch_coordinator(pid: int) -> None:
     """In a pool worker: exit when the coordinator is gone (killed with -9, its pool never shut
-    down), instead of waiting forever on a task queue nobody will ever fill."""
+    down), instead of waiting forever on a task queue nobody will ever fill. A forked worker
+    sees its parent change at once (a dead coordinator may linger as a zombie, which signal 0
+    would still find); a worker started otherwise asks whether the process exists."""
+    forked = os.getppid() == pid
+
+    def gone() -> bool:
+        if forked:
+            return os.getppid() != pid
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        except PermissionError:
+            return False
+        return False
 
     def watch() -> None:
-        while True:
+        while not gone():
             time.sleep(WATCH_INTERVAL_S)
-            try:
-                os.kill(pid, 0)
-            except ProcessLookupError:
-                os._exit(3)
-            except PermissionError:
-                pass  # alive, someone else's: cannot happen for our parent, but never exit on it
+        os._exit(3)
 
     threading.Thread(target=watch, name="leaselab-watch-coordinator", daemon=True).start()
 
@@ -315,22 +388,27 @@ def _drain_local(
     against MAX_POOL_RESTARTS, so a task that kills its worker every time ends the sweep (its
     finished shards kept) instead of looping."""
     fruitless = 0
-    while pending:
-        before = progress.done
-        pool = local_pool(workers)
-        try:
-            lost = _drain(pool, pending, sinks, progress, window or max(2 * workers, 4))
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
-        fruitless = 0 if progress.done > before else fruitless + bool(lost)
-        if lost and fruitless > MAX_POOL_RESTARTS:
-            raise LeaselabError(
-                f"local worker processes died {fruitless} times in a row without finishing a task; "
-                f"{len(lost)} tasks unfinished",
-                hint="finished shards are kept: run the same command again to resume",
-            )
-        progress.resubmitted += len(lost)
-        pending = lost
+    spool = sinks.out_dir / SPOOL
+    spool.mkdir(exist_ok=True)
+    try:
+        while pending:
+            before = progress.done
+            pool = local_pool(workers)
+            try:
+                lost = _drain(pool, pending, sinks, progress, window or max(2 * workers, 4), spool)
+            finally:
+                pool.shutdown(wait=True, cancel_futures=True)
+            fruitless = 0 if progress.done > before else fruitless + bool(lost)
+            if lost and fruitless > MAX_POOL_RESTARTS:
+                raise LeaselabError(
+                    f"local worker processes died {fruitless} times in a row without finishing a task; "
+                    f"{len(lost)} tasks unfinished",
+                    hint="finished shards are kept: run the same command again to resume",
+                )
+            progress.resubmitted += len(lost)
+            pending = lost
+    finally:
+        shutil.rmtree(spool, ignore_errors=True)  # outputs of workers killed before they were read
 
 
 def _drain_external(

@@ -21,7 +21,7 @@ import json
 import os
 import platform
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -107,6 +107,21 @@ def prepare(out: Path, config: SweepConfig) -> list[str]:
     ]
 
 
+_HELD_LOCKS: set[int] = set()
+
+
+def _close_held_locks_in_child() -> None:
+    """After a fork, in the child: close the lock files the parent holds. A forked pool worker
+    would otherwise share the parent's lock and keep it after a kill -9 of the parent."""
+    for fd in list(_HELD_LOCKS):
+        with suppress(OSError):
+            os.close(fd)
+    _HELD_LOCKS.clear()
+
+
+os.register_at_fork(after_in_child=_close_held_locks_in_child)
+
+
 @contextmanager
 def locked(out: Path) -> Iterator[None]:
     """Hold DIR/.lock for the sweep's duration; a second sweep on DIR fails at once (one line)."""
@@ -122,8 +137,10 @@ def locked(out: Path) -> Iterator[None]:
             raise LeaselabError(
                 "another sweep is writing this directory", file=str(out), hint="wait for it or stop it"
             ) from None
+        _HELD_LOCKS.add(fd)
         yield
     finally:
+        _HELD_LOCKS.discard(fd)
         os.close(fd)
 
 

@@ -47,9 +47,14 @@ class Violation:
 
 @dataclass
 class TaskOutput:
+    """``rows`` (or, once encoded by the worker, ``shard``: the Parquet file's bytes), the
+    violations, and the history rows (or ``history_shard``) when kept."""
+
     rows: list[dict[str, Any]]
     violations: list[Violation] = field(default_factory=list)
     history: list[dict[str, Any]] = field(default_factory=list)
+    shard: bytes = b""
+    history_shard: bytes = b""
 
 
 def cell_scenario(task: SweepTask) -> tuple[Scenario, bool]:

@@ -152,3 +152,23 @@ def test_keep_histories_keeps_every_record(tmp_path: Path) -> None:
 def test_a_missing_configuration_is_exit_2(tmp_path: Path, missing: str) -> None:
     result = sweep(str(tmp_path / missing), "--out", str(tmp_path / "out"))
     assert result.exit_code == 2 and "no such sweep configuration" in result.stderr
+
+
+def test_resuming_under_other_package_versions_warns_and_continues(tmp_path: Path) -> None:
+    config, out = config_file(tmp_path), tmp_path / "out"
+    assert sweep(str(config), "--out", str(out), "--workers", "1").exit_code == 0
+    manifest = json.loads((out / "sweep.json").read_text())
+    manifest["versions"]["simpy"] = "0.0.1"
+    (out / "sweep.json").write_text(json.dumps(manifest))
+    again = sweep(str(config), "--out", str(out))
+    assert again.exit_code == 0, again.output
+    assert "warning" in again.stderr and "simpy was 0.0.1" in again.stderr
+
+
+def test_load_reads_a_bare_directory_of_shards(tmp_path: Path) -> None:
+    plan = leaselab.SweepPlan(["single_run"], ["head", "adr-111"], seeds=3, seeds_per_task=2)
+    done = leaselab.run_sweep(plan, tmp_path / "shards", workers=1)
+    frame = leaselab.load(tmp_path / "shards")
+    assert len(frame) == 6 and len(done.paths) == 4
+    assert sorted(set(frame["policy"])) == ["adr-111", "head"]
+    assert frame.filter(like="dl.").dtypes.map(str).eq("int64").all()

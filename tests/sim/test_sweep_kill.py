@@ -98,16 +98,34 @@ def children(pid: int) -> list[int]:
 
 
 def pool_workers(coordinator: int) -> list[int]:
-    """The pool's worker processes: children of the fork server the coordinator started."""
+    """The pool's worker processes: the coordinator's children running Python (not a resource tracker)."""
     workers = []
     for child in children(coordinator):
         try:
             cmdline = Path(f"/proc/{child}/cmdline").read_bytes()
         except OSError:
             continue
-        if b"forkserver" in cmdline:
+        if b"resource_tracker" not in cmdline and b"forkserver" not in cmdline:
+            workers.append(child)
+        elif b"forkserver" in cmdline:
             workers += children(child)
     return workers
+
+
+def all_exit(pids: list[int], timeout_s: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if not any(Path(f"/proc/{pid}").exists() and "Z" not in _state(pid) for pid in pids):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return "Z"
 
 
 def finish(config_path: Path, out: Path) -> None:
@@ -139,10 +157,12 @@ def test_a_coordinator_killed_at_random_moments_and_resumed_gives_the_uninterrup
         proc = start(config_path, out)
         if wait_for_new_shard(proc, out, before):
             time.sleep(rng.uniform(0.0, 0.25))
+        workers = pool_workers(proc.pid)
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
             mid_stream += 0 < shards(out) < TASKS
         proc.wait(timeout=30)
+        assert all_exit(workers), "pool workers outlived their killed coordinator"
     assert mid_stream >= KILLS // 2  # most kills landed while shards were being written
     assert shards(out) < TASKS
     finish(config_path, out)

@@ -8,14 +8,12 @@ import errno
 import shutil
 from pathlib import Path
 
-import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
 from leaselab.cli import app
 from model.errors import LeaselabError
-from sim import sweep as engine
 from sim.sweep_config import SweepConfig, loads_config
 from sim.sweep_dir import SHARDS, load, locked
 from sim.sweep_job import run_job
@@ -123,16 +121,16 @@ def test_a_full_disk_mid_sweep_is_one_line_exit_2_and_keeps_every_finished_shard
 ) -> None:
     (tmp_path / "sweep.toml").write_text(CONFIG, encoding="utf-8")
     out = tmp_path / "out"
-    real = pq.write_table
+    real = Path.write_bytes
     written: list[Path] = []
 
-    def full_after_three(table: pa.Table, where: Path) -> None:
+    def full_after_three(self: Path, data: bytes) -> int:  # the coordinator's only byte writes are shards
         if len(written) >= 3:
             raise OSError(errno.ENOSPC, "No space left on device")
-        real(table, where)
-        written.append(Path(where))
+        written.append(self)
+        return real(self, data)
 
-    monkeypatch.setattr(engine.pq, "write_table", full_after_three)
+    monkeypatch.setattr(Path, "write_bytes", full_after_three)
     result = runner.invoke(app, ["sweep", str(tmp_path / "sweep.toml"), "--out", str(out), "--workers", "1"])
     assert result.exit_code == 2, result.output
     errors = [line for line in result.stderr.splitlines() if not line.startswith("sweep shards: ")]
@@ -141,7 +139,7 @@ def test_a_full_disk_mid_sweep_is_one_line_exit_2_and_keeps_every_finished_shard
     assert line.startswith("leaselab: ") and "No space left on device" in line and "finished shards are kept" in line
     kept = sorted((out / SHARDS).iterdir())
     assert len(kept) == 3 and all(p.suffix == ".parquet" for p in kept)  # no temporary file left behind
-    monkeypatch.setattr(engine.pq, "write_table", real)
+    monkeypatch.setattr(Path, "write_bytes", real)
     resumed = run_job(loads_config(CONFIG, source="x", base=tmp_path), out, workers=1)
     assert (resumed.progress.skipped, resumed.progress.redone) == (3, 0)
     assert digests(out) == digests(finished)
