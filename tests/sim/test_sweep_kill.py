@@ -10,6 +10,8 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 
@@ -67,6 +69,19 @@ def start(config_path: Path, out: Path) -> subprocess.Popen[bytes]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
+
+
+@contextmanager
+def running(config_path: Path, out: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """A sweep subprocess that never outlives its test, even a failing one (its pool's workers
+    follow their coordinator out)."""
+    proc = start(config_path, out)
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=30)
 
 
 def shards(out: Path) -> int:
@@ -154,14 +169,14 @@ def test_a_coordinator_killed_at_random_moments_and_resumed_gives_the_uninterrup
     mid_stream = 0
     for _ in range(KILLS):
         before = shards(out)
-        proc = start(config_path, out)
-        if wait_for_new_shard(proc, out, before):
-            time.sleep(rng.uniform(0.0, 0.25))
-        workers = pool_workers(proc.pid)
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGKILL)
-            mid_stream += 0 < shards(out) < TASKS
-        proc.wait(timeout=30)
+        with running(config_path, out) as proc:
+            if wait_for_new_shard(proc, out, before):
+                time.sleep(rng.uniform(0.0, 0.25))
+            workers = pool_workers(proc.pid)
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGKILL)
+                mid_stream += 0 < shards(out) < TASKS
+            proc.wait(timeout=30)
         assert all_exit(workers), "pool workers outlived their killed coordinator"
     assert mid_stream >= KILLS // 2  # most kills landed while shards were being written
     assert shards(out) < TASKS
@@ -173,21 +188,21 @@ def test_pool_workers_killed_at_random_moments_lose_and_double_no_row(tmp_path: 
     config_path, out = tmp_path / "kill.toml", tmp_path / "out"
     config_path.write_text(CONFIG, encoding="utf-8")
     rng = random.Random(11)
-    proc = start(config_path, out)
     killed = 0
-    while killed < KILLS and proc.poll() is None:
-        if not wait_for_new_shard(proc, out, shards(out)):
-            break
-        time.sleep(rng.uniform(0.0, 0.05))
-        workers = pool_workers(proc.pid)
-        if workers:
-            try:
-                os.kill(rng.choice(workers), signal.SIGKILL)
-                killed += 1
-            except ProcessLookupError:
-                pass
-    proc.wait(timeout=120)
-    stderr = proc.stderr.read().decode() if proc.stderr else ""
+    with running(config_path, out) as proc:
+        while killed < KILLS and proc.poll() is None:
+            if not wait_for_new_shard(proc, out, shards(out)):
+                break
+            time.sleep(rng.uniform(0.0, 0.05))
+            workers = pool_workers(proc.pid)
+            if workers:
+                try:
+                    os.kill(rng.choice(workers), signal.SIGKILL)
+                    killed += 1
+                except ProcessLookupError:
+                    pass
+        proc.wait(timeout=120)
+        stderr = proc.stderr.read().decode() if proc.stderr else ""
     assert killed >= KILLS // 2, killed
     if proc.returncode != 0:  # gave up after repeated deaths: one clear line, and a resume finishes
         assert proc.returncode == 2 and len(stderr.strip().splitlines()) == 1, stderr
