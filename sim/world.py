@@ -569,6 +569,19 @@ def outcome_value(outcome: Any) -> Any:
     """A history-friendly form of what an entry point returned (an enum's value, a report's fields)."""
     if isinstance(outcome, Enum):
         return outcome.value
+    names = _FLAT_FIELDS.get(type(outcome))
+    if names is not None:
+        values = [getattr(outcome, name) for name in names]
+        if all(type(v) in _ATOMS for v in values):  # what asdict would return, without its deep copy
+            return dict(zip(names, values, strict=True))
     if dataclasses.is_dataclass(outcome) and not isinstance(outcome, type):
+        _FLAT_FIELDS.setdefault(type(outcome), tuple(f.name for f in dataclasses.fields(outcome)))
         return dataclasses.asdict(outcome)
     return outcome
+
+
+_ATOMS = frozenset({int, str, float, bool, type(None)})
+_FLAT_FIELDS: dict[type, tuple[str, ...]] = {}
+"""Field names of the dataclass outcomes seen so far: most (the reaper's report, every tick) hold
+only atoms, whose ``asdict`` is a plain dict of the fields; ``asdict``'s recursion and deep copy
+cost more than the rest of a reaper tick."""
