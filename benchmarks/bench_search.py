@@ -13,8 +13,8 @@ import argparse
 import json
 import sys
 
-from leaselab.bench_search import DEFAULT_BUDGET_S, DEFAULT_SEEDS, search_bench
 from model.errors import LeaselabError
+from sim.bench_search import DEFAULT_BUDGET_S, DEFAULT_SEEDS, search_bench
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

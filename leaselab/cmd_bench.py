@@ -1,8 +1,10 @@
-"""``leaselab bench [--json]``: the world's speed next to raw simpy, measured in one process.
+"""``leaselab bench [--json]``: the world's speed next to raw simpy, measured in one process: both
+standard workloads (default, single_run), memory per simulation, and the issue-9 targets as ratios
+(see :mod:`sim.bench`). ``--workload W`` times one workload only.
 
 ``leaselab bench --search [--json] [--seeds N] [--budget-s S] [--defect KB-n ...]``: for each known
 defect, the median time to its first counterexample for the swarm explorer and for a hand-written
-Hypothesis test (see :mod:`leaselab.bench_search`). Progress lines go to stderr.
+Hypothesis test (see :mod:`sim.bench_search`). Progress lines go to stderr.
 """
 
 from __future__ import annotations
@@ -12,14 +14,21 @@ from typing import Annotated
 
 import typer
 
-from leaselab.bench import STANDARD_WORKLOAD, world_bench
-from leaselab.bench_search import DEFAULT_BUDGET_S, DEFAULT_SEEDS, search_bench, table
 from model.errors import LeaselabError
+from sim.bench import targets_bench, world_bench
+from sim.bench_search import DEFAULT_BUDGET_S, DEFAULT_SEEDS, search_bench, table
 
 
 def bench(
-    simulations: Annotated[int, typer.Option("--simulations", min=10, help="Simulations to time.")] = 2000,
-    workload: Annotated[str, typer.Option("--workload", help="Scenario to time.")] = STANDARD_WORKLOAD,
+    simulations: Annotated[
+        int, typer.Option("--simulations", min=10, help="Simulations to time (single_run; default runs a tenth).")
+    ] = 2000,
+    workload: Annotated[
+        str | None, typer.Option("--workload", help="Time only this scenario (default: both standard workloads).")
+    ] = None,
+    memory_simulations: Annotated[
+        int, typer.Option("--memory-simulations", min=10, help="Simulations of the memory check.")
+    ] = 20_000,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     search: Annotated[
         bool, typer.Option("--search", help="Benchmark the search: time to each known defect, swarm vs Hypothesis.")
@@ -45,12 +54,22 @@ def bench(
     given = [name for name, value in (("--seeds", seeds), ("--budget-s", budget_s), ("--defect", defect)) if value]
     if given:
         raise LeaselabError(f"{given[0]} applies to the search benchmark only", field=given[0], hint="add --search")
-    result = world_bench(workload, simulations).as_dict()
+    if workload:
+        result = world_bench(workload, simulations).as_dict()
+    else:
+        result = targets_bench(simulations, memory_simulations)
     if json_out:
         typer.echo(json.dumps(result, indent=2))
         return
+    _print(result)
+
+
+def _print(result: dict[str, object], prefix: str = "") -> None:
     for key, value in result.items():
-        typer.echo(f"{key:32s} {value}")
+        if isinstance(value, dict):
+            _print(value, f"{prefix}{key}.")
+        else:
+            typer.echo(f"{prefix + key:56s} {value}")
 
 
 def _search(json_out: bool, seeds: int, budget_s: float, defects: list[str] | None) -> None:

@@ -204,7 +204,7 @@ class World:
             value, error = None, None
             rtype = type(request)
             if rtype is ReadClock:
-                value = proc.clock(self.env.now)
+                value = proc.clock(self.env._now)
                 continue
             if rtype is Note:
                 assert isinstance(request, Note)
@@ -264,9 +264,10 @@ class World:
         return delay
 
     def _read(self, proc: Proc, request: Any, fault: Fault | None) -> SimGen:
-        what, site = type(request).__name__, getattr(request, "site", "")
+        rtype = type(request)
+        what, site = rtype.__name__, getattr(request, "site", "")
         uuid = getattr(request, "uuid", "")
-        delay = self._store_delay(proc, uuid, fault)
+        delay = self.world_cfg.store_latency_s if fault is None else self._store_delay(proc, uuid, fault)
         if delay:
             yield self.env.timeout(delay)
         if fault is not None and fault.family == "store" and fault.kind == "fail":
@@ -274,12 +275,12 @@ class World:
             return None, StoreError("read failed")
         db = self.db
         result: Any
-        if isinstance(request, FindRun):
-            value: Any = db.find(request.uuid)
-            result = value.status.value if value is not None else None
-        elif isinstance(request, MaxSequence):
+        if rtype is FindRun:
+            value: Any = db.rows.get(request.uuid)
+            result = value.status._value_ if value is not None else None
+        elif rtype is MaxSequence:
             value = result = db.max_sequence(request.uuid)
-        elif isinstance(request, CountEvents):
+        elif rtype is CountEvents:
             value = result = db.count_events(request.uuid)
         else:
             value = db.select_stale(request.now, request.limit)
@@ -298,7 +299,7 @@ class World:
             uuid, name = request.uuid, request.transition.name
         base = {"transition": name, "site": request.site, "identity": proc.identity}
         rec.add(proc.name, H.STORE, uuid, INVOKE, base)
-        delay = self._store_delay(proc, uuid, fault)
+        delay = self.world_cfg.store_latency_s if fault is None else self._store_delay(proc, uuid, fault)
         if delay:
             yield self.env.timeout(delay)
         if fault is not None and fault.family == "store" and fault.kind == "fail":
@@ -354,7 +355,7 @@ class World:
             "identity": proc.identity,
         }
         rec.add(proc.name, H.EVENT, request.uuid, INVOKE, value)
-        now = self.env.now
+        now = self.env._now
         outage = now < self._chaos_s and any(lo <= now < hi for lo, hi in self._outages)
         if outage or (fault is not None and fault.family == "audit"):
             rec.fault("audit", "outage" if outage else "fail", proc.name, request.uuid, {"request": self.requests - 1})

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from leaselab.bench import WorldBench
-from leaselab.bench_search import Median, Speedup, censored_median
 from leaselab.cli import app
+from sim.bench import WorldBench
+from sim.bench_search import Median, Speedup, censored_median
 
 runner = CliRunner()
 EASY = ["KB-10", "KB-6"]
@@ -119,10 +119,23 @@ def test_search_options_without_search_are_refused() -> None:
 # ---- bench without --search ------------------------------------------------------------------------
 
 
-def test_bench_without_search_prints_the_world_benchmark() -> None:
-    result = runner.invoke(app, ["bench", "--json", "--simulations", "10"])
+def test_bench_of_one_workload_prints_its_world_benchmark() -> None:
+    result = runner.invoke(app, ["bench", "--json", "--simulations", "10", "--workload", "single_run"])
     assert result.exit_code == 0, result.output
     assert set(json.loads(result.stdout)) == {f.name for f in fields(WorldBench)}
+
+
+def test_bench_without_search_reports_both_workloads_and_the_targets_as_ratios_of_one_run() -> None:
+    args = ["bench", "--json", "--simulations", "20", "--memory-simulations", "20"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    assert document["default"]["workload"] == "default" and document["single_run"]["simulations"] == 20
+    raw, ratios = document["raw_simpy_events_per_s"], document["ratios"]
+    assert document["default"]["raw_simpy_events_per_s"] == raw == document["single_run"]["raw_simpy_events_per_s"]
+    assert ratios["default_events_per_s_over_raw_simpy"] == document["default"]["ratio_to_raw_simpy"]
+    assert ratios["single_run_simulations_per_s_per_core"] == document["single_run"]["simulations_per_s"]
+    assert set(document["met"]) == {"default_5x", "single_run_2500_per_core", "events_one_fifth_of_raw", "memory_flat"}
 
 
 # ---- censored medians and speed-ups ---------------------------------------------------------------
