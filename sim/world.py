@@ -343,15 +343,16 @@ class World:
     def _event(self, proc: Proc, request: Any, fault: Fault | None) -> SimGen:
         rec = self.recorder
         step = request.event.step
+        kind = step.kind._value_
         value = {
             "seq": request.event.sequence,
-            "kind": step.kind.value,
+            "kind": kind,
             "round": step.round_no,
             "tool": step.tool,
             "call": step.call_id,
             "execution": step.execution,
             "effect": request.effect,
-            "true_effect": self.true_effect(proc, step.tool) if step.kind.value == "tool" else "",
+            "true_effect": self.true_effect(proc, step.tool) if kind == "tool" else "",
             "identity": proc.identity,
         }
         rec.add(proc.name, H.EVENT, request.uuid, INVOKE, value)
