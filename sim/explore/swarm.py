@@ -1,22 +1,25 @@
-"""The swarm explorer: per seed a fault profile, then a schedule, from one plain ``random.Random``.
+"""The swarm explorer: per seed a fault profile and a tempo, then a schedule, from one plain ``random.Random``.
 
-Each simulation draws a world seed and a profile from the explorer's Random, runs in
-profile mode, and judges the history. The first violations of each invariant (with a
-new set of fired fault families) are shrunk by delta debugging before being reported;
-distinct root-cause signatures are reported separately.
+Each simulation draws a world seed, a profile and a tempo (:func:`draw_tempo`) from the
+explorer's Random, runs in profile mode, and judges the history. The search runs first; the
+first violations of each invariant (with a new set of fired fault families) are then shrunk
+by delta debugging; distinct root-cause signatures are reported separately.
+:func:`swarm_batch` (used by the property suites and the mutant runner) keeps the draws
+without tempo, so their fixed seeds keep their meaning.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
 
-from scenarios.schema import FaultsModel
+from scenarios.schema import FaultsModel, Scenario
 from sim.explore.base import Budget, Clock, ExploreReport, Progress, Target, report_shrunk
 from sim.explore.counterexample import Counterexample
-from sim.explore.profiles import draw_profile
+from sim.explore.profiles import draw_profile, draw_tempo
+from sim.intensity import Tempo, with_tempo
 from sim.simulate import SimulationResult, simulate
 
 
@@ -68,46 +71,114 @@ def swarm_batch(target: Target, simulations: int, seed: int, deadline_s: float |
         yield Draw(number, world_seed, profile, simulate(base.with_faults(profile), policy, world_seed))
 
 
+@dataclass(frozen=True)
+class Candidate:
+    """A violation as the search first met it, before shrinking: enough to replay and shrink it."""
+
+    invariant: str
+    seed: int
+    profile: FaultsModel
+    tempo: Tempo
+    result: SimulationResult
+    found_after_s: float
+    simulations_until_found: int
+
+
+def explorer_draws(target: Target, seed: int) -> Iterator[tuple[int, FaultsModel, Tempo]]:
+    """The explorer's draws: a world seed, a fault profile of the target's families, and a tempo."""
+    rng = random.Random(seed)
+    faults = target.scenario.faults
+    while True:
+        world_seed = rng.getrandbits(32)
+        profile = draw_profile(rng, faults, target.families)
+        yield world_seed, profile, draw_tempo(rng)
+
+
+def search(
+    target: Target,
+    budget: Budget,
+    clock: Clock,
+    progress: Progress | None = None,
+    stop: Callable[[], bool] | None = None,
+) -> tuple[list[Candidate], int]:
+    """Simulate draws until the budget is spent (or, with ``stop_at_first``, a wanted violation);
+    returns the candidates to shrink and the simulations run. Shrinking is left to the caller, so
+    the time to a violation is the search's alone.
+
+    Per invariant it keeps the first violation of each new set of fired families, at most
+    ``2 * max_per_invariant`` of them. ``stop`` (polled every simulation) ends the search early:
+    the parallel explorer's "another worker found it".
+    """
+    base, policy = target.scenario, target.policy
+    candidates: list[Candidate] = []
+    tried: set[tuple[str, frozenset[str]]] = set()
+    kept: dict[str, int] = {}
+    simulations = 0
+    timed: dict[Tempo, Scenario] = {}
+    draws = explorer_draws(target, budget.seed)
+    while clock.elapsed() < budget.seconds and (budget.simulations is None or simulations < budget.simulations):
+        if stop is not None and stop():
+            break
+        seed, profile, tempo = next(draws)
+        scenario = timed.get(tempo)
+        if scenario is None:
+            scenario = with_tempo(base, tempo)
+            if len(timed) < 64:
+                timed[tempo] = scenario
+        result = simulate(scenario.with_faults(profile), policy, seed)
+        simulations += 1
+        found_at = clock.elapsed()
+        for invariant in result.violations:
+            if not budget.wants(invariant) or kept.get(invariant, 0) >= 2 * budget.max_per_invariant:
+                continue
+            families = frozenset(f.family for f in result.fault_script)
+            if (invariant, families) in tried:
+                continue
+            tried.add((invariant, families))
+            kept[invariant] = kept.get(invariant, 0) + 1
+            candidates.append(Candidate(invariant, seed, profile, tempo, result, found_at, simulations))
+        if progress is not None:
+            progress(simulations, len(candidates))
+        if budget.stop_at_first and candidates:
+            break
+    return candidates, simulations
+
+
+def shrink_candidates(report: ExploreReport, candidates: Sequence[Candidate], budget: Budget) -> None:
+    """Shrink candidates in the order found, until each invariant has ``max_per_invariant`` distinct
+    signatures reported (with ``stop_at_first``, only the first candidate)."""
+    seen: set[tuple[str, ...]] = set()
+    shrunk: dict[str, int] = {}
+    for candidate in candidates[:1] if budget.stop_at_first else candidates:
+        if shrunk.get(candidate.invariant, 0) >= budget.max_per_invariant:
+            continue
+        if report_shrunk(
+            report,
+            seen,
+            budget,
+            profile=candidate.profile,
+            seed=candidate.seed,
+            invariant=candidate.invariant,
+            result=candidate.result,
+            found=(candidate.found_after_s, candidate.simulations_until_found),
+            tempo=None if candidate.tempo == Tempo() else candidate.tempo,
+        ):
+            shrunk[candidate.invariant] = shrunk.get(candidate.invariant, 0) + 1
+
+
 class SwarmExplorer:
+    """Search first, shrink after: the budget is spent simulating draws, then the first violation
+    of each invariant and new family set is shrunk (at most ``max_per_invariant`` reported per
+    invariant). Shrinking inline used to spend the budget on the easy violations before the rare
+    ones were reached."""
+
     name = "swarm"
 
     def explore(self, target: Target, budget: Budget, progress: Progress | None = None) -> ExploreReport:
-        base = target.scenario
-        policy = target.policy
         report = ExploreReport(self.name, target)
         clock = Clock()
-        tried: set[tuple[str, frozenset[str]]] = set()
-        shrunk: dict[str, int] = {}
-        seen: set[tuple[str, ...]] = set()
-        draws = swarm_draws(target, budget.seed)
-        while clock.elapsed() < budget.seconds and (
-            budget.simulations is None or report.simulations < budget.simulations
-        ):
-            seed, profile = next(draws)
-            result = simulate(base.with_faults(profile), policy, seed)
-            report.simulations += 1
-            found_at, count = clock.elapsed(), report.simulations
-            for invariant in result.violations:
-                if not budget.wants(invariant):
-                    continue
-                families = frozenset(f.family for f in result.fault_script)
-                if shrunk.get(invariant, 0) >= budget.max_per_invariant or (invariant, families) in tried:
-                    continue
-                tried.add((invariant, families))
-                if report_shrunk(
-                    report,
-                    seen,
-                    budget,
-                    profile=profile,
-                    seed=seed,
-                    invariant=invariant,
-                    result=result,
-                    found=(found_at, count),
-                ):
-                    shrunk[invariant] = shrunk.get(invariant, 0) + 1
-            if progress is not None:
-                progress(report.simulations, len(report.violations))
-            if budget.stop_at_first and report.violations:
-                break
+        candidates, report.simulations = search(target, budget, clock, progress)
+        report.extra["search_s"] = round(clock.elapsed(), 3)
+        shrink_candidates(report, candidates, budget)
         report.elapsed_s = clock.elapsed()
         return report
