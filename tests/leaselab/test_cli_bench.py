@@ -32,6 +32,12 @@ DEFECT_KEYS = {
     "speedup_simulations_bound",
     "meets_5x",
     "meets_3_faults",
+    "policy",
+    "flags",
+    "origin",
+    "scenario",
+    "exhaustive",
+    "from_default",
 }
 
 
@@ -59,7 +65,7 @@ def test_search_json_has_one_entry_per_requested_defect_in_catalogue_order(easy_
 def test_search_json_sides_carry_medians_found_counts_and_runs(easy_document: dict[str, Any]) -> None:
     for entry in easy_document["defects"]:
         assert set(entry["swarm"]) == SIDE_KEYS | {"max_faults_in_minimal"}
-        assert set(entry["hypothesis"]) == SIDE_KEYS
+        assert set(entry["hypothesis"]) == SIDE_KEYS | {"budget_s"}
         assert entry["swarm"]["seeds"] == entry["hypothesis"]["seeds"] == 1
         assert len(entry["swarm"]["runs"]) == len(entry["hypothesis"]["runs"]) == 1
         assert isinstance(entry["meets_5x"], bool) and isinstance(entry["meets_3_faults"], bool)
@@ -87,7 +93,23 @@ def test_search_summary_counts_the_targets_over_the_requested_defects(easy_docum
     assert summary["meets_5x"] == sum(d["meets_5x"] for d in defects)
     assert summary["meets_3_faults"] == sum(d["meets_3_faults"] for d in defects)
     assert summary["missing_5x"] == [d["id"] for d in defects if not d["meets_5x"]]
+    within = {
+        d["id"]: all(r["found"] and r["elapsed_s"] <= 30 for r in d["from_default"]["swarm"]["runs"]) for d in defects
+    }
+    assert summary["from_default_missing_30s"] == [name for name, ok in within.items() if not ok]
     assert "censoring" in summary
+
+
+def test_search_json_measures_each_defect_from_default_with_its_families_too(easy_document: dict[str, Any]) -> None:
+    for entry in easy_document["defects"]:
+        from_default = entry["from_default"]
+        assert from_default["origin"] == "default" and from_default["scenario"] == "default"
+        assert from_default["swarm"]["seeds"] == 1 and from_default["hypothesis"]["seeds"] == 1
+        assert from_default["exhaustive"]["bound"] == 2
+        assert isinstance(from_default["found_within_30s"], bool)
+    kb6 = next(d for d in easy_document["defects"] if d["id"] == "KB-6")
+    assert kb6["scenario"] == "same_second_renewals" and kb6["families"] == []
+    assert kb6["from_default"]["swarm"]["found"] == 1, "the swarm's tempo draws reach same-second renewals"
 
 
 # ---- bench --search as a table, and bad input -----------------------------------------------------
@@ -97,8 +119,9 @@ def test_search_table_has_a_row_per_defect_and_names_the_censoring() -> None:
     result = runner.invoke(app, search_args("KB-6", budget_s="1"))
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert lines[0].split()[:2] == ["defect", "invariant"]
-    assert lines[1].split()[:2] == ["KB-6", "non_idempotent_at_most_once"]
+    assert lines[0].split()[:3] == ["defect", "origin", "invariant"]
+    assert lines[1].split()[:3] == ["KB-6", "catalogue:same_second_renewals", "non_idempotent_at_most_once"]
+    assert lines[2].split()[:3] == ["KB-6", "default:default", "non_idempotent_at_most_once"]
     assert any(line.startswith("censored: ") for line in lines)
 
 
