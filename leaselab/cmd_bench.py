@@ -16,7 +16,7 @@ import typer
 
 from model.errors import LeaselabError
 from sim.bench import targets_bench, world_bench
-from sim.bench_search import DEFAULT_BUDGET_S, DEFAULT_SEEDS, search_bench, table
+from sim.bench_search import DEFAULT_BUDGET_S, DEFAULT_SEEDS, PARALLEL_SIMULATIONS, search_bench, table
 
 
 def bench(
@@ -45,13 +45,34 @@ def bench(
     defect: Annotated[
         list[str] | None, typer.Option("--defect", help="With --search: only this defect (KB-n), repeatable.")
     ] = None,
+    workers: Annotated[
+        int | None, typer.Option("--workers", min=1, help="With --search: processes of the parallel swarm (default 2).")
+    ] = None,
+    parallel_simulations: Annotated[
+        int | None,
+        typer.Option("--parallel-simulations", min=10, help="With --search: simulations of the parallel-swarm timing."),
+    ] = None,
 ) -> None:
     """Simulations per second and simpy events per second, next to the raw simpy event rate;
     with --search, the time to each known defect's first counterexample, swarm vs plain Hypothesis."""
     if search:
-        _search(json_out, DEFAULT_SEEDS if seeds is None else seeds, budget_s or DEFAULT_BUDGET_S, defect)
+        _search(
+            json_out,
+            DEFAULT_SEEDS if seeds is None else seeds,
+            budget_s or DEFAULT_BUDGET_S,
+            defect,
+            workers or 2,
+            parallel_simulations or PARALLEL_SIMULATIONS,
+        )
         return
-    given = [name for name, value in (("--seeds", seeds), ("--budget-s", budget_s), ("--defect", defect)) if value]
+    options = (
+        ("--seeds", seeds),
+        ("--budget-s", budget_s),
+        ("--defect", defect),
+        ("--workers", workers),
+        ("--parallel-simulations", parallel_simulations),
+    )
+    given = [name for name, value in options if value]
     if given:
         raise LeaselabError(f"{given[0]} applies to the search benchmark only", field=given[0], hint="add --search")
     if workload:
@@ -72,8 +93,11 @@ def _print(result: dict[str, object], prefix: str = "") -> None:
             typer.echo(f"{prefix + key:56s} {value}")
 
 
-def _search(json_out: bool, seeds: int, budget_s: float, defects: list[str] | None) -> None:
-    document = search_bench(defects, seeds, budget_s, progress=lambda line: typer.echo(line, err=True))
+def _search(
+    json_out: bool, seeds: int, budget_s: float, defects: list[str] | None, workers: int, parallel_simulations: int
+) -> None:
+    say = lambda line: typer.echo(line, err=True)  # noqa: E731
+    document = search_bench(defects, seeds, budget_s, say, workers=workers, parallel_simulations=parallel_simulations)
     if json_out:
         typer.echo(json.dumps(document, indent=2))
         return

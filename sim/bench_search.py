@@ -52,6 +52,7 @@ from scenarios.strategies import schedules
 from sim.explore.base import Budget, Clock, Target
 from sim.explore.exhaustive import ExhaustiveExplorer
 from sim.explore.hypo import schedule_horizon
+from sim.explore.parallel import ParallelSwarmExplorer
 from sim.explore.profiles import without_probabilities
 from sim.explore.swarm import SwarmExplorer
 from sim.simulate import simulate
@@ -65,6 +66,8 @@ HYPOTHESIS_MAX_EXAMPLES = 10**6
 HYPOTHESIS_BUDGET_FACTOR = 6.0
 MIN_HYPOTHESIS_BUDGET_S = 2.0
 EXHAUSTIVE_BOUND = 2
+PARALLEL_SIMULATIONS = 400
+PARALLEL_TARGET = Target("default", "head")
 ORIGINS = ("catalogue", "default")
 
 Progress = Callable[[str], None]
@@ -432,8 +435,11 @@ def search_bench(
     seeds: int = DEFAULT_SEEDS,
     budget_s: float = DEFAULT_BUDGET_S,
     progress: Progress | None = None,
+    workers: int = 2,
+    parallel_simulations: int = PARALLEL_SIMULATIONS,
 ) -> dict[str, Any]:
-    """The benchmark document: one entry per defect and a summary against the targets."""
+    """The benchmark document: one entry per defect, a summary against the targets, and the parallel
+    explorer's speed-up over ``workers`` processes."""
     if seeds < 1 or budget_s <= 0:
         raise LeaselabError(
             "the search benchmark needs at least one seed and a positive budget",
@@ -441,7 +447,40 @@ def search_bench(
             hint="e.g. --seeds 5 --budget-s 30",
         )
     benches = [bench_defect(entry, seeds, budget_s, progress) for entry in select_defects(defect_ids)]
-    return {"defects": [b.document() for b in benches], "summary": summary(benches, seeds, budget_s)}
+    parallel = parallel_bench(workers, parallel_simulations)
+    document: dict[str, Any] = {
+        "defects": [b.document() for b in benches],
+        "summary": summary(benches, seeds, budget_s),
+        "parallel": parallel,
+    }
+    if progress is not None:
+        p = parallel
+        progress(f"parallel: {p['simulations']} simulations, 1 worker {p['serial_s']} s, {workers} {p['parallel_s']} s")
+    return document
+
+
+def parallel_bench(workers: int = 2, simulations: int = PARALLEL_SIMULATIONS) -> dict[str, Any]:
+    """One fixed swarm search (``default`` under head, every family, ``simulations`` simulations) in one
+    process and over ``workers`` processes: the wall-clock speed-up, and whether the two found the same
+    invariants (the draws differ: worker streams are their own)."""
+    budget = Budget(seconds=math.inf, simulations=simulations, seed=0)
+    clock = Clock()
+    serial = SwarmExplorer().explore(PARALLEL_TARGET, budget)
+    serial_s = clock.elapsed()
+    clock = Clock()
+    spread = ParallelSwarmExplorer(workers).explore(PARALLEL_TARGET, budget)
+    parallel_s = clock.elapsed()
+    return {
+        "scenario": PARALLEL_TARGET.scenario_ref,
+        "policy": PARALLEL_TARGET.policy_name,
+        "simulations": simulations,
+        "workers": workers,
+        "serial_s": round(serial_s, 3),
+        "parallel_s": round(parallel_s, 3),
+        "speedup": round(serial_s / parallel_s, 2) if parallel_s > 0 else None,
+        "serial_invariants": sorted({v.invariant for v in serial.violations}),
+        "parallel_invariants": sorted({v.invariant for v in spread.violations}),
+    }
 
 
 def summary(benches: Sequence[DefectBench], seeds: int, budget_s: float) -> dict[str, Any]:
@@ -526,6 +565,12 @@ def table(document: dict[str, Any]) -> list[str]:
         "violate the invariant under the defect's fixed policy: another root cause, not (only) this defect.",
         "censored: " + s["censoring"] + ".",
     ]
+    p = document.get("parallel")
+    if p:
+        lines.append(
+            f"parallel swarm: {p['simulations']} simulations of {p['scenario']} under {p['policy']}: "
+            f"1 worker {p['serial_s']:.2f} s, {p['workers']} workers {p['parallel_s']:.2f} s, speed-up {p['speedup']}x"
+        )
     return lines
 
 

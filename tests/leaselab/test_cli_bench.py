@@ -42,7 +42,8 @@ DEFECT_KEYS = {
 
 
 def search_args(*defects: str, budget_s: str = "2") -> list[str]:
-    return ["bench", "--search", "--seeds", "1", "--budget-s", budget_s, *(a for d in defects for a in ("--defect", d))]
+    defect_args = (a for d in defects for a in ("--defect", d))
+    return ["bench", "--search", "--seeds", "1", "--budget-s", budget_s, "--parallel-simulations", "40", *defect_args]
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +58,7 @@ def easy_document() -> dict[str, Any]:
 
 
 def test_search_json_has_one_entry_per_requested_defect_in_catalogue_order(easy_document: dict[str, Any]) -> None:
-    assert set(easy_document) == {"defects", "summary"}
+    assert set(easy_document) == {"defects", "summary", "parallel"}
     assert [d["id"] for d in easy_document["defects"]] == ["KB-6", "KB-10"]
     assert all(set(d) == DEFECT_KEYS for d in easy_document["defects"])
 
@@ -110,6 +111,13 @@ def test_search_json_measures_each_defect_from_default_with_its_families_too(eas
     kb6 = next(d for d in easy_document["defects"] if d["id"] == "KB-6")
     assert kb6["scenario"] == "same_second_renewals" and kb6["families"] == []
     assert kb6["from_default"]["swarm"]["found"] == 1, "the swarm's tempo draws reach same-second renewals"
+
+
+def test_search_json_shows_the_parallel_swarm_speedup(easy_document: dict[str, Any]) -> None:
+    parallel = easy_document["parallel"]
+    assert parallel["workers"] == 2 and parallel["simulations"] > 0
+    assert parallel["speedup"] == round(parallel["serial_s"] / parallel["parallel_s"], 2)
+    assert parallel["serial_invariants"] and parallel["parallel_invariants"]
 
 
 # ---- bench --search as a table, and bad input -----------------------------------------------------
