@@ -213,7 +213,7 @@ class World:
             index = self.requests
             self.requests = index + 1
             self.request_types.append(rtype)
-            fault = plan.decide(index, request, proc.kind)
+            fault = None if plan.healed else plan.decide(index, request, proc.kind)
             if fault is not None:
                 fault = self._nemesis(proc, request, fault)
             if fault is not None and fault.family == "crash" and fault.kind == "before":
