@@ -4,15 +4,14 @@ Each simulation draws a world seed, a profile and a tempo (:func:`draw_tempo`) f
 explorer's Random, runs in profile mode, and judges the history. The search runs first; the
 first violations of each invariant (with a new set of fired fault families) are then shrunk
 by delta debugging; distinct root-cause signatures are reported separately.
-:func:`swarm_batch` (used by the property suites and the mutant runner) keeps the draws
-without tempo, so their fixed seeds keep their meaning.
+:func:`swarm_batch` (the property suites and the mutant runner) runs the very same draws.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import islice
 
 from scenarios.schema import FaultsModel, Scenario
@@ -31,6 +30,7 @@ class Draw:
     seed: int
     profile: FaultsModel
     result: SimulationResult
+    tempo: Tempo = field(default_factory=Tempo)
 
     def counterexample(self, target: Target, invariant: str) -> Counterexample:
         """This simulation as a replayable (unshrunk) counterexample of ``invariant``."""
@@ -44,31 +44,32 @@ class Draw:
             profile=self.profile,
             flags=dict(target.flags),
             explorer="swarm",
+            tempo=None if self.tempo == Tempo() else self.tempo,
         )
 
 
 def swarm_draws(target: Target, seed: int) -> Iterator[tuple[int, FaultsModel]]:
-    """The (world seed, profile) pairs :class:`SwarmExplorer` draws under ``Budget(seed=seed)``, in order.
+    """The (world seed, profile) pairs :class:`SwarmExplorer` draws under ``Budget(seed=seed)``, in order
+    (without their tempos: see :func:`explorer_draws`).
 
     The draws never depend on the policy, so two policies given the same seed see the same
     worlds and profiles: batches are paired.
     """
-    rng = random.Random(seed)
-    faults = target.scenario.faults
-    while True:
-        world_seed = rng.getrandbits(32)
-        yield world_seed, draw_profile(rng, faults, target.families)
+    for world_seed, profile, _tempo in explorer_draws(target, seed):
+        yield world_seed, profile
 
 
 def swarm_batch(target: Target, simulations: int, seed: int, deadline_s: float | None = None) -> Iterator[Draw]:
-    """Run the first ``simulations`` swarm draws of ``target`` (stopping early past ``deadline_s``)."""
+    """Run the first ``simulations`` swarm draws of ``target``, each at its tempo, as the explorer does
+    (stopping early past ``deadline_s``)."""
     base = target.scenario
     policy = target.policy
     clock = Clock()
-    for number, (world_seed, profile) in enumerate(islice(swarm_draws(target, seed), simulations), 1):
+    for number, (world_seed, profile, tempo) in enumerate(islice(explorer_draws(target, seed), simulations), 1):
         if deadline_s is not None and clock.elapsed() >= deadline_s:
             return
-        yield Draw(number, world_seed, profile, simulate(base.with_faults(profile), policy, world_seed))
+        result = simulate(with_tempo(base, tempo).with_faults(profile), policy, world_seed)
+        yield Draw(number, world_seed, profile, result, tempo)
 
 
 @dataclass(frozen=True)
