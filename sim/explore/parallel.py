@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from sim.explore.base import Budget, Clock, ExploreReport, Progress, Target
-from sim.explore.swarm import Candidate, search, shrink_candidates
+from sim.explore.swarm import Candidate, refine_minimal, search, shrink_candidates
 
 _STOP: Any = None
 """The shared stop event, installed in each worker process by :func:`_install`."""
@@ -118,6 +118,7 @@ class ParallelSwarmExplorer:
         if progress is not None:
             progress(report.simulations, len(candidates))
         shrink_candidates(report, candidates, budget)
+        refine_minimal(target, budget, report)
         report.elapsed_s = clock.elapsed()
         return report
 
