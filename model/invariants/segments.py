@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from model.history import SEGMENT, Op, OpType
 from model.invariants.index import Index, merged
@@ -24,26 +24,27 @@ _NEVER = sys.maxsize
 
 @dataclass(frozen=True, slots=True)
 class Span:
-    """One segment: its invoke, and the history index of its completion (``_NEVER`` when none).
-
-    ``key`` (the index of the segment invoke, a stable key for per-segment state), ``entry``,
-    ``identity`` and ``run`` are read from the invoke once, here: checkers read them for
-    every record they walk.
-    """
+    """One segment: its invoke, and the history index of its completion (``_NEVER`` when none)."""
 
     invoke: Op
     end: int
-    key: int = field(init=False)
-    entry: str = field(init=False)
-    identity: str = field(init=False)
-    run: str = field(init=False)
 
-    def __post_init__(self) -> None:
-        invoke, value = self.invoke, self.invoke.value
-        object.__setattr__(self, "key", invoke.index)
-        object.__setattr__(self, "entry", str(value.get("entry", "")))
-        object.__setattr__(self, "identity", str(value.get("identity", "")))
-        object.__setattr__(self, "run", invoke.run)
+    @property
+    def key(self) -> int:
+        """A stable key for per-segment state: the index of the segment invoke."""
+        return self.invoke.index
+
+    @property
+    def entry(self) -> str:
+        return str(self.invoke.get("entry", ""))
+
+    @property
+    def identity(self) -> str:
+        return str(self.invoke.get("identity", ""))
+
+    @property
+    def run(self) -> str:
+        return self.invoke.run
 
 
 def within_segments(ix: Index, *streams: Iterable[Op]) -> Iterator[tuple[Op, Span | None]]:
