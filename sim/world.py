@@ -573,9 +573,12 @@ def outcome_value(outcome: Any) -> Any:
         return outcome.value
     names = _FLAT_FIELDS.get(type(outcome))
     if names is not None:
-        values = [getattr(outcome, name) for name in names]
-        if all(type(v) in _ATOMS for v in values):  # what asdict would return, without its deep copy
-            return dict(zip(names, values, strict=True))
+        flat = {name: getattr(outcome, name) for name in names}
+        for v in flat.values():
+            if type(v) not in _ATOMS:
+                break
+        else:  # only atoms: what asdict would return, without its deep copy
+            return flat
     if dataclasses.is_dataclass(outcome) and not isinstance(outcome, type):
         _FLAT_FIELDS.setdefault(type(outcome), tuple(f.name for f in dataclasses.fields(outcome)))
         return dataclasses.asdict(outcome)
