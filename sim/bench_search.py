@@ -36,6 +36,8 @@ This module may not know the CLI.
 from __future__ import annotations
 
 import math
+import os
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -461,23 +463,37 @@ def search_bench(
 
 def parallel_bench(workers: int = 2, simulations: int = PARALLEL_SIMULATIONS) -> dict[str, Any]:
     """One fixed swarm search (``default`` under head, every family, ``simulations`` simulations) in one
-    process and over ``workers`` processes: the wall-clock speed-up, and whether the two found the same
-    invariants (the draws differ: worker streams are their own)."""
+    process and over ``workers`` processes: the wall-clock speed-up of the search phase (what the workers
+    share) and of the whole run (shrinking stays in the coordinator), and whether the two found the same
+    invariants (the draws differ: worker streams are their own). On a machine whose cores other jobs
+    share, the workers do not get a core each."""
     budget = Budget(seconds=math.inf, simulations=simulations, seed=0)
     clock = Clock()
+    cpu = time.process_time()
     serial = SwarmExplorer().explore(PARALLEL_TARGET, budget)
     serial_s = clock.elapsed()
+    serial_cpu_s = time.process_time() - cpu
     clock = Clock()
     spread = ParallelSwarmExplorer(workers).explore(PARALLEL_TARGET, budget)
     parallel_s = clock.elapsed()
+    serial_search_s, parallel_search_s = serial.extra["search_s"], spread.extra["search_s"]
     return {
         "scenario": PARALLEL_TARGET.scenario_ref,
         "policy": PARALLEL_TARGET.policy_name,
         "simulations": simulations,
         "workers": workers,
+        "cpus": os.cpu_count(),
         "serial_s": round(serial_s, 3),
         "parallel_s": round(parallel_s, 3),
         "speedup": round(serial_s / parallel_s, 2) if parallel_s > 0 else None,
+        "serial_search_s": serial_search_s,
+        "parallel_search_s": parallel_search_s,
+        "search_speedup": round(serial_search_s / parallel_search_s, 2) if parallel_search_s > 0 else None,
+        "serial_cpu_s": round(serial_cpu_s, 3),
+        "serial_search_cpu_s": serial.extra["search_cpu_s"],
+        "search_cpu_speedup": round(serial.extra["search_cpu_s"] / max(spread.extra["worker_cpu_s"]), 2),
+        "worker_cpu_s": spread.extra["worker_cpu_s"],
+        "load_average": [round(x, 2) for x in os.getloadavg()],
         "serial_invariants": sorted({v.invariant for v in serial.violations}),
         "parallel_invariants": sorted({v.invariant for v in spread.violations}),
     }
@@ -569,7 +585,11 @@ def table(document: dict[str, Any]) -> list[str]:
     if p:
         lines.append(
             f"parallel swarm: {p['simulations']} simulations of {p['scenario']} under {p['policy']}: "
-            f"1 worker {p['serial_s']:.2f} s, {p['workers']} workers {p['parallel_s']:.2f} s, speed-up {p['speedup']}x"
+            f"search 1 worker {p['serial_search_s']:.2f} s, {p['workers']} workers {p['parallel_search_s']:.2f} s "
+            f"(speed-up {p['search_speedup']}x); with shrinking {p['serial_s']:.2f} s / {p['parallel_s']:.2f} s "
+            f"({p['speedup']}x); {p['cpus']} cpus, load average {p['load_average'][0]}; search CPU s: 1 worker "
+            f"{p['serial_search_cpu_s']:.2f}, each of {p['workers']}: {p['worker_cpu_s']} "
+            f"(x{p['search_cpu_speedup']} on free cores)"
         )
     return lines
 

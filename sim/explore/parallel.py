@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import multiprocessing
+import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any
@@ -50,6 +51,8 @@ class WorkerResult:
     worker: int
     simulations: int
     candidates: list[Candidate]
+    cpu_s: float = 0.0
+    """CPU seconds the worker's search took: with the wall time, whether it had a core to itself."""
 
 
 def _install(event: Any) -> None:
@@ -64,10 +67,11 @@ def _stopped() -> bool:
 def _work(target: Target, budget: Budget, workers: int, worker: int, stop_early: bool) -> WorkerResult:
     seed = worker_seed(budget.seed, worker)
     mine = replace(budget, seed=seed, simulations=share(budget.simulations, workers, worker))
+    started = time.process_time()
     candidates, simulations = search(target, mine, Clock(), stop=_stopped if stop_early else None)
     if stop_early and candidates and budget.stop_at_first and _STOP is not None:
         _STOP.set()
-    return WorkerResult(worker, simulations, candidates)
+    return WorkerResult(worker, simulations, candidates, time.process_time() - started)
 
 
 def global_number(candidate: Candidate, workers: int, worker: int) -> int:
@@ -115,6 +119,7 @@ class ParallelSwarmExplorer:
         )
         report.extra["search_s"] = round(clock.elapsed(), 3)
         report.extra["workers"] = self.workers
+        report.extra["worker_cpu_s"] = [round(r.cpu_s, 3) for r in results]
         if progress is not None:
             progress(report.simulations, len(candidates))
         shrink_candidates(report, candidates, budget)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import random
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import islice
@@ -222,8 +223,10 @@ class SwarmExplorer:
     def explore(self, target: Target, budget: Budget, progress: Progress | None = None) -> ExploreReport:
         report = ExploreReport(self.name, target)
         clock = Clock()
+        cpu = time.process_time()
         candidates, report.simulations = search(target, budget, clock, progress)
         report.extra["search_s"] = round(clock.elapsed(), 3)
+        report.extra["search_cpu_s"] = round(time.process_time() - cpu, 3)
         shrink_candidates(report, candidates, budget)
         refine_minimal(target, budget, report)
         report.elapsed_s = clock.elapsed()
