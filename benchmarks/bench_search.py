@@ -13,13 +13,13 @@ import argparse
 import json
 import sys
 
-from leaselab.bench_search import DEFAULT_BUDGET_S, DEFAULT_SEEDS, search_bench
 from model.errors import LeaselabError
+from sim.bench_search import DEFAULT_BUDGET_S, DEFAULT_SEEDS, search_bench
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=DEFAULT_SEEDS, help="seeds per defect")
-    parser.add_argument("--budget-s", type=float, default=DEFAULT_BUDGET_S, help="wall seconds per search")
+    parser.add_argument("--budget-s", type=float, default=DEFAULT_BUDGET_S, help="wall seconds per swarm search")
     parser.add_argument("--defect", action="append", help="only this defect (KB-n), repeatable")
     args = parser.parse_args()
     try:

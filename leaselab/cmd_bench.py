@@ -1,8 +1,10 @@
-"""``leaselab bench [--json]``: the world's speed next to raw simpy, measured in one process.
+"""``leaselab bench [--json]``: the world's speed next to raw simpy, measured in one process: both
+standard workloads (default, single_run), memory per simulation, and the issue-9 targets as ratios
+(see :mod:`sim.bench`). ``--workload W`` times one workload only.
 
 ``leaselab bench --search [--json] [--seeds N] [--budget-s S] [--defect KB-n ...]``: for each known
 defect, the median time to its first counterexample for the swarm explorer and for a hand-written
-Hypothesis test (see :mod:`leaselab.bench_search`). Progress lines go to stderr.
+Hypothesis test (see :mod:`sim.bench_search`). Progress lines go to stderr.
 
 ``leaselab bench --sweep [--json] [--simulations N] [--memory-simulations M]``: sweep scaling with
 1 and 2 local workers, a Dask LocalCluster against the local pool, and the coordinator's memory
@@ -16,16 +18,32 @@ from typing import Annotated
 
 import typer
 
-from leaselab.bench import STANDARD_WORKLOAD, world_bench
-from leaselab.bench_search import DEFAULT_BUDGET_S, DEFAULT_SEEDS, search_bench, table
 from model.errors import LeaselabError
+from sim.bench import targets_bench, world_bench
+from sim.bench_search import DEFAULT_BUDGET_S, DEFAULT_SEEDS, PARALLEL_SIMULATIONS, search_bench, table
 from sim.sweep_bench import sweep_bench
 from sim.sweep_bench import table as sweep_table
 
+WORLD_MEMORY_SIMULATIONS = 20_000
+SWEEP_MEMORY_SIMULATIONS = 200_000
+
 
 def bench(
-    simulations: Annotated[int, typer.Option("--simulations", min=10, help="Simulations to time.")] = 2000,
-    workload: Annotated[str, typer.Option("--workload", help="Scenario to time.")] = STANDARD_WORKLOAD,
+    simulations: Annotated[
+        int, typer.Option("--simulations", min=10, help="Simulations to time (single_run; default runs a tenth).")
+    ] = 2000,
+    workload: Annotated[
+        str | None, typer.Option("--workload", help="Time only this scenario (default: both standard workloads).")
+    ] = None,
+    memory_simulations: Annotated[
+        int | None,
+        typer.Option(
+            "--memory-simulations",
+            min=10,
+            help=f"Simulations of the memory check (default {WORLD_MEMORY_SIMULATIONS:,}; "
+            f"with --sweep, of the coordinator's memory sweep, default {SWEEP_MEMORY_SIMULATIONS:,}).",
+        ),
+    ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     search: Annotated[
         bool, typer.Option("--search", help="Benchmark the search: time to each known defect, swarm vs Hypothesis.")
@@ -42,34 +60,66 @@ def bench(
     defect: Annotated[
         list[str] | None, typer.Option("--defect", help="With --search: only this defect (KB-n), repeatable.")
     ] = None,
+    workers: Annotated[
+        int | None, typer.Option("--workers", min=1, help="With --search: processes of the parallel swarm (default 2).")
+    ] = None,
+    parallel_simulations: Annotated[
+        int | None,
+        typer.Option("--parallel-simulations", min=10, help="With --search: simulations of the parallel-swarm timing."),
+    ] = None,
     sweep: Annotated[
         bool, typer.Option("--sweep", help="Benchmark sweeps: 1 vs 2 workers, Dask vs local pool, coordinator memory.")
     ] = False,
-    memory_simulations: Annotated[
-        int, typer.Option("--memory-simulations", min=10, help="With --sweep: simulations of the memory sweep.")
-    ] = 200_000,
 ) -> None:
     """Simulations per second and simpy events per second, next to the raw simpy event rate;
-    with --search, the time to each known defect's first counterexample, swarm vs plain Hypothesis."""
+    with --search, the time to each known defect's first counterexample, swarm vs plain Hypothesis;
+    with --sweep, sweep scaling, Dask overhead and the coordinator's memory."""
     if sweep:
-        _sweep(json_out, simulations, memory_simulations)
+        _sweep(json_out, simulations, memory_simulations or SWEEP_MEMORY_SIMULATIONS)
         return
     if search:
-        _search(json_out, DEFAULT_SEEDS if seeds is None else seeds, budget_s or DEFAULT_BUDGET_S, defect)
+        _search(
+            json_out,
+            DEFAULT_SEEDS if seeds is None else seeds,
+            budget_s or DEFAULT_BUDGET_S,
+            defect,
+            workers or 2,
+            parallel_simulations or PARALLEL_SIMULATIONS,
+        )
         return
-    given = [name for name, value in (("--seeds", seeds), ("--budget-s", budget_s), ("--defect", defect)) if value]
+    options = (
+        ("--seeds", seeds),
+        ("--budget-s", budget_s),
+        ("--defect", defect),
+        ("--workers", workers),
+        ("--parallel-simulations", parallel_simulations),
+    )
+    given = [name for name, value in options if value]
     if given:
         raise LeaselabError(f"{given[0]} applies to the search benchmark only", field=given[0], hint="add --search")
-    result = world_bench(workload, simulations).as_dict()
+    if workload:
+        result = world_bench(workload, simulations).as_dict()
+    else:
+        result = targets_bench(simulations, memory_simulations or WORLD_MEMORY_SIMULATIONS)
     if json_out:
         typer.echo(json.dumps(result, indent=2))
         return
+    _print(result)
+
+
+def _print(result: dict[str, object], prefix: str = "") -> None:
     for key, value in result.items():
-        typer.echo(f"{key:32s} {value}")
+        if isinstance(value, dict):
+            _print(value, f"{prefix}{key}.")
+        else:
+            typer.echo(f"{prefix + key:56s} {value}")
 
 
-def _search(json_out: bool, seeds: int, budget_s: float, defects: list[str] | None) -> None:
-    document = search_bench(defects, seeds, budget_s, progress=lambda line: typer.echo(line, err=True))
+def _search(
+    json_out: bool, seeds: int, budget_s: float, defects: list[str] | None, workers: int, parallel_simulations: int
+) -> None:
+    say = lambda line: typer.echo(line, err=True)  # noqa: E731
+    document = search_bench(defects, seeds, budget_s, say, workers=workers, parallel_simulations=parallel_simulations)
     if json_out:
         typer.echo(json.dumps(document, indent=2))
         return

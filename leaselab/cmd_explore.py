@@ -1,6 +1,7 @@
 """``leaselab explore [SCENARIO]``: search for violations until the budget is spent.
 
-Each distinct violation is shrunk and written as a counterexample file under --out.
+Each distinct violation is shrunk (after the search) and written as a counterexample file under
+--out. ``--workers N`` spreads one swarm search over N processes (:mod:`sim.explore.parallel`).
 Exit 1 if any violation was found, 0 if none, 2 on bad input.
 """
 
@@ -16,8 +17,10 @@ import typer
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from leaselab.options import target_from_cli
+from model.errors import LeaselabError
 from sim.explore.base import Budget, ExploreReport
 from sim.explore.counterexample import write
+from sim.explore.parallel import ParallelSwarmExplorer
 from sim.explore.registry import explorer_named
 
 
@@ -50,12 +53,25 @@ def explore(
         int | None, typer.Option("--simulations", min=1, help="Stop after this many simulations (deterministic).")
     ] = None,
     seed: Annotated[int, typer.Option("--seed", min=0, help="The explorer's seed.")] = 0,
+    workers: Annotated[
+        int,
+        typer.Option(
+            "--workers",
+            min=1,
+            help="Spread one swarm search over N processes (first violation wins; deterministic with --simulations).",
+        ),
+    ] = 1,
     out: Annotated[Path, typer.Option("--out", help="Where counterexamples go.")] = Path("reports/out/counterexamples"),
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Search SCENARIO (default: the mixed workload) for invariant violations."""
     target = target_from_cli(scenario, policy, flag or [], faults)
     search = explorer_named(explorer)
+    if workers > 1:
+        if explorer != "swarm":
+            what = f"--workers applies to the swarm explorer, not {explorer}"
+            raise LeaselabError(what, field="--workers", hint="add --explorer swarm")
+        search = ParallelSwarmExplorer(workers)
     budget = Budget(seconds=budget_s, simulations=simulations, seed=seed)
     if sys.stderr.isatty() and not json_out:
         with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), transient=True) as bar:

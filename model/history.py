@@ -99,17 +99,20 @@ WORLD = "world"
 
 
 def row_value(row: RunRow) -> dict[str, Any]:
-    """The after-state of a row as a history value: every column a checker may judge."""
+    """The after-state of a row as a history value: every column a checker may judge.
+
+    ``_value_`` rather than ``.value``: the same string, without the enum property (a row
+    value is built for every store update of every simulation)."""
     return {
         "uid": row.uid,
-        "status": row.status.value,
+        "status": row.status._value_,
         "claimed_by": row.claimed_by,
         "lease_expires": row.lease_expires,
         "requeue_count": row.requeue_count,
         "pending_effect": row.pending_effect,
         "has_request": row.queued_request is not None,
         "has_state": row.suspended_state is not None,
-        "termination_reason": row.termination_reason.value,
+        "termination_reason": row.termination_reason._value_,
         "error_class": row.error_class,
         "iterations": row.iterations,
         "total_tokens": row.total_tokens,

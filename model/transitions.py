@@ -10,13 +10,35 @@ policy. The simulated database applies one transition atomically.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from model.constants import LEASE_S
 from model.records import EventRow, RunRequest, RunRow, SuspendedState
 from model.vocab import NON_TERMINAL, RunStatus, TerminationReason
 
-_replace = dataclasses.replace
+
+def _row_replacer() -> Callable[..., RunRow]:
+    """``dataclasses.replace`` for RunRow, generated once: the same new row, about twice as fast.
+
+    Every guarded UPDATE builds a new row; the generic ``replace`` walks the field list and
+    goes through the frozen ``__init__`` each time. This sets each slot once from a keyword or
+    the old row. RunRow has no ``__post_init__``, so nothing is skipped.
+    """
+    names = [f.name for f in dataclasses.fields(RunRow)]
+    source = (
+        f"def replace(row, *, {', '.join(f'{n}=_MISSING' for n in names)}):\n    new = _new(RunRow)\n"
+        + "".join(f"    _set(new, {n!r}, row.{n} if {n} is _MISSING else {n})\n" for n in names)
+        + "    return new\n"
+    )
+    scope: dict[str, Any] = {"_MISSING": object(), "_new": object.__new__, "_set": object.__setattr__, "RunRow": RunRow}
+    exec(source, scope)
+    replacer: Callable[..., RunRow] = scope["replace"]
+    return replacer
+
+
+_replace = _row_replacer()
 
 
 def start_run(uid: int, uuid: str, identity: str, lease_expires: int, now: int) -> RunRow:
@@ -270,7 +292,8 @@ def is_stale(row: RunRow, now: int) -> bool:
 
 def find_stale_running(rows: list[RunRow], now: int, limit: int) -> list[RunRow]:
     """T12 findStaleRunning: stale rows, oldest lease first (uid breaks ties), at most ``limit``."""
-    stale = [r for r in rows if is_stale(r, now)]
+    running = RunStatus.RUNNING
+    stale = [r for r in rows if r.status is running and 0 < r.lease_expires < now]  # = is_stale, inlined
     stale.sort(key=lambda r: (r.lease_expires, r.uid))
     return stale[:limit]
 

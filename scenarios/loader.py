@@ -39,7 +39,35 @@ def parse_scenario(data: dict[str, Any], *, source: str) -> Scenario:
         raise LeaselabError(message, file=source, field=field, hint="see scenarios/schema.py") from None
 
 
+_LOADED: dict[Path, tuple[tuple[int, int], Scenario]] = {}
+_LOADED_MAX = 64
+
+
 def load_file(path: Path) -> Scenario:
+    """Parse and validate a scenario file; cached per path while its size and mtime are unchanged.
+
+    Scenarios are frozen, so one parsed object can serve every simulation: parsing and
+    validating the TOML cost more than a small simulation (``simulate("default", ...)``
+    called in a loop re-read the file each time).
+    """
+    try:
+        stat = path.stat()
+    except OSError:
+        stat = None
+    if stat is not None:
+        key = (stat.st_mtime_ns, stat.st_size)
+        cached = _LOADED.get(path)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+    scenario = _parse_file(path)
+    if stat is not None:
+        if len(_LOADED) >= _LOADED_MAX:
+            _LOADED.pop(next(iter(_LOADED)))
+        _LOADED[path] = (key, scenario)
+    return scenario
+
+
+def _parse_file(path: Path) -> Scenario:
     source = str(path)
     try:
         text = path.read_text(encoding="utf-8")

@@ -195,7 +195,7 @@ class FaultPlan:
         elif self.anchored is not None:
             fault = self.anchored.get((uuid, rtype.__name__, nth))
         else:
-            rows = self._table.get(rtype, ())
+            rows = self._table.get(rtype)
             if rows and u < rows[-1][1]:
                 family = next(name for name, acc in rows if u < acc)
                 kind, value = draw_kind(family, self.faults, self.rng.random())

@@ -12,11 +12,12 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 from heapq import heappush
+from types import MethodType
 from typing import Any
 
 import simpy
 from simpy.core import SimTime
-from simpy.events import NORMAL, Event, EventPriority
+from simpy.events import NORMAL, AnyOf, Event, EventPriority, Process, ProcessGenerator, Timeout
 
 TieKey = tuple[float, int]
 
@@ -39,8 +40,36 @@ class Kernel(simpy.Environment):
     def __init__(self, ties: TieControl | None = None) -> None:
         super().__init__()
         self.ties = ties
+        self.processes: list[Process] = []
+        # simpy binds these to the instance only for Environment itself (``bind_early`` reads
+        # the class's own __dict__); bound once here, each call skips a descriptor lookup.
+        self.timeout = MethodType(Timeout, self)  # type: ignore[method-assign]
+        self.event = MethodType(Event, self)  # type: ignore[method-assign]
+        self.any_of = MethodType(AnyOf, self)  # type: ignore[method-assign]
         if ties is not None:
             self.schedule = self._schedule_observed  # type: ignore[method-assign]
+
+    def process(self, generator: ProcessGenerator) -> Process:
+        """simpy's ``process``, remembering the process so :meth:`release` can drop it."""
+        started = Process(self, generator)
+        self.processes.append(started)
+        return started
+
+    def release(self) -> None:
+        """Drop every pending event and every process's generator once the run is over.
+
+        A simpy environment is one big reference cycle (the environment binds its own
+        methods; a waiting process and its event point at each other; suspended generator
+        frames hold the world). Left alone, a finished simulation's thousands of objects
+        wait for the cyclic collector, which then walks them all. Dropping the generators
+        and the queue breaks the cycles through the world, so the history and the world
+        are freed by reference counting the moment the caller lets go of them. Closing a
+        suspended generator here is what the collector would do to it later.
+        """
+        for started in self.processes:
+            started._generator = None  # type: ignore[assignment]
+        self.processes.clear()
+        self._queue.clear()
 
     @property
     def scheduled(self) -> int:

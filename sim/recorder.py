@@ -14,6 +14,7 @@ import simpy
 from model.history import FAULT, NEMESIS, Op, OpType, digest
 
 INVOKE, OK, FAIL, INFO = OpType.INVOKE, OpType.OK, OpType.FAIL, OpType.INFO
+_new = tuple.__new__
 
 
 class Recorder:
@@ -29,7 +30,9 @@ class Recorder:
     def add(self, process: str, op: str, run: str, type_: OpType, value: dict[str, Any]) -> int:
         history = self.history
         index = len(history)
-        history.append(Op(index, self._env.now, process, op, run, type_, value))
+        # tuple.__new__ directly: the same Op as Op(...), without the NamedTuple's Python-level
+        # __new__ and the ``now`` property (the recorder writes ~1000 records per simulation).
+        history.append(_new(Op, (index, self._env._now, process, op, run, type_, value)))
         return index
 
     def fault(self, family: str, kind: str, target: str, run: str, detail: dict[str, Any]) -> None:

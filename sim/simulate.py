@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,6 @@ class SimulationResult:
     policy: Policy
     seed: int
     history: list[Op]
-    digest: str
     verdicts: dict[str, Verdict]
     coverage: dict[str, bool]
     faults_fired: dict[str, int]
@@ -46,6 +46,12 @@ class SimulationResult:
     stats: dict[str, Any] = field(default_factory=dict)
     request_types: list[type[Request]] = field(default_factory=list, repr=False)
     ties: TieControl | None = field(default=None, repr=False)
+
+    @cached_property
+    def digest(self) -> str:
+        """The history digest, computed on first use: hashing a history costs as much as judging
+        it, and most callers (explorers, the bench) read the digest of few simulations."""
+        return H.digest(self.history)
 
     @property
     def violations(self) -> list[str]:
@@ -138,7 +144,24 @@ def simulate(
     with gc_paused():
         world = build_world(loaded, resolved, seed, script, ties, anchored)
         run_world(world)
-        return _judged(world, loaded.name, resolved, seed, ties, judge)
+        result = _judged(world, loaded.name, resolved, seed, ties, judge)
+        _release(world)
+        return result
+
+
+def _landings(index: Index | None, history: list[Op]) -> int:
+    """Landing records: counted from the index's buckets when judged, else by one pass."""
+    if index is not None:
+        return sum(len(ops) for (name, _), ops in index.buckets.items() if name == H.LANDING)
+    return sum(1 for op in history if op.op == H.LANDING)
+
+
+def _release(world: World) -> None:
+    """Break the finished world's reference cycles (see :meth:`Kernel.release`) so that it is
+    freed by reference counting rather than by the cyclic collector, which would walk every
+    history record of every simulation again."""
+    world.env.release()
+    world.__dict__.clear()
 
 
 def _judged(
@@ -156,7 +179,7 @@ def _judged(
         "requests": world.requests,
         "history_records": len(history),
         "simpy_events": world.env.scheduled,
-        "landings": sum(1 for op in history if op.op == H.LANDING),
+        "landings": _landings(index, history),
         "ended_early": world.done.triggered,
     }
     fired = {family: world.recorder.faults_fired.get(family, 0) for family in FAMILIES}
@@ -165,7 +188,6 @@ def _judged(
         policy=policy,
         seed=seed,
         history=history,
-        digest=world.recorder.digest(),
         verdicts=verdicts,
         coverage=reached,
         faults_fired=fired,

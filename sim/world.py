@@ -204,7 +204,7 @@ class World:
             value, error = None, None
             rtype = type(request)
             if rtype is ReadClock:
-                value = proc.clock(self.env.now)
+                value = proc.clock(self.env._now)
                 continue
             if rtype is Note:
                 assert isinstance(request, Note)
@@ -213,7 +213,7 @@ class World:
             index = self.requests
             self.requests = index + 1
             self.request_types.append(rtype)
-            fault = plan.decide(index, request, proc.kind)
+            fault = None if plan.healed else plan.decide(index, request, proc.kind)
             if fault is not None:
                 fault = self._nemesis(proc, request, fault)
             if fault is not None and fault.family == "crash" and fault.kind == "before":
@@ -264,9 +264,10 @@ class World:
         return delay
 
     def _read(self, proc: Proc, request: Any, fault: Fault | None) -> SimGen:
-        what, site = type(request).__name__, getattr(request, "site", "")
+        rtype = type(request)
+        what, site = rtype.__name__, getattr(request, "site", "")
         uuid = getattr(request, "uuid", "")
-        delay = self._store_delay(proc, uuid, fault)
+        delay = self.world_cfg.store_latency_s if fault is None else self._store_delay(proc, uuid, fault)
         if delay:
             yield self.env.timeout(delay)
         if fault is not None and fault.family == "store" and fault.kind == "fail":
@@ -274,12 +275,12 @@ class World:
             return None, StoreError("read failed")
         db = self.db
         result: Any
-        if isinstance(request, FindRun):
-            value: Any = db.find(request.uuid)
-            result = value.status.value if value is not None else None
-        elif isinstance(request, MaxSequence):
+        if rtype is FindRun:
+            value: Any = db.rows.get(request.uuid)
+            result = value.status._value_ if value is not None else None
+        elif rtype is MaxSequence:
             value = result = db.max_sequence(request.uuid)
-        elif isinstance(request, CountEvents):
+        elif rtype is CountEvents:
             value = result = db.count_events(request.uuid)
         else:
             value = db.select_stale(request.now, request.limit)
@@ -298,7 +299,7 @@ class World:
             uuid, name = request.uuid, request.transition.name
         base = {"transition": name, "site": request.site, "identity": proc.identity}
         rec.add(proc.name, H.STORE, uuid, INVOKE, base)
-        delay = self._store_delay(proc, uuid, fault)
+        delay = self.world_cfg.store_latency_s if fault is None else self._store_delay(proc, uuid, fault)
         if delay:
             yield self.env.timeout(delay)
         if fault is not None and fault.family == "store" and fault.kind == "fail":
@@ -342,19 +343,20 @@ class World:
     def _event(self, proc: Proc, request: Any, fault: Fault | None) -> SimGen:
         rec = self.recorder
         step = request.event.step
+        kind = step.kind._value_
         value = {
             "seq": request.event.sequence,
-            "kind": step.kind.value,
+            "kind": kind,
             "round": step.round_no,
             "tool": step.tool,
             "call": step.call_id,
             "execution": step.execution,
             "effect": request.effect,
-            "true_effect": self.true_effect(proc, step.tool) if step.kind.value == "tool" else "",
+            "true_effect": self.true_effect(proc, step.tool) if kind == "tool" else "",
             "identity": proc.identity,
         }
         rec.add(proc.name, H.EVENT, request.uuid, INVOKE, value)
-        now = self.env.now
+        now = self.env._now
         outage = now < self._chaos_s and any(lo <= now < hi for lo, hi in self._outages)
         if outage or (fault is not None and fault.family == "audit"):
             rec.fault("audit", "outage" if outage else "fail", proc.name, request.uuid, {"request": self.requests - 1})
@@ -569,6 +571,22 @@ def outcome_value(outcome: Any) -> Any:
     """A history-friendly form of what an entry point returned (an enum's value, a report's fields)."""
     if isinstance(outcome, Enum):
         return outcome.value
+    names = _FLAT_FIELDS.get(type(outcome))
+    if names is not None:
+        flat = {name: getattr(outcome, name) for name in names}
+        for v in flat.values():
+            if type(v) not in _ATOMS:
+                break
+        else:  # only atoms: what asdict would return, without its deep copy
+            return flat
     if dataclasses.is_dataclass(outcome) and not isinstance(outcome, type):
+        _FLAT_FIELDS.setdefault(type(outcome), tuple(f.name for f in dataclasses.fields(outcome)))
         return dataclasses.asdict(outcome)
     return outcome
+
+
+_ATOMS = frozenset({int, str, float, bool, type(None)})
+_FLAT_FIELDS: dict[type, tuple[str, ...]] = {}
+"""Field names of the dataclass outcomes seen so far: most (the reaper's report, every tick) hold
+only atoms, whose ``asdict`` is a plain dict of the fields; ``asdict``'s recursion and deep copy
+cost more than the rest of a reaper tick."""

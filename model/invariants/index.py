@@ -11,9 +11,9 @@ It knows only the history (:mod:`model.history`); it never sees the runtime or t
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from operator import attrgetter
 from typing import Any
 
@@ -30,6 +30,7 @@ SETTLES = frozenset({"T7", "T8", "T14"})
 REQUEUES = frozenset({"T11", "T13"})
 
 _EMPTY: tuple[Op, ...] = ()
+_INVOKE, _OK = OpType.INVOKE, OpType.OK
 _by_index = attrgetter("index")
 
 
@@ -56,8 +57,14 @@ def row_of(op: Op) -> Mapping[str, Any]:
 
 
 def merged(*streams: Iterable[Op]) -> Iterator[Op]:
-    """The records of several buckets in history order (each bucket already is)."""
-    return heapq.merge(*streams, key=_by_index)
+    """The records of several buckets in history order (each bucket already is).
+
+    Sorting the concatenation is a C-level merge of the sorted runs (Timsort finds them),
+    several times faster than ``heapq.merge``'s Python generator; ties keep stream order,
+    as ``heapq.merge`` does."""
+    if len(streams) == 1:
+        return iter(streams[0])
+    return iter(sorted(chain.from_iterable(streams), key=_by_index))
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,16 +131,24 @@ class _Builder:
     finals: dict[str, Op]
 
     def add(self, op: Op) -> None:
-        self.buckets.setdefault((op.op, op.type), []).append(op)
-        if op.type is OpType.INVOKE:
+        # Tuple positions rather than field names: this runs once per record of every
+        # simulation (op[3] = op, op[5] = type, op[6] = value).
+        name, type_ = op[3], op[5]
+        bucket = self.buckets.get((name, type_))
+        if bucket is None:
+            bucket = self.buckets[(name, type_)] = []
+        bucket.append(op)
+        if type_ is _INVOKE:
             self._invoke(op)
-        elif op.op == LANDING:
+        elif name == LANDING:
             self._landing(op)
         else:
             self._complete(op)
-            if op.op == STORE and op.type is OpType.OK and op.get("matched") and op.get("row") is not None:
-                self._row(op)
-            elif op.op == FINAL:
+            if name == STORE:
+                value = op[6]
+                if type_ is _OK and value.get("matched") and value.get("row") is not None:
+                    self._row(op)
+            elif name == FINAL:
                 self.finals[op.run] = op
 
     def _row(self, op: Op) -> None:
@@ -143,17 +158,21 @@ class _Builder:
         self.rows_by_number.setdefault(number, []).append(op)
 
     def _invoke(self, op: Op) -> None:
-        self.pending.setdefault(_pairing_key(op), []).append(op)
-        if op.op == TOOL:
+        key = (SEGMENT, op[2]) if op[3] == SEGMENT else (op[3], op[2], op[4])  # = _pairing_key(op)
+        stack = self.pending.get(key)
+        if stack is None:
+            stack = self.pending[key] = []
+        stack.append(op)
+        if op[3] == TOOL:
             self.open_calls.setdefault(_call_key(op), []).append(op)
 
     def _complete(self, op: Op) -> None:
-        stack = self.pending.get(_pairing_key(op))
+        stack = self.pending.get((SEGMENT, op[2]) if op[3] == SEGMENT else (op[3], op[2], op[4]))
         if not stack:
             return
         invoke = stack.pop()
-        self.completions[invoke.index] = op
-        if op.op == TOOL:
+        self.completions[invoke[0]] = op
+        if op[3] == TOOL:
             calls = self.open_calls.get(_call_key(invoke), [])
             for i, call in enumerate(calls):
                 if call is invoke:

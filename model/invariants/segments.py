@@ -51,15 +51,19 @@ def within_segments(ix: Index, *streams: Iterable[Op]) -> Iterator[tuple[Op, Spa
     """Each record of ``streams`` in history order, with the innermost segment of its process
     open at it (None outside every segment). ``streams`` must not hold segment invokes."""
     open_spans: dict[str, list[Span]] = {}
-    for op in merged(ix.of_type(SEGMENT, OpType.INVOKE), *streams):
-        stack = open_spans.get(op.process)
+    completions = ix.completions
+    invoke = OpType.INVOKE
+    for op in merged(ix.of_type(SEGMENT, invoke), *streams):
+        # tuple positions: 0 index, 2 process, 3 op, 5 type (one step per record of three checkers)
+        index = op[0]
+        stack = open_spans.get(op[2])
         if stack is None:
-            stack = open_spans[op.process] = []
-        while stack and stack[-1].end < op.index:
+            stack = open_spans[op[2]] = []
+        while stack and stack[-1].end < index:
             stack.pop()
-        if op.op == SEGMENT and op.type is OpType.INVOKE:
-            completion = ix.completions.get(op.index)
-            stack.append(Span(op, _NEVER if completion is None else completion.index))
+        if op[5] is invoke and op[3] == SEGMENT:
+            completion = completions.get(index)
+            stack.append(Span(op, _NEVER if completion is None else completion[0]))
             continue
         yield op, (stack[-1] if stack else None)
 

@@ -14,6 +14,7 @@ from scenarios.schema import FAMILIES, FaultsModel, Scenario
 from scenarios.script import Fault
 from sim.explore.counterexample import Counterexample
 from sim.explore.shrink import ddmin
+from sim.intensity import Tempo, with_tempo
 from sim.simulate import SimulationResult, simulate
 
 
@@ -131,10 +132,11 @@ def shrink(
     expected_digest: str | None,
     max_tests: int,
     explorer: str,
+    tempo: Tempo | None = None,
 ) -> tuple[Counterexample, SimulationResult]:
     """Replay ``script`` (must reproduce ``expected_digest``), ddmin it by anchors, and build the
     counterexample from the concrete (indexed) script the minimal anchored run fired."""
-    scenario = target.scenario.with_faults(profile)
+    scenario = with_tempo(target.scenario, tempo).with_faults(profile)
     policy = target.policy
     if expected_digest is not None:
         replay = simulate(scenario, policy, seed, script=script)
@@ -164,6 +166,7 @@ def shrink(
         profile=profile,
         flags=dict(target.flags),
         explorer=explorer,
+        tempo=tempo,
     )
     return cx, final
 
@@ -178,6 +181,7 @@ def report_shrunk(
     invariant: str,
     result: SimulationResult,
     found: tuple[float, int],
+    tempo: Tempo | None = None,
 ) -> bool:
     """Shrink one violation and add it to ``report`` unless its signature was already reported."""
     cx, _ = shrink(
@@ -189,6 +193,7 @@ def report_shrunk(
         expected_digest=result.digest,
         max_tests=budget.shrink_tests,
         explorer=report.explorer,
+        tempo=tempo,
     )
     sig = signature(invariant, cx.faults)
     if sig in seen:

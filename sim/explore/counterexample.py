@@ -23,6 +23,7 @@ from model.policy import parse_flag_value, preset
 from scenarios.loader import load_scenario
 from scenarios.schema import FaultsModel, Scenario
 from scenarios.script import Fault, parse_script
+from sim.intensity import Tempo, with_tempo
 from sim.kernel import TieControl, TieKey
 from sim.simulate import SimulationResult, simulate
 
@@ -50,9 +51,11 @@ class Counterexample:
     explorer: str = ""
     note: str = ""
     ties: tuple[TieKey, ...] = ()
+    tempo: Tempo | None = None
+    """The timing the swarm drew (None: the scenario's own); replay needs it."""
 
     def effective_scenario(self) -> Scenario:
-        return load_scenario(self.scenario).with_faults(self.profile)
+        return with_tempo(load_scenario(self.scenario), self.tempo).with_faults(self.profile)
 
     def run(self) -> SimulationResult:
         control = TieControl(reverse=frozenset(self.ties)) if self.ties else None
@@ -91,6 +94,8 @@ def to_toml(cx: Counterexample) -> str:
         "[flags]",
         *[f"{k} = {_toml_value(v)}" for k, v in cx.flags.items()],
     ]
+    if cx.tempo is not None:
+        lines += ["", "[tempo]", *[f"{k} = {_toml_value(v)}" for k, v in cx.tempo.document().items()]]
     for family, table in cx.profile.model_dump().items():
         lines += ["", f"[profile.{family}]"]
         lines += [f"{key} = {_toml_value(value)}" for key, value in table.items()]
@@ -164,7 +169,22 @@ def read(path: Path) -> Counterexample:
         explorer=str(data.get("explorer", "")),
         note=str(data.get("note", "")),
         ties=_ties(data.get("ties", []), source),
+        tempo=_tempo(data.get("tempo"), source),
     )
+
+
+def _tempo(raw: Any, source: str) -> Tempo | None:
+    if raw is None:
+        return None
+    keys = {"latency_factor", "store_latency_s"}
+    if (
+        not isinstance(raw, dict)
+        or not set(raw) <= keys
+        or not all(isinstance(v, int | float) and not isinstance(v, bool) and v > 0 for v in raw.values())
+    ):
+        raise LeaselabError("must be a table of positive numbers", file=source, field="tempo", hint=", ".join(keys))
+    store = raw.get("store_latency_s")
+    return Tempo(float(raw.get("latency_factor", 1.0)), None if store is None else float(store))
 
 
 def _ties(raw: Any, source: str) -> tuple[TieKey, ...]:

@@ -68,6 +68,14 @@ class Schedule:
         return len(self.ties) + len(self.faults)
 
 
+@dataclass(frozen=True, slots=True)
+class Opened:
+    """What a schedule's run offers its children: the requests it issued and its same-instant groups."""
+
+    request_types: Sequence[type[Request]]
+    ties: TieControl | None
+
+
 @dataclass
 class VerifyReport:
     target: Target
@@ -76,6 +84,8 @@ class VerifyReport:
     elapsed_s: float = 0.0
     complete: bool = True
     violations: list[tuple[str, Counterexample]] = field(default_factory=list)
+    found_after_s: dict[str, float] = field(default_factory=dict)
+    """Per invariant, the wall seconds into the search at which its first violation appeared."""
 
     def sentence(self) -> str:
         if self.violations:
@@ -127,10 +137,28 @@ def fault_menu(request_types: Sequence[type[Request]], start: int, families: Seq
 class ExhaustiveExplorer:
     name = "exhaustive"
 
-    def __init__(self, seed: int = 0, ties: bool = True, max_schedules: int | None = None) -> None:
+    def __init__(
+        self,
+        seed: int = 0,
+        ties: bool = True,
+        max_schedules: int | None = None,
+        deadline_s: float | None = None,
+        stop_on: str | None = None,
+    ) -> None:
         self.seed = seed
         self.ties = ties
         self.max_schedules = max_schedules
+        self.deadline_s = deadline_s
+        """Stop (incomplete) after this many wall seconds: the search benchmark's budget."""
+        self.stop_on = stop_on
+        """Stop at the first violation of this invariant: the search benchmark's time to it."""
+
+    def _spent(self, report: VerifyReport, clock: Clock) -> bool:
+        if self.stop_on is not None and self.stop_on in report.found_after_s:
+            return True
+        if self.max_schedules is not None and report.schedules >= self.max_schedules:
+            return True
+        return self.deadline_s is not None and clock.elapsed() >= self.deadline_s
 
     def verify(self, target: Target, bound: int) -> VerifyReport:
         scenario = target.scenario.with_faults(without_probabilities(target.scenario.faults))
@@ -145,6 +173,7 @@ class ExhaustiveExplorer:
             report.schedules += 1
             for invariant in result.violations:
                 if invariant not in found:
+                    report.found_after_s[invariant] = clock.elapsed()
                     found[invariant] = Counterexample(
                         scenario=target.scenario_ref,
                         policy=target.policy_name,
@@ -159,21 +188,29 @@ class ExhaustiveExplorer:
                     )
             return result
 
-        level: list[tuple[Schedule, SimulationResult]] = [(Schedule(), run(Schedule()))]
+        # A level keeps what its children need (request types, ties), never whole results: a
+        # level of a large workload holds thousands of schedules.
+        first = run(Schedule())
+        level: list[tuple[Schedule, Opened]] = [(Schedule(), Opened(first.request_types, first.ties))]
         for _depth in range(bound):
-            nxt: list[tuple[Schedule, SimulationResult]] = []
-            for schedule, result in level:
-                for child in self._children(schedule, result, target.families):
-                    if self.max_schedules is not None and report.schedules >= self.max_schedules:
+            nxt: list[tuple[Schedule, Opened]] = []
+            for schedule, opened in level:
+                for child in self._children(schedule, opened, target.families):
+                    if self._spent(report, clock):
                         report.complete = False
                         break
-                    nxt.append((child, run(child)))
+                    result = run(child)
+                    nxt.append((child, Opened(result.request_types, result.ties)))
+                if not report.complete:
+                    break
+            if not report.complete:
+                break
             level = nxt
         report.violations = sorted(found.items())
         report.elapsed_s = clock.elapsed()
         return report
 
-    def _children(self, schedule: Schedule, result: SimulationResult, families: Sequence[str]) -> list[Schedule]:
+    def _children(self, schedule: Schedule, result: Opened, families: Sequence[str]) -> list[Schedule]:
         children = []
         if self.ties and not schedule.faults and result.ties is not None:
             last = schedule.ties[-1] if schedule.ties else None

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from leaselab.bench import WorldBench
-from leaselab.bench_search import Median, Speedup, censored_median
 from leaselab.cli import app
+from sim.bench import WorldBench
+from sim.bench_search import Median, Speedup, censored_median
 
 runner = CliRunner()
 EASY = ["KB-10", "KB-6"]
@@ -32,11 +32,18 @@ DEFECT_KEYS = {
     "speedup_simulations_bound",
     "meets_5x",
     "meets_3_faults",
+    "policy",
+    "flags",
+    "origin",
+    "scenario",
+    "exhaustive",
+    "from_default",
 }
 
 
 def search_args(*defects: str, budget_s: str = "2") -> list[str]:
-    return ["bench", "--search", "--seeds", "1", "--budget-s", budget_s, *(a for d in defects for a in ("--defect", d))]
+    defect_args = (a for d in defects for a in ("--defect", d))
+    return ["bench", "--search", "--seeds", "1", "--budget-s", budget_s, "--parallel-simulations", "40", *defect_args]
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +58,7 @@ def easy_document() -> dict[str, Any]:
 
 
 def test_search_json_has_one_entry_per_requested_defect_in_catalogue_order(easy_document: dict[str, Any]) -> None:
-    assert set(easy_document) == {"defects", "summary"}
+    assert set(easy_document) == {"defects", "summary", "parallel"}
     assert [d["id"] for d in easy_document["defects"]] == ["KB-6", "KB-10"]
     assert all(set(d) == DEFECT_KEYS for d in easy_document["defects"])
 
@@ -59,7 +66,7 @@ def test_search_json_has_one_entry_per_requested_defect_in_catalogue_order(easy_
 def test_search_json_sides_carry_medians_found_counts_and_runs(easy_document: dict[str, Any]) -> None:
     for entry in easy_document["defects"]:
         assert set(entry["swarm"]) == SIDE_KEYS | {"max_faults_in_minimal"}
-        assert set(entry["hypothesis"]) == SIDE_KEYS
+        assert set(entry["hypothesis"]) == SIDE_KEYS | {"budget_s"}
         assert entry["swarm"]["seeds"] == entry["hypothesis"]["seeds"] == 1
         assert len(entry["swarm"]["runs"]) == len(entry["hypothesis"]["runs"]) == 1
         assert isinstance(entry["meets_5x"], bool) and isinstance(entry["meets_3_faults"], bool)
@@ -87,7 +94,30 @@ def test_search_summary_counts_the_targets_over_the_requested_defects(easy_docum
     assert summary["meets_5x"] == sum(d["meets_5x"] for d in defects)
     assert summary["meets_3_faults"] == sum(d["meets_3_faults"] for d in defects)
     assert summary["missing_5x"] == [d["id"] for d in defects if not d["meets_5x"]]
+    within = {
+        d["id"]: all(r["found"] and r["elapsed_s"] <= 30 for r in d["from_default"]["swarm"]["runs"]) for d in defects
+    }
+    assert summary["from_default_missing_30s"] == [name for name, ok in within.items() if not ok]
     assert "censoring" in summary
+
+
+def test_search_json_measures_each_defect_from_default_with_its_families_too(easy_document: dict[str, Any]) -> None:
+    for entry in easy_document["defects"]:
+        from_default = entry["from_default"]
+        assert from_default["origin"] == "default" and from_default["scenario"] == "default"
+        assert from_default["swarm"]["seeds"] == 1 and from_default["hypothesis"]["seeds"] == 1
+        assert from_default["exhaustive"]["bound"] == 2
+        assert isinstance(from_default["found_within_30s"], bool)
+    kb6 = next(d for d in easy_document["defects"] if d["id"] == "KB-6")
+    assert kb6["scenario"] == "same_second_renewals" and kb6["families"] == []
+    assert kb6["from_default"]["swarm"]["found"] == 1, "the swarm's tempo draws reach same-second renewals"
+
+
+def test_search_json_shows_the_parallel_swarm_speedup(easy_document: dict[str, Any]) -> None:
+    parallel = easy_document["parallel"]
+    assert parallel["workers"] == 2 and parallel["simulations"] > 0
+    assert parallel["speedup"] == round(parallel["serial_s"] / parallel["parallel_s"], 2)
+    assert parallel["serial_invariants"] and parallel["parallel_invariants"]
 
 
 # ---- bench --search as a table, and bad input -----------------------------------------------------
@@ -97,8 +127,9 @@ def test_search_table_has_a_row_per_defect_and_names_the_censoring() -> None:
     result = runner.invoke(app, search_args("KB-6", budget_s="1"))
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert lines[0].split()[:2] == ["defect", "invariant"]
-    assert lines[1].split()[:2] == ["KB-6", "non_idempotent_at_most_once"]
+    assert lines[0].split()[:3] == ["defect", "origin", "invariant"]
+    assert lines[1].split()[:3] == ["KB-6", "catalogue:same_second_renewals", "non_idempotent_at_most_once"]
+    assert lines[2].split()[:3] == ["KB-6", "default:default", "non_idempotent_at_most_once"]
     assert any(line.startswith("censored: ") for line in lines)
 
 
@@ -119,10 +150,23 @@ def test_search_options_without_search_are_refused() -> None:
 # ---- bench without --search ------------------------------------------------------------------------
 
 
-def test_bench_without_search_prints_the_world_benchmark() -> None:
-    result = runner.invoke(app, ["bench", "--json", "--simulations", "10"])
+def test_bench_of_one_workload_prints_its_world_benchmark() -> None:
+    result = runner.invoke(app, ["bench", "--json", "--simulations", "10", "--workload", "single_run"])
     assert result.exit_code == 0, result.output
     assert set(json.loads(result.stdout)) == {f.name for f in fields(WorldBench)}
+
+
+def test_bench_without_search_reports_both_workloads_and_the_targets_as_ratios_of_one_run() -> None:
+    args = ["bench", "--json", "--simulations", "20", "--memory-simulations", "20"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    assert document["default"]["workload"] == "default" and document["single_run"]["simulations"] == 20
+    raw, ratios = document["raw_simpy_events_per_s"], document["ratios"]
+    assert document["default"]["raw_simpy_events_per_s"] == raw == document["single_run"]["raw_simpy_events_per_s"]
+    assert ratios["default_events_per_s_over_raw_simpy"] == document["default"]["ratio_to_raw_simpy"]
+    assert ratios["single_run_simulations_per_s_per_core"] == document["single_run"]["simulations_per_s"]
+    assert set(document["met"]) == {"default_5x", "single_run_2500_per_core", "events_one_fifth_of_raw", "memory_flat"}
 
 
 # ---- censored medians and speed-ups ---------------------------------------------------------------

@@ -68,7 +68,7 @@ def test_a_read_counterexample_replays_to_its_digest_and_violation(tmp_path: Pat
 
 def test_an_explorer_counterexample_with_anchors_round_trips(tmp_path: Path) -> None:
     report = SwarmExplorer().explore(
-        Target("single_run", "adr-104", families=("audit",)), Budget(seconds=1e9, simulations=10, seed=1)
+        Target("single_run", "adr-104", families=("audit",)), Budget(seconds=1e9, simulations=40, seed=1)
     )
     with_faults = [v.counterexample for v in report.violations if v.counterexample.faults]
     assert with_faults and all(f.anchor for f in with_faults[0].faults)

@@ -118,7 +118,7 @@ def test_minimal_scripts_are_concrete_and_anchored() -> None:
 
 def test_a_families_restriction_keeps_other_families_out_of_the_counterexample_runs() -> None:
     report = SwarmExplorer().explore(
-        Target("single_run", "adr-104", families=("audit",)), Budget(seconds=UNLIMITED_S, simulations=20, seed=1)
+        Target("single_run", "adr-104", families=("audit",)), Budget(seconds=UNLIMITED_S, simulations=40, seed=1)
     )
     assert any(v.counterexample.faults for v in report.violations), "audit faults break adr-104"
     for violation in report.violations:

@@ -1,0 +1,188 @@
+"""Benchmark of the world: simulations per second, simpy events per second against raw simpy, memory.
+
+Everything one ``leaselab bench`` reports is measured in one process, one after the other, so
+the shared machine's noise affects every side alike; the targets of issue 9 are ratios read from
+that one run:
+
+- ``default`` simulations per second against the figure measured before the speed work
+  (:data:`BEFORE`), both as is and normalised by the raw simpy rate of each run (the
+  normalised one is the fair comparison across runs on a noisy machine);
+- ``single_run`` simulations per second on one core;
+- simpy events per second inside ``simulate`` on ``default`` against raw simpy's bare-timeout rate;
+- memory per simulation over many simulations in one process (resident set size, sampled).
+
+Rates are CPU-time rates of this process (``time.process_time``), i.e. per core.
+
+It knows only ``simulate`` and the scenario loader, never the CLI.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import time
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import simpy
+
+from scenarios.loader import load_scenario
+from sim.simulate import simulate
+
+STANDARD_WORKLOAD = "single_run"
+WORKLOADS = ("default", "single_run")
+
+BEFORE: dict[str, dict[str, float]] = {
+    "default": {"simulations_per_s": 112.2, "raw_simpy_events_per_s": 1_963_829.2, "ratio_to_raw_simpy": 0.0319},
+    "single_run": {"simulations_per_s": 1294.6, "raw_simpy_events_per_s": 1_988_217.3, "ratio_to_raw_simpy": 0.0143},
+}
+"""``leaselab bench --json`` on main at 9ab0603, before the speed work (benchmarks/PROFILE.md)."""
+
+TARGETS = {
+    "default_speedup": 5.0,
+    "single_run_simulations_per_s_per_core": 2500.0,
+    "ratio_to_raw_simpy": 0.2,
+}
+
+
+@dataclass(frozen=True)
+class WorldBench:
+    """One workload's figures."""
+
+    workload: str
+    simulations: int
+    simulations_per_s: float
+    simulations_per_s_unjudged: float
+    simpy_events_per_sim: float
+    simpy_events_per_s: float
+    requests_per_s: float
+    history_records_per_s: float
+    raw_simpy_events_per_s: float
+    ratio_to_raw_simpy: float
+    memory_growth_bytes_per_sim: float
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _cpu() -> float:
+    """CPU seconds of this process. Rates are per core: on a machine shared by other jobs, wall
+    time would count the time they take; both sides of every ratio are measured this way."""
+    return time.process_time()
+
+
+def raw_simpy_rate(events: int = 200_000) -> float:
+    """Bare timeouts of one process: the fastest simpy can schedule and run events here."""
+    env = simpy.Environment()
+
+    def ticker() -> Any:
+        timeout = env.timeout
+        for _ in range(events):
+            yield timeout(1)
+
+    env.process(ticker())
+    start = _cpu()
+    env.run()
+    return events / (_cpu() - start)
+
+
+def _rss_bytes() -> int:
+    """Resident set size from /proc (Linux); 0 where there is none."""
+    try:
+        with open(f"/proc/{os.getpid()}/statm", encoding="ascii") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def memory_growth(workload: str, simulations: int) -> dict[str, Any]:
+    """Resident memory after the first tenth of ``simulations`` and at the end, and the growth per
+    simulation in between: ~0 when nothing accumulates from one simulation to the next."""
+    scenario = load_scenario(workload)
+    warm = max(1, simulations // 10)
+    for seed in range(warm):
+        simulate(scenario, "head", seed)
+    gc.collect()
+    first = _rss_bytes()
+    for seed in range(warm, simulations):
+        simulate(scenario, "head", seed)
+    gc.collect()
+    last = _rss_bytes()
+    return {
+        "workload": workload,
+        "simulations": simulations,
+        "rss_after_first_tenth_bytes": first,
+        "rss_at_end_bytes": last,
+        "growth_bytes_per_sim": round((last - first) / max(1, simulations - warm), 2),
+    }
+
+
+def world_bench(workload: str = STANDARD_WORKLOAD, simulations: int = 2000, raw: float | None = None) -> WorldBench:
+    scenario = load_scenario(workload)
+    simulate(scenario, "head", 0)
+    raw = raw_simpy_rate() if raw is None else raw
+    events = requests = records = 0
+    start = _cpu()
+    for seed in range(simulations):
+        result = simulate(scenario, "head", seed)
+        events += result.stats["simpy_events"]
+        requests += result.stats["requests"]
+        records += result.stats["history_records"]
+    judged_s = _cpu() - start
+    start = _cpu()
+    for seed in range(simulations):
+        simulate(scenario, "head", seed, judge=False)
+    unjudged_s = _cpu() - start
+    events_per_s = events / judged_s
+    growth = memory_growth(workload, min(simulations, 300))["growth_bytes_per_sim"]
+    return WorldBench(
+        workload=workload,
+        simulations=simulations,
+        simulations_per_s=round(simulations / judged_s, 1),
+        simulations_per_s_unjudged=round(simulations / unjudged_s, 1),
+        simpy_events_per_sim=round(events / simulations, 2),
+        simpy_events_per_s=round(events_per_s, 1),
+        requests_per_s=round(requests / judged_s, 1),
+        history_records_per_s=round(records / judged_s, 1),
+        raw_simpy_events_per_s=round(raw, 1),
+        ratio_to_raw_simpy=round(events_per_s / raw, 4),
+        memory_growth_bytes_per_sim=growth,
+    )
+
+
+def targets_bench(simulations: int = 2000, memory_simulations: int = 20_000) -> dict[str, Any]:
+    """Both workloads and the memory check in one run, with the issue's targets as ratios.
+
+    ``simulations`` is for single_run; default runs a tenth as many (it is ~10x longer).
+    """
+    raw = raw_simpy_rate()
+    default = world_bench("default", max(10, simulations // 10), raw)
+    single = world_bench("single_run", simulations, raw)
+    memory = memory_growth(STANDARD_WORKLOAD, memory_simulations)
+    before = BEFORE["default"]
+    speedup = default.simulations_per_s / before["simulations_per_s"]
+    normalised = (default.simulations_per_s / raw) / (before["simulations_per_s"] / before["raw_simpy_events_per_s"])
+    ratios = {
+        "default_speedup_vs_before": round(speedup, 2),
+        "default_speedup_vs_before_normalised_by_raw_simpy": round(normalised, 2),
+        "single_run_simulations_per_s_per_core": single.simulations_per_s,
+        "single_run_speedup_vs_before": round(single.simulations_per_s / BEFORE["single_run"]["simulations_per_s"], 2),
+        "default_events_per_s_over_raw_simpy": default.ratio_to_raw_simpy,
+        "memory_growth_bytes_per_sim": memory["growth_bytes_per_sim"],
+    }
+    met = {
+        "default_5x": normalised >= TARGETS["default_speedup"],
+        "single_run_2500_per_core": single.simulations_per_s >= TARGETS["single_run_simulations_per_s_per_core"],
+        "events_one_fifth_of_raw": default.ratio_to_raw_simpy >= TARGETS["ratio_to_raw_simpy"],
+        "memory_flat": abs(memory["growth_bytes_per_sim"]) < 64,
+    }
+    return {
+        "raw_simpy_events_per_s": round(raw, 1),
+        "default": default.as_dict(),
+        "single_run": single.as_dict(),
+        "memory": memory,
+        "before": BEFORE,
+        "ratios": ratios,
+        "targets": TARGETS,
+        "met": met,
+    }

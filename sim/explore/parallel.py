@@ -1,0 +1,145 @@
+"""The parallel swarm: one search spread over N processes, shrinking after, in the coordinator.
+
+Worker ``i`` runs the swarm's search (:func:`sim.explore.swarm.search`) on its own seed stream,
+derived from the search's seed (worker 0 keeps the seed itself, so one worker is the serial
+search). The coordinator merges what the workers found and shrinks it, exactly as the serial
+explorer does.
+
+Order and determinism. The draws of all workers are numbered as if dealt round-robin: the k-th
+draw of worker i is simulation ``(k - 1) * N + i + 1`` of the search. With ``--simulations M``
+worker i runs its share of those M numbers, nobody stops early, and candidates are ranked by
+that number, so the report is a function of (seed, M, N) alone. With a wall-clock budget only,
+"first violation wins": with ``stop_at_first`` the first worker to find a wanted violation tells
+the others to stop (a shared event), and which worker that is depends on timing.
+
+It knows the swarm's search and the process pool, never the CLI.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import multiprocessing
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, replace
+from typing import Any
+
+from sim.explore.base import Budget, Clock, ExploreReport, Progress, Target
+from sim.explore.swarm import Candidate, refine_minimal, search, shrink_candidates
+
+_STOP: Any = None
+"""The shared stop event, installed in each worker process by :func:`_install`."""
+
+
+def worker_seed(seed: int, worker: int) -> int:
+    """The seed of worker ``worker``'s stream: ``seed`` itself for worker 0, else a hash of both."""
+    if worker == 0:
+        return seed
+    digest = hashlib.blake2b(f"leaselab-swarm/{seed}/{worker}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") >> 1
+
+
+def share(simulations: int | None, workers: int, worker: int) -> int | None:
+    """How many of ``simulations`` (dealt round-robin) fall to ``worker``."""
+    if simulations is None:
+        return None
+    return simulations // workers + (1 if worker < simulations % workers else 0)
+
+
+@dataclass(frozen=True)
+class WorkerResult:
+    worker: int
+    simulations: int
+    candidates: list[Candidate]
+    cpu_s: float = 0.0
+    """CPU seconds the worker's search took: with the wall time, whether it had a core to itself."""
+
+
+def _install(event: Any) -> None:
+    global _STOP
+    _STOP = event
+
+
+def _stopped() -> bool:
+    return _STOP is not None and bool(_STOP.is_set())
+
+
+def _work(target: Target, budget: Budget, workers: int, worker: int, stop_early: bool) -> WorkerResult:
+    seed = worker_seed(budget.seed, worker)
+    mine = replace(budget, seed=seed, simulations=share(budget.simulations, workers, worker))
+    started = time.process_time()
+    candidates, simulations = search(target, mine, Clock(), stop=_stopped if stop_early else None)
+    if stop_early and candidates and budget.stop_at_first and _STOP is not None:
+        _STOP.set()
+    return WorkerResult(worker, simulations, candidates, time.process_time() - started)
+
+
+def global_number(candidate: Candidate, workers: int, worker: int) -> int:
+    """The candidate's simulation number in the round-robin order of the whole search."""
+    return (candidate.simulations_until_found - 1) * workers + worker + 1
+
+
+class ParallelSwarmExplorer:
+    """The swarm explorer over ``workers`` processes (see the module docstring)."""
+
+    name = "swarm"
+
+    def __init__(self, workers: int) -> None:
+        if workers < 1:
+            raise ValueError("workers must be at least 1")
+        self.workers = workers
+
+    def explore(self, target: Target, budget: Budget, progress: Progress | None = None) -> ExploreReport:
+        report = ExploreReport(self.name, target)
+        clock = Clock()
+        deterministic = budget.simulations is not None
+        # fork where there is one: workers start at once with the parent's imports and caches
+        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+        context = multiprocessing.get_context(method)
+        event = context.Event()
+        with ProcessPoolExecutor(
+            max_workers=self.workers, mp_context=context, initializer=_install, initargs=(event,)
+        ) as pool:
+            futures = [
+                pool.submit(_work, target, budget, self.workers, worker, not deterministic)
+                for worker in range(self.workers)
+            ]
+            results = [future.result() for future in futures]
+        report.simulations = sum(r.simulations for r in results)
+        ranked = sorted(
+            (
+                (global_number(c, self.workers, r.worker), c.found_after_s, r.worker, c)
+                for r in results
+                for c in r.candidates
+            ),
+            key=lambda row: (row[0], row[2]) if deterministic else (row[1], row[2]),
+        )
+        candidates = _first_per_family_set(
+            [replace(c, simulations_until_found=number) for number, _, _, c in ranked], budget
+        )
+        report.extra["search_s"] = round(clock.elapsed(), 3)
+        report.extra["workers"] = self.workers
+        report.extra["worker_cpu_s"] = [round(r.cpu_s, 3) for r in results]
+        if progress is not None:
+            progress(report.simulations, len(candidates))
+        shrink_candidates(report, candidates, budget)
+        refine_minimal(target, budget, report)
+        report.elapsed_s = clock.elapsed()
+        return report
+
+
+def _first_per_family_set(candidates: list[Candidate], budget: Budget) -> list[Candidate]:
+    """What the serial search keeps: per invariant the first of each set of fired families, at most
+    ``2 * max_per_invariant`` of them (workers each applied that rule to their own stream)."""
+    kept: list[Candidate] = []
+    tried: set[tuple[str, frozenset[str]]] = set()
+    count: dict[str, int] = {}
+    for candidate in candidates:
+        families = frozenset(f.family for f in candidate.result.fault_script)
+        key = (candidate.invariant, families)
+        if key in tried or count.get(candidate.invariant, 0) >= 2 * budget.max_per_invariant:
+            continue
+        tried.add(key)
+        count[candidate.invariant] = count.get(candidate.invariant, 0) + 1
+        kept.append(candidate)
+    return kept
