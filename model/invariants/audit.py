@@ -76,8 +76,9 @@ def no_success_over_unrecorded_write(ix: Index) -> Finding:
     tally = Tally()
     for op in merged(ix.of_type(EVENT, OpType.FAIL), ix.rows):
         if op.op == EVENT:
-            if _is_failed_write_audit(op, ix.landed):
-                tainted.setdefault(op.run, op)
+            if _is_failed_write_audit(op, ix.landed) and op.run not in tainted:
+                tainted[op.run] = op
+                tally.hold()  # a case: a run with a landed write whose audit failed
             continue
         if row_of(op).get("status") != "completed":
             continue

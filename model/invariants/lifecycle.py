@@ -41,6 +41,7 @@ def terminal_is_terminal(ix: Index) -> Finding:
         if first is None:
             if row_of(op).get("status") in TERMINAL_STATUSES:
                 terminal[op.run] = op
+                tally.hold()  # a case: a run that reached a terminal row (its later writes are judged too)
             continue
         changed = _changed_totals(row_of(first), row_of(op))
         if not changed:
