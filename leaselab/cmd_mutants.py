@@ -1,4 +1,5 @@
-"""``leaselab mutants``: flip each policy flag of head and check the search kills every mutant.
+"""``leaselab mutants``: flip each policy flag of head, and swap in each code mutant of the model,
+and check the search kills every mutant under faults.
 
 A mutant is killed when a swarm batch on one of its targets shows a violation head does not
 have (see :mod:`sim.explore.mutants`); a mutant no search can tell from head is listed as
@@ -6,9 +7,14 @@ equivalent with its reason. Prints the mutation score, killed / (total - equival
 survivors. JSON, exactly::
 
     {"score": float, "killed": [{"flag", "invariant", "simulations", "scenario", "faults"}],
-     "equivalent": [{"flag", "reason"}], "survivors": [flag]}
+     "equivalent": [{"flag", "reason"}], "survivors": [flag],
+     "code_score": float, "code_killed": [...as killed...], "code_survivors": [name],
+     "unexercised": [{"invariant", "reason"}]}
 
-Exit 0 when no mutant survives, 1 otherwise, 2 on bad input.
+``score`` is the flag mutants' score, ``code_score`` the code mutants' (sim/explore/code_mutants.py).
+``unexercised`` lists the invariants nothing violated (no kill, known defect or finding).
+Exit 0 when no mutant survives and every unexercised invariant has a reason, 1 otherwise,
+2 on bad input.
 """
 
 from __future__ import annotations
@@ -22,16 +28,24 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from model.errors import LeaselabError
 from model.policy import FLAG_NAMES
+from sim.explore.code_mutants import CODE_MUTANT_NAMES, CODE_MUTANTS, CodeMutant
 from sim.explore.mutants import MutationReport, run_mutants
 
 
 def _flags(only: list[str] | None) -> tuple[str, ...]:
     if not only:
         return FLAG_NAMES
-    unknown = [name for name in only if name not in FLAG_NAMES]
+    unknown = [name for name in only if name not in FLAG_NAMES and name not in CODE_MUTANT_NAMES]
     if unknown:
-        raise LeaselabError(f"unknown flag '{unknown[0]}'", field="--only", hint="valid: " + ", ".join(FLAG_NAMES))
-    return tuple(dict.fromkeys(only))
+        valid = ", ".join((*FLAG_NAMES, *CODE_MUTANT_NAMES))
+        raise LeaselabError(f"unknown flag or code mutant '{unknown[0]}'", field="--only", hint="valid: " + valid)
+    return tuple(name for name in dict.fromkeys(only) if name in FLAG_NAMES)
+
+
+def _code(only: list[str] | None) -> tuple[CodeMutant, ...]:
+    if not only:
+        return CODE_MUTANTS
+    return tuple(m for m in CODE_MUTANTS if m.name in only)
 
 
 def report_lines(report: MutationReport) -> list[str]:
@@ -49,6 +63,17 @@ def report_lines(report: MutationReport) -> list[str]:
         lines.append(f"  equivalent {flag}: {reason}")
     for flag in report.survivors:
         lines.append(f"  SURVIVED   {flag}")
+    code_judged = len(report.code_killed) + len(report.code_survivors)
+    lines.append(f"code mutation score {report.code_score:.2f}: {len(report.code_killed)} killed of {code_judged}")
+    for kill in report.code_killed:
+        lines.append(
+            f"  killed     {kill.flag}: {kill.invariant} after {kill.simulations} simulations "
+            f"on {kill.target.describe()}"
+        )
+    for name in report.code_survivors:
+        lines.append(f"  SURVIVED   {name}")
+    for invariant, reason in report.unexercised:
+        lines.append(f"  unexercised {invariant}: {reason or 'NO MUTANT AND NO REASON'}")
     return lines
 
 
@@ -57,10 +82,12 @@ def mutants(
     budget_s: Annotated[float, typer.Option("--budget-s", min=0.1, help="Wall-clock budget per mutant.")] = 60.0,
     simulations: Annotated[int, typer.Option("--simulations", min=1, help="Simulations per target.")] = 300,
     seed: Annotated[int, typer.Option("--seed", min=0, help="The swarm's seed.")] = 0,
-    only: Annotated[list[str] | None, typer.Option("--only", help="Mutate only this flag (repeatable).")] = None,
+    only: Annotated[
+        list[str] | None, typer.Option("--only", help="Mutate only this flag or code mutant (repeatable).")
+    ] = None,
 ) -> None:
     """Flip each flag of head, one at a time; every mutant must be killed or listed as equivalent."""
-    flags = _flags(only)
+    flags, code = _flags(only), _code(only)
     if sys.stderr.isatty() and not json_out:
         with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), transient=True) as bar:
             task = bar.add_task("mutants", total=None)
@@ -68,15 +95,16 @@ def mutants(
             def show(flag: str, what: str) -> None:
                 bar.update(task, description=f"{flag}: {what}")
 
-            report = run_mutants(simulations, seed, budget_s=budget_s, flags=flags, progress=show)
+            report = run_mutants(simulations, seed, budget_s=budget_s, flags=flags, progress=show, code=code)
     else:
-        report = run_mutants(simulations, seed, budget_s=budget_s, flags=flags)
+        report = run_mutants(simulations, seed, budget_s=budget_s, flags=flags, code=code)
     if json_out:
         typer.echo(json.dumps(report.document(), indent=2))
     else:
         for line in report_lines(report):
             typer.echo(line)
-    raise typer.Exit(1 if report.survivors else 0)
+    failed = report.survivors or report.code_survivors or (not only and report.unexplained_unexercised)
+    raise typer.Exit(1 if failed else 0)
 
 
 def register(app: typer.Typer) -> None:

@@ -17,7 +17,7 @@ def result_document(result: SimulationResult, *, policy_name: str, flags: Mappin
         "seed": result.seed,
         "digest": result.digest,
         "verdicts": {
-            name: {"valid": v.valid.json, "witness": list(v.witness), "explanation": v.explanation}
+            name: {"valid": v.valid.json, "witness": list(v.witness), "explanation": v.explanation, "judged": v.judged}
             for name, v in result.verdicts.items()
         },
         "coverage": dict(result.coverage),

@@ -38,6 +38,16 @@ becomes an ``invoke`` record when issued and a completion when answered:
 ``crash`` / ``restart``  process ``nemesis``, type info: {process, identity}.
 ``phase``    process ``nemesis``, type info: {phase} ('chaos' at 0, 'quiet' when healed).
 ``final``    process ``world``, type ok, one per run at the end: {row}.
+``plan``     process ``world``, type ok, one per run when its client starts: the workload's
+             ground truth {kind, stops} where ``stops`` lists the rounds the scenario's script
+             ends through the pipeline (budget, guardrail, context) rather than normally.
+
+Ground truth the world adds beside the runtime's account (never derived from the runtime's
+registry, resolver or classifier): ``true_effect`` is the scenario's definition of the tool
+code the process loaded; ``true_class`` is the class of the failure the fault plan injected;
+store records carry ``actor`` (the kind of process that issued the statement); reads that
+return rows carry the rows' physical fences (``fence`` for FindRun, ``fences`` for
+SelectStale); landings carry the ``process`` and its ``own_identity``.
 """
 
 from __future__ import annotations
@@ -93,6 +103,7 @@ CRASH = "crash"
 RESTART = "restart"
 PHASE = "phase"
 FINAL = "final"
+PLAN = "plan"
 
 NEMESIS = "nemesis"
 WORLD = "world"

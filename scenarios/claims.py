@@ -358,6 +358,47 @@ CLAIMS: tuple[Claim, ...] = (
 )
 
 
+MIN_JUDGED: dict[str, int] = {
+    "adr092-terminal-is-terminal": 145,  # measured 435
+    "adr101-cancelled-never-resurrected": 38,  # measured 114
+    "adr101-resume-at-max-plus-one": 278,  # measured 836
+    "adr102-duplicate-wakeups-harmless-sequences": 1720,  # measured 5160
+    "adr102-duplicate-wakeups-harmless-writes": 154,  # measured 463
+    "adr102-duplicate-wakeups-harmless-settles": 160,  # measured 480
+    "adr102-no-orphan-after-dispatch-failure": 160,  # measured 480
+    "adr102-no-orphan-after-dispatch-failure-store": 20,  # measured 60
+    "adr104-dead-letter-settles-failed": 160,  # measured 480
+    "adr104-zombie-cannot-collide": 1687,  # measured 5062
+    "adr104-lease-lost-stops-without-settling": 144,  # measured 434
+    "adr104-live-worker-wins": 6,  # measured 18
+    "adr104-shared-requeue-budget": 76,  # measured 228
+    "adr095-retryable-failures-retried": 9,  # measured 28
+    "adr081-read-only-audit-fail-soft": 35,  # measured 105
+    "adr111-no-success-over-unrecorded-write": 160,  # measured 480
+    "adr111-failed-write-audit-fails-run": 247,  # measured 741
+    "adr111-failed-write-audit-never-retried": 4,  # measured 12
+    "adr111-no-success-over-unrecorded-write-store": 19,  # measured 59
+    "adr111-failed-write-audit-never-retried-store": 19,  # measured 59
+    "adr111-failed-write-audit-fails-run-cancel": 19,  # measured 57
+    "adr111-read-only-audit-fail-soft": 25,  # measured 76
+    "adr112-reaped-mid-write-dead-lettered": 20,  # measured 60
+    "adr112-crashed-mid-write-dead-lettered": 20,  # measured 60
+    "adr112-at-most-once": 130,  # measured 392
+    "adr122-requeued-attempt-unfenced": 216,  # measured 648
+    "adr132-unrecorded-approval-executes-nothing": 36,  # measured 109
+    "adr141-writes-fenced-under-lease": 219,  # measured 658
+    "adr141-writes-fenced-under-lease-with-cancel": 63,  # measured 189
+    "adr141-abandoned-segments-reaped": 58,  # measured 175
+    "adr141-abandoned-segments-not-rerun": 27,  # measured 83
+}
+"""No vacuous evidence: per claim, the cases its invariant must judge (summed over the swarm batch
+the property suite runs, 60 simulations, 6 on a slow scenario, at its first preset and at head).
+N is a third of what that batch judged when it was set (the comment), so a change that stops a
+claim's premise from arising (a scenario that no longer writes, a family that no longer strikes)
+fails the claim instead of letting it hold over nothing. A case is the premise the invariant
+judges: a landed write, a failed write audit, a run that reached a terminal row, a settle, ..."""
+
+
 def claim(claim_id: str) -> Claim:
     for entry in CLAIMS:
         if entry.id == claim_id:
@@ -371,4 +412,4 @@ def claims_for(preset: str) -> tuple[Claim, ...]:
     return tuple(c for c in CLAIMS if key in c.presets)
 
 
-__all__ = ["ALL_PRESETS", "CLAIMS", "PRESET_ORDER", "Claim", "claim", "claims_for", "since"]
+__all__ = ["ALL_PRESETS", "CLAIMS", "MIN_JUDGED", "PRESET_ORDER", "Claim", "claim", "claims_for", "since"]

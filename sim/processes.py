@@ -81,6 +81,8 @@ def worker(world: World, slot: int) -> SimGen:
 def creator(world: World, planned: PlannedRun, host: int) -> SimGen:
     """The client that enqueues a run or runs it interactively, once."""
     yield world.env.timeout(planned.arrival_s)
+    stops = [i + 1 for i, turn in enumerate(planned.request.script) if turn.outcome.value != "normal"]
+    world.recorder.add(H.WORLD, H.PLAN, planned.uuid, OK, {"kind": planned.kind, "stops": stops})
     gen: Generator[Request, Any, Any]
     if planned.kind == "interactive":
         proc = world.new_proc("interactive", f"client-{planned.uuid}", host)

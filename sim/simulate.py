@@ -61,6 +61,11 @@ class SimulationResult:
     def ok(self) -> bool:
         return not self.violations
 
+    @property
+    def judged(self) -> dict[str, int]:
+        """Cases each invariant judged (a sweep writes them as ``judged.<invariant>`` columns)."""
+        return {name: v.judged for name, v in self.verdicts.items()}
+
 
 @contextmanager
 def gc_paused() -> Iterator[None]:

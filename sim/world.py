@@ -58,7 +58,7 @@ from model.requests import (
 from model.segment import Context
 from model.transitions import Cancel
 from model.vocab import NON_TERMINAL, RunStatus
-from scenarios.schema import Scenario
+from scenarios.schema import Scenario, ToolModel
 from sim.faults import Fault, FaultPlan
 from sim.kernel import Kernel, TieControl
 from sim.recorder import FAIL, INFO, INVOKE, OK, Recorder
@@ -83,6 +83,8 @@ class Proc:
     skew_s: float = 0.0
     registry: Registry | None = None
     own_identity: str = ""
+    tools: dict[str, ToolModel] | None = None
+    """Ground truth: the tool code this process loaded at hydration (the world's deployed set)."""
 
     def __post_init__(self) -> None:
         self.own_identity = self.own_identity or self.identity
@@ -110,6 +112,30 @@ _PROVIDER_FAILURES: dict[str, Callable[[], RuntimeThrowable]] = {
         [ProviderResponseError(502), ProviderResponseError(503)]
     ),
 }
+
+
+# Ground truth: the ADR-095 class of each injected provider failure, straight from the fault
+# plan's kind (spec 4), never from the runtime's classifier: a wrong classify() must show.
+TRUE_CLASS: dict[str, str] = {
+    "connection": "connection",
+    "rateLimit": "rateLimit",
+    "serverError": "serverError",
+    "circuitOpen": "circuitOpen",
+    "auth": "auth",
+    "configuration": "configuration",
+    "clientError": "clientError",
+    "unknown": "unknown",
+    "fallbackServerError": "serverError",  # a chain whose last attempt answered 503
+    "hang_then_error": "clientError",  # the slow family's hang ends in a 400
+}
+
+
+def physical_effect(tool: ToolModel | None) -> str:
+    """What a tool really does, from its definition in the scenario: an undeclared tool is
+    read-only (spec 6); a name no loaded tool has is 'unknown' (nothing can run)."""
+    if tool is None:
+        return "unknown"
+    return "read_only" if tool.effect == "undeclared" else tool.effect
 
 
 @dataclass
@@ -148,6 +174,8 @@ class World:
         self.waiting_signal = self.env.event()
         self.world_cfg = self.scenario.world
         self.tools_by_name = {t.name: t for t in self.scenario.tools}
+        self.deployed: dict[str, ToolModel] = dict(self.tools_by_name)
+        """Ground truth: the tools physically deployed now (deploys rename or remove entries)."""
         self._provider = self.scenario.provider
         self._outages = self.scenario.faults.audit.outages
         self._chaos_s = self.world_cfg.chaos_s
@@ -178,6 +206,7 @@ class World:
     def context(self, proc: Proc, *, observer: bool = False) -> Context:
         """A runtime context for one entry-point call; the registry is hydrated now."""
         proc.registry = self.registry
+        proc.tools = self.deployed
         return Context(
             self.policy,
             self.registry,
@@ -275,9 +304,12 @@ class World:
             return None, StoreError("read failed")
         db = self.db
         result: Any
+        extra: dict[str, Any] = {}
         if rtype is FindRun:
             value: Any = db.rows.get(request.uuid)
             result = value.status._value_ if value is not None else None
+            if value is not None:
+                extra = {"fence": value.pending_effect}
         elif rtype is MaxSequence:
             value = result = db.max_sequence(request.uuid)
         elif rtype is CountEvents:
@@ -285,7 +317,8 @@ class World:
         else:
             value = db.select_stale(request.now, request.limit)
             result = [r.uuid for r in value]
-        self.recorder.add(proc.name, H.READ, uuid, OK, {"what": what, "site": site, "result": result})
+            extra = {"fences": [r.pending_effect for r in value]}
+        self.recorder.add(proc.name, H.READ, uuid, OK, {"what": what, "site": site, "result": result, **extra})
         return value, None
 
     def _write(self, proc: Proc, request: Any, fault: Fault | None) -> SimGen:
@@ -297,7 +330,7 @@ class World:
             )
         else:
             uuid, name = request.uuid, request.transition.name
-        base = {"transition": name, "site": request.site, "identity": proc.identity}
+        base = {"transition": name, "site": request.site, "identity": proc.identity, "actor": proc.kind}
         rec.add(proc.name, H.STORE, uuid, INVOKE, base)
         delay = self.world_cfg.store_latency_s if fault is None else self._store_delay(proc, uuid, fault)
         if delay:
@@ -332,9 +365,10 @@ class World:
             self.terminal.discard(uuid)
 
     def true_effect(self, proc: Proc, tool: str) -> str:
-        registry = proc.registry or self.registry
-        spec = registry.get(tool)
-        return spec.declared_effect.value if spec is not None else "unknown"
+        """The real effect of ``tool`` in ``proc``: the scenario's definition of the code the
+        process loaded, independent of the runtime's registry and resolver."""
+        tools = proc.tools if proc.tools is not None else self.deployed
+        return physical_effect(tools.get(tool))
 
     def _is_remote(self, proc: Proc, tool: str) -> bool:
         spec = (proc.registry or self.registry).get(tool)
@@ -391,13 +425,13 @@ class World:
         if failure is not None:
             error = failure
             failure_class = classify(error, fallback_chain_is_unknown=self.policy.kb13_fallback_chain_unknown)
-            true_class = classify(error)
+            true_class = TRUE_CLASS[fault.kind]  # type: ignore[union-attr]  # failure implies a fault
             rec.add(
                 proc.name,
                 H.PROVIDER,
                 request.uuid,
                 FAIL,
-                {"error": error.error_class, "failure_class": failure_class.value, "true_class": true_class.value},
+                {"error": error.error_class, "failure_class": failure_class.value, "true_class": true_class},
             )
             return None, error
         tokens = self._provider.tokens
@@ -428,7 +462,9 @@ class World:
             result = self.results[key]
             rec.add(proc.name, H.TOOL, uuid, OK, {"execution": result.execution, "landed": False, "replayed": True})
             return result, None
-        model = self.tools_by_name.get(call.name)
+        model = (proc.tools if proc.tools is not None else self.deployed).get(call.name) or self.tools_by_name.get(
+            call.name
+        )
         duration = self._duration(model.latency_s if model is not None else (0.0, 0.0), fault)
         if fault is not None and fault.family == "slow":
             rec.fault("slow", fault.kind, proc.name, uuid, {"duration_s": duration})
@@ -449,6 +485,8 @@ class World:
                     "effect": true_effect,
                     "execution": execution,
                     "identity": proc.identity,
+                    "process": proc.name,
+                    "own_identity": proc.own_identity,
                 },
             )
             result = ToolResult(execution=execution)
@@ -516,7 +554,7 @@ class World:
         if row is None:
             return
         rec = self.recorder
-        base = {"transition": "T8 cancel", "site": "cancel", "identity": "user"}
+        base = {"transition": "T8 cancel", "site": "cancel", "identity": "user", "actor": "user"}
         rec.add("user", H.STORE, uuid, INVOKE, base)
         result, after = self.db.update(uuid, Cancel(int(self.env.now)))
         row_value = H.row_value(after) if result.matched and after is not None else None
@@ -547,8 +585,17 @@ class World:
                 self.tools_by_name[renamed.name] = model
         else:
             tools.remove(victim)
+        self._redeploy(victim.name, f"{victim.name}_v2" if fault.kind == "rename" else "")
         self.registry = Registry(tuple(tools))
         self.recorder.fault("deploy", fault.kind, H.WORLD, "", {"tool": victim.name})
+
+    def _redeploy(self, name: str, new_name: str) -> None:
+        """Ground truth of a deploy: a new table (processes keep the code they loaded)."""
+        deployed = dict(self.deployed)
+        model = deployed.pop(name, None)
+        if model is not None and new_name:
+            deployed[new_name] = model.model_copy(update={"name": new_name})
+        self.deployed = deployed
 
     def _steal_identity(self, proc: Proc, fault: Fault) -> None:
         others = [p for p in self.procs_alive.values() if p.kind == proc.kind and p.name != proc.name]

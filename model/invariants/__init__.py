@@ -15,13 +15,11 @@ from model.invariants.catalog import INVARIANTS, check_all
 from model.invariants.coverage import COVERAGE, Coverage, coverage
 from model.invariants.index import Index
 from model.invariants.judgement import Finding, Invariant
-from model.invariants.lifecycle import UNGUARDED_SETTLE_SITES
 from model.invariants.verdict import Kind, Validity, Verdict, compose
 
 __all__ = [
     "COVERAGE",
     "INVARIANTS",
-    "UNGUARDED_SETTLE_SITES",
     "Coverage",
     "Finding",
     "Index",

@@ -19,8 +19,6 @@ from model.invariants.segments import Span, within_segments
 _TOOL_KIND = "tool"
 _APPROVAL_KIND = "approval"
 _APPROVE_ENTRY = "approve"
-_UNKNOWN = "unknown"
-_STRICTEST = "non_idempotent_write"
 _AUDITABLE_FAILURES = WRITE_EFFECTS | {"unknown"}
 
 
@@ -78,8 +76,9 @@ def no_success_over_unrecorded_write(ix: Index) -> Finding:
     tally = Tally()
     for op in merged(ix.of_type(EVENT, OpType.FAIL), ix.rows):
         if op.op == EVENT:
-            if _is_failed_write_audit(op, ix.landed):
-                tainted.setdefault(op.run, op)
+            if _is_failed_write_audit(op, ix.landed) and op.run not in tainted:
+                tainted[op.run] = op
+                tally.hold()  # a case: a run with a landed write whose audit failed
             continue
         if row_of(op).get("status") != "completed":
             continue
@@ -93,32 +92,6 @@ def no_success_over_unrecorded_write(ix: Index) -> Finding:
             f"{failed_audit.get('execution')} failed at {failed_audit.index}",
         )
     return tally.finding("completed rows")
-
-
-def read_only_audit_fail_soft(ix: Index) -> Finding:
-    """A run failed for an audit failure only when its latest failed audit was a write's."""
-    last_failure: dict[str, Op] = {}
-    tally = Tally()
-    for op in merged(ix.of_type(EVENT, OpType.FAIL), ix.rows):
-        if op.op == EVENT:
-            last_failure[op.run] = op
-            continue
-        row = row_of(op)
-        if row.get("status") != "failed" or row.get("error_class") != AUDIT_FAILED:
-            continue
-        failure = last_failure.get(op.run)
-        if failure is None:
-            tally.unknown((op.index,), f"run {op.run!r} failed for an audit failure but no event of it failed")
-        elif failure.get("true_effect") in _AUDITABLE_FAILURES:
-            tally.hold()
-        else:
-            effect = failure.get("true_effect") or "a non-tool step"
-            tally.violate(
-                (failure.index, op.index),
-                f"run {op.run!r} settled failed ({AUDIT_FAILED}) at {op.index} although the failed "
-                f"audit at {failure.index} was of {effect!r}",
-            )
-    return tally.finding("audit-failure settles")
 
 
 def unique_event_sequence(ix: Index) -> Finding:
@@ -197,34 +170,10 @@ def builtin_write_approved(ix: Index) -> Finding:
     return tally.finding("builtin writes")
 
 
-def unknown_name_is_strictest(ix: Index) -> Finding:
-    """A tool step for a name the executing code does not know is audited as the strictest effect.
-
-    ADR-111: resolution by name fails closed, an unknown name (a stale or removed tool) resolves
-    to non_idempotent_write, the class that is audit-critical and never auto-retried. The audit
-    insert records the effect the runtime resolved; the world records that the name is unknown.
-    """
-    tally = Tally()
-    for op in ix.of_type(EVENT, OpType.INVOKE):
-        if op.get("kind") != "tool" or op.get("true_effect") != _UNKNOWN:
-            continue
-        if op.get("effect") == _STRICTEST:
-            tally.hold()
-            continue
-        tally.violate(
-            (op.index,),
-            f"step of unknown tool {op.get('tool')!r} of run {op.run!r} at {op.index} resolved to "
-            f"{op.get('effect')!r}, not {_STRICTEST}",
-        )
-    return tally.finding("steps of unknown tools")
-
-
 __all__ = [
     "approved_write_turn_recorded",
     "builtin_write_approved",
     "every_write_accounted",
     "no_success_over_unrecorded_write",
-    "read_only_audit_fail_soft",
     "unique_event_sequence",
-    "unknown_name_is_strictest",
 ]

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from model.history import Op
-from model.invariants import audit, fencing, lifecycle, writes
+from model.invariants import audit, fencing, ground, lifecycle, writes
 from model.invariants.index import Index, as_index
 from model.invariants.judgement import Invariant
 from model.invariants.verdict import Kind, Verdict
@@ -58,7 +58,7 @@ INVARIANTS: tuple[Invariant, ...] = (
         "settles_by_owner",
         _ALWAYS,
         "a running row is settled only by the segment that holds it, or by a path the spec marks unguarded",
-        lifecycle.settles_by_owner,
+        ground.settles_by_owner,
     ),
     Invariant(
         "unique_event_sequence",
@@ -82,13 +82,13 @@ INVARIANTS: tuple[Invariant, ...] = (
         "fence_matches_inflight_write",
         _ALWAYS,
         "a decider that reads a write fence sees a write stamped in the current attempt (ADR-122)",
-        fencing.fence_matches_inflight_write,
+        ground.fence_matches_inflight_write,
     ),
     Invariant(
         "read_only_audit_fail_soft",
         _ALWAYS,
         "an audit failure of a read-only or non-tool step never fails a run (ADR-111)",
-        audit.read_only_audit_fail_soft,
+        ground.read_only_audit_fail_soft,
     ),
     Invariant(
         "every_run_terminates",
@@ -112,7 +112,7 @@ INVARIANTS: tuple[Invariant, ...] = (
         "unknown_name_is_strictest",
         _ALWAYS,
         "a tool step for a name the running code does not know is treated as non_idempotent_write (ADR-111)",
-        audit.unknown_name_is_strictest,
+        ground.unknown_name_is_strictest,
     ),
     Invariant(
         "retryable_failure_retried",

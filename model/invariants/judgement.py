@@ -24,6 +24,7 @@ class Finding:
     valid: Validity
     witness: tuple[int, ...] = ()
     explanation: str = ""
+    judged: int = 0
 
 
 @dataclass(slots=True)
@@ -49,15 +50,20 @@ class Tally:
         if self._unknown is None:
             self._unknown = (tuple(sorted(set(witness))), why)
 
+    @property
+    def judged(self) -> int:
+        return self.held + self.violations + self.unknowns
+
     def finding(self, subject: str) -> Finding:
         """Fold the tally; ``subject`` names what was judged (e.g. 'landings')."""
+        judged = self.judged
         if self._violation is not None:
             witness, why = self._violation
-            return Finding(Validity.INVALID, witness, _counted(why, self.violations, "violations"))
+            return Finding(Validity.INVALID, witness, _counted(why, self.violations, "violations"), judged)
         if self._unknown is not None:
             witness, why = self._unknown
-            return Finding(Validity.UNKNOWN, witness, _counted(why, self.unknowns, "undecided cases"))
-        return Finding(Validity.VALID, (), f"{self.held} {subject} checked, none violates")
+            return Finding(Validity.UNKNOWN, witness, _counted(why, self.unknowns, "undecided cases"), judged)
+        return Finding(Validity.VALID, (), f"{self.held} {subject} checked, none violates", judged)
 
 
 def _counted(why: str, count: int, noun: str) -> str:
@@ -82,7 +88,7 @@ class Invariant:
             finding = self.judge(as_index(history))
         except Exception as exc:  # a checker bug must never lose the history's verdicts
             return self.unknown(exc)
-        return Verdict(self.name, self.kind, finding.valid, finding.witness, finding.explanation)
+        return Verdict(self.name, self.kind, finding.valid, finding.witness, finding.explanation, finding.judged)
 
     def unknown(self, exc: BaseException) -> Verdict:
         why = f"checker raised {type(exc).__name__}: {exc}"

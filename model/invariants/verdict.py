@@ -44,6 +44,9 @@ class Verdict:
     valid: Validity
     witness: tuple[int, ...] = ()
     explanation: str = ""
+    judged: int = 0
+    """How many cases the checker judged (held + violated + undecided): a valid verdict over
+    zero cases is vacuous, and claims assert a minimum of it."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -52,6 +55,7 @@ class Verdict:
             "valid": self.valid.json,
             "witness": list(self.witness),
             "explanation": self.explanation,
+            "judged": self.judged,
         }
 
 

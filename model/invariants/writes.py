@@ -24,8 +24,9 @@ def no_retry_after_failed_write_audit(ix: Index) -> Finding:
     tally = Tally()
     for op in merged(ix.of_type(EVENT, OpType.FAIL), ix.of_type(TOOL, OpType.INVOKE)):
         if op.op == EVENT:
-            if _blocks_retries(op):
-                blocked.setdefault((op.run, op.get("call")), op)
+            if _blocks_retries(op) and (op.run, op.get("call")) not in blocked:
+                blocked[(op.run, op.get("call"))] = op
+                tally.hold()  # a case: a failed non-idempotent write audit (its later invokes are judged too)
             continue
         failed_audit = blocked.get((op.run, op.get("call")))
         if failed_audit is not None:

@@ -12,6 +12,15 @@ families when the flag is a defect flag, plus the scenarios that exercise the me
 switches. A mutant that no search can tell from ``head`` is listed in :data:`EQUIVALENT` with the
 reason instead of being searched. The score is killed / (total - equivalent).
 
+A kill must be a consequence found under faults: the killing simulation's history shows at least
+one injected fault taking effect (random or scripted). A violation in a fault-free simulation only
+proves a flag is wired, so it is not counted.
+
+Beside the flag mutants, :mod:`sim.explore.code_mutants` replaces functions of the model itself (a
+wrong classifier, resolver, recordStep); they are searched the same way and scored separately.
+Finally every invariant is checked for exercise: one that no kill, known defect or registered
+finding violates is listed as unexercised, with the reason in :data:`UNEXERCISED_REASONS`.
+
 Batches draw exactly as :class:`sim.explore.swarm.SwarmExplorer` does (one ``random.Random``:
 a world seed, then a profile, per simulation) but judge each simulation as it comes and stop at
 the first kill, without shrinking every other violation on the way.
@@ -23,15 +32,21 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from model.invariants import Index
+from model.invariants import INVARIANTS, Index
 from model.policy import FLAG_NAMES, HEAD
-from scenarios.findings import explain
+from scenarios.findings import FINDINGS, explain
 from scenarios.known_defects import KNOWN_DEFECTS
 from scenarios.schema import FAMILIES
 from sim.explore.base import Clock, Target
+from sim.explore.code_mutants import CODE_MUTANTS, CodeMutant, applied
 from sim.explore.counterexample import Counterexample
 from sim.explore.swarm import Draw, swarm_batch, swarm_draws
 from sim.simulate import SimulationResult
+
+
+def under_faults(result: SimulationResult) -> bool:
+    """Whether at least one injected fault took effect in ``result`` (a kill needs one)."""
+    return any(result.faults_fired.values())
 
 
 def unexplained(result: SimulationResult) -> list[str]:
@@ -70,11 +85,14 @@ EQUIVALENT: Mapping[str, str] = {
 
 # The scenarios (beyond default) that exercise the mechanism a flag switches.
 _EXERCISED_BY: Mapping[str, tuple[MutantTarget, ...]] = {
-    "typed_effects": (MutantTarget("happy_path", ()),),
+    "typed_effects": (MutantTarget("happy_path", ("slow", "crash")),),
     "fail_closed_write_audit": (MutantTarget("audit_failure_after_write", ()),),
-    "write_fence": (MutantTarget("happy_path", ()),),
+    "write_fence": (MutantTarget("happy_path", ("slow", "crash")),),
     "fence_blocks_retry": (MutantTarget("worker_crash_mid_write", ()), MutantTarget("tool_outlives_lease", ())),
     "kb1_finish_unguarded": (MutantTarget("happy_path", ("cancel",)),),
+    # KB-6 needs no fault to strike; a kill must still show under one (any family that leaves the
+    # same-second boundaries in place).
+    "kb6_renew_trusts_changed_rows": (MutantTarget("same_second_renewals", ("clock_skew",)),),
     # A deploy renames a tool between attempts: the next attempt calls a name the code lost.
     "unknown_tool_is_strictest": (MutantTarget("deploy_between_attempts", ()),),
     # The proposal lets the deciders retry a fenced run; a reaped write still in flight then lands
@@ -114,6 +132,10 @@ class Kill:
     """Simulations of the mutant's search up to and including the killing one."""
     target: MutantTarget
     counterexample: Counterexample
+    violated: tuple[str, ...] = ()
+    """Every invariant the killing simulation violated beyond head's registered behaviour."""
+    kind: str = "flag"
+    """"flag" (a policy flag flipped) or "code" (a function of the model replaced)."""
 
 
 @dataclass
@@ -123,28 +145,47 @@ class MutationReport:
     survivors: list[str] = field(default_factory=list)
     simulations: int = 0
     elapsed_s: float = 0.0
+    code_killed: list[Kill] = field(default_factory=list)
+    code_survivors: list[str] = field(default_factory=list)
+    unexercised: list[tuple[str, str]] = field(default_factory=list)
+    """(invariant, reason) for every invariant nothing violated; reason '' = none given."""
 
     @property
     def score(self) -> float:
+        """The flag mutants' score."""
         judged = len(self.killed) + len(self.survivors)
         return len(self.killed) / judged if judged else 1.0
+
+    @property
+    def code_score(self) -> float:
+        judged = len(self.code_killed) + len(self.code_survivors)
+        return len(self.code_killed) / judged if judged else 1.0
+
+    @property
+    def unexplained_unexercised(self) -> list[str]:
+        return [name for name, reason in self.unexercised if not reason]
 
     def document(self) -> dict[str, object]:
         return {
             "score": round(self.score, 4),
-            "killed": [
-                {
-                    "flag": k.flag,
-                    "invariant": k.invariant,
-                    "simulations": k.simulations,
-                    "scenario": k.target.scenario,
-                    "faults": list(k.target.families),
-                }
-                for k in self.killed
-            ],
+            "killed": [_kill_document(k) for k in self.killed],
             "equivalent": [{"flag": flag, "reason": reason} for flag, reason in self.equivalent],
             "survivors": list(self.survivors),
+            "code_score": round(self.code_score, 4),
+            "code_killed": [_kill_document(k) for k in self.code_killed],
+            "code_survivors": list(self.code_survivors),
+            "unexercised": [{"invariant": name, "reason": reason} for name, reason in self.unexercised],
         }
+
+
+def _kill_document(k: Kill) -> dict[str, object]:
+    return {
+        "flag": k.flag,
+        "invariant": k.invariant,
+        "simulations": k.simulations,
+        "scenario": k.target.scenario,
+        "faults": list(k.target.families),
+    }
 
 
 @dataclass
@@ -189,11 +230,62 @@ def hunt(
         remaining = None if deadline_s is None else max(0.0, deadline_s - clock.elapsed())
         for draw in swarm_batch(search, simulations, seed, remaining):
             spent += 1
+            if not under_faults(draw.result):
+                continue
             new = draw.result.violations if clean else unexplained(draw.result)
             if new:
                 cx = draw.counterexample(search, new[0])
-                return Kill(flag, new[0], spent, target, cx), spent
+                return Kill(flag, new[0], spent, target, cx, tuple(new)), spent
     return None, spent
+
+
+def hunt_code(
+    mutant: CodeMutant,
+    simulations: int,
+    seed: int,
+    baselines: Baselines,
+    deadline_s: float | None = None,
+) -> tuple[Kill | None, int]:
+    """Search a code mutant on its targets; head's baselines are judged before the patch goes in."""
+    targets = tuple(MutantTarget(scenario, families) for scenario, families in mutant.targets)
+    clean = {target: baselines.is_clean(target) for target in targets}
+    clock = Clock()
+    spent = 0
+    with applied(mutant):
+        for target in targets:
+            search = Target(target.scenario, "head", {}, target.families)
+            remaining = None if deadline_s is None else max(0.0, deadline_s - clock.elapsed())
+            for draw in swarm_batch(search, simulations, seed, remaining):
+                spent += 1
+                if not under_faults(draw.result):
+                    continue
+                new = draw.result.violations if clean[target] else unexplained(draw.result)
+                if new:
+                    cx = draw.counterexample(search, new[0])
+                    return Kill(mutant.name, new[0], spent, target, cx, tuple(new), "code"), spent
+    return None, spent
+
+
+UNEXERCISED_REASONS: Mapping[str, str] = {}
+"""Invariants that no flag mutant, code mutant, known defect or registered finding violates, each
+with the reason it is kept (or the mutant that would violate it). Empty while every invariant has one."""
+
+
+def exercised_invariants(report: MutationReport) -> set[str]:
+    """The invariants something violated: a kill of this report, a known defect, a registered finding."""
+    seen: set[str] = set()
+    for kill in (*report.killed, *report.code_killed):
+        seen.update(kill.violated or (kill.invariant,))
+    for entry in KNOWN_DEFECTS:
+        seen.add(entry.invariant)
+    for finding in FINDINGS:
+        seen.update(finding.invariants)
+    return seen
+
+
+def unexercised(report: MutationReport) -> list[tuple[str, str]]:
+    exercised = exercised_invariants(report)
+    return [(inv.name, UNEXERCISED_REASONS.get(inv.name, "")) for inv in INVARIANTS if inv.name not in exercised]
 
 
 def run_mutants(
@@ -203,6 +295,7 @@ def run_mutants(
     budget_s: float | None = None,
     flags: Sequence[str] = FLAG_NAMES,
     progress: Progress | None = None,
+    code: Sequence[CodeMutant] | None = None,
 ) -> MutationReport:
     """Flip each of ``flags`` over ``head``; ``simulations`` per target, ``budget_s`` per mutant."""
     report = MutationReport()
@@ -220,7 +313,17 @@ def run_mutants(
             report.survivors.append(flag)
         else:
             report.killed.append(kill)
+    for mutant in CODE_MUTANTS if code is None else code:
+        if progress is not None:
+            progress(mutant.name, "searching")
+        kill, spent = hunt_code(mutant, simulations, seed, baselines, budget_s)
+        report.simulations += spent
+        if kill is None:
+            report.code_survivors.append(mutant.name)
+        else:
+            report.code_killed.append(kill)
     report.simulations += baselines.spent
+    report.unexercised = unexercised(report)
     report.elapsed_s = clock.elapsed()
     return report
 
@@ -233,17 +336,22 @@ def policy_fields() -> tuple[str, ...]:
 __all__ = [
     "DEFAULT_TARGET",
     "EQUIVALENT",
+    "UNEXERCISED_REASONS",
     "Baselines",
     "Draw",
     "Kill",
     "MutantTarget",
     "MutationReport",
+    "exercised_invariants",
     "hunt",
+    "hunt_code",
     "mutant_flags",
     "mutant_targets",
     "policy_fields",
     "run_mutants",
     "swarm_batch",
     "swarm_draws",
+    "under_faults",
+    "unexercised",
     "unexplained",
 ]

@@ -13,12 +13,14 @@ from leaselab.cli import app
 from model.policy import FLAG_NAMES, HEAD
 from scenarios.known_defects import KNOWN_DEFECTS
 from sim.explore.base import Budget, Target
+from sim.explore.code_mutants import CODE_MUTANTS, CodeMutant, applied, code_mutant
 from sim.explore.mutants import (
     EQUIVALENT,
     Baselines,
     MutantTarget,
     MutationReport,
     hunt,
+    hunt_code,
     mutant_flags,
     mutant_targets,
     policy_fields,
@@ -28,7 +30,16 @@ from sim.explore.mutants import (
 from sim.explore.swarm import SwarmExplorer
 
 runner = CliRunner()
-DOCUMENT_KEYS = ["score", "killed", "equivalent", "survivors"]
+DOCUMENT_KEYS = [
+    "score",
+    "killed",
+    "equivalent",
+    "survivors",
+    "code_score",
+    "code_killed",
+    "code_survivors",
+    "unexercised",
+]
 
 
 def invoke_json(*args: str) -> tuple[int, dict[str, Any]]:
@@ -80,10 +91,10 @@ def test_a_batch_draws_what_the_swarm_explorer_draws() -> None:
 
 
 def test_a_clean_target_kills_on_any_violation() -> None:
-    """KB-6's scenario shows head nothing; the mutant's non-idempotent rerun there is a kill."""
+    """KB-6's scenario shows head nothing under clock skew; the mutant's non-idempotent rerun there is a kill."""
     kill, spent = hunt("kb6_renew_trusts_changed_rows", 10, 0, Baselines(10, 0))
     assert kill is not None and kill.invariant == "non_idempotent_at_most_once"
-    assert kill.target == MutantTarget("same_second_renewals", ())
+    assert kill.target == MutantTarget("same_second_renewals", ("clock_skew",))
     assert spent == kill.simulations
     replay = kill.counterexample.run()
     assert replay.digest == kill.counterexample.digest and kill.invariant in replay.violations
@@ -103,6 +114,65 @@ def test_mutants_json_has_the_documented_shape_and_exits_0_without_survivors() -
     assert (kill["flag"], kill["invariant"]) == ("kb7_worker_settles_unguarded", "settles_by_owner")
     assert isinstance(kill["simulations"], int) and 1 <= kill["simulations"] <= 40 * 2
     assert doc["equivalent"] == [{"flag": "operation_deadline", "reason": EQUIVALENT["operation_deadline"]}]
+    assert doc["code_killed"] == [] and doc["code_survivors"] == [] and doc["code_score"] == 1.0
+
+
+def test_a_kill_needs_a_fault_that_took_effect() -> None:
+    """KB-6 strikes with no fault at all; on its fault-free catalogue target it is not killed."""
+    kill, spent = hunt("kb6_renew_trusts_changed_rows", 10, 0, Baselines(10, 0), deadline_s=None)
+    assert kill is not None and any(kill.counterexample.run().faults_fired.values())
+    assert spent >= 1
+
+
+@pytest.mark.parametrize("mutant", CODE_MUTANTS, ids=lambda m: m.name)
+def test_every_code_mutant_is_killed_under_faults(mutant: CodeMutant) -> None:
+    kill, _ = hunt_code(mutant, 60, 0, Baselines(60, 0))
+    assert kill is not None, mutant.name
+    assert kill.kind == "code"
+    with applied(mutant):
+        replay = kill.counterexample.run()
+    assert replay.digest == kill.counterexample.digest
+    assert kill.invariant in replay.violations and any(replay.faults_fired.values())
+
+
+def test_a_code_mutant_is_undone_after_its_search() -> None:
+    import model.hooks
+    import model.recovery
+
+    before = (model.hooks.record_step, model.hooks.effect_for, model.recovery.classify, model.recovery.MAX_REQUEUES)
+    for mutant in CODE_MUTANTS:
+        with applied(mutant):
+            pass
+    assert before == (
+        model.hooks.record_step,
+        model.hooks.effect_for,
+        model.recovery.classify,
+        model.recovery.MAX_REQUEUES,
+    )
+
+
+def test_the_wrong_classifier_is_caught_from_the_fault_plans_class() -> None:
+    """The runtime's classifier calls a 5xx clientError; the world's true_class (from the fault
+    plan) says serverError, so retryable_failure_retried sees a retryable failure dead-lettered."""
+    kill, _ = hunt_code(code_mutant("classifier_5xx_client_error"), 60, 0, Baselines(60, 0))
+    assert kill is not None and kill.invariant == "retryable_failure_retried"
+
+
+def test_the_throwing_record_step_is_caught_by_the_fail_soft_invariant() -> None:
+    kill, _ = hunt_code(code_mutant("record_step_throws"), 60, 0, Baselines(60, 0))
+    assert kill is not None and kill.invariant == "read_only_audit_fail_soft"
+
+
+def test_only_selects_code_mutants_by_name() -> None:
+    code, doc = invoke_json("--only", "record_step_lies", "--simulations", "30")
+    assert code == 0
+    assert doc["killed"] == [] and [k["flag"] for k in doc["code_killed"]] == ["record_step_lies"]
+
+
+def test_an_unexercised_invariant_without_a_reason_is_reported() -> None:
+    report = MutationReport(unexercised=[("requeue_budget_respected", "")])
+    assert report.unexplained_unexercised == ["requeue_budget_respected"]
+    assert any("NO MUTANT AND NO REASON" in line for line in cmd_mutants.report_lines(report))
 
 
 def test_a_survivor_is_listed_and_exits_1(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -124,7 +194,7 @@ def test_the_text_report_names_each_kill_with_its_target() -> None:
 def test_an_unknown_flag_is_a_one_line_usage_error() -> None:
     result = runner.invoke(app, ["mutants", "--only", "no_such_flag"])
     assert result.exit_code == 2
-    assert "unknown flag 'no_such_flag'" in result.stderr
+    assert "unknown flag or code mutant 'no_such_flag'" in result.stderr
     assert "Traceback" not in result.stderr
 
 
@@ -135,7 +205,9 @@ def test_an_unknown_flag_is_a_one_line_usage_error() -> None:
 def test_every_mutant_of_head_is_killed_or_equivalent() -> None:
     report = run_mutants(simulations=400, seed=0)
     assert report.survivors == [], report.document()
-    assert report.score == 1.0
+    assert report.code_survivors == [], report.document()
+    assert report.score == 1.0 and report.code_score == 1.0
+    assert report.unexplained_unexercised == []
     assert {flag for flag, _ in report.equivalent} == set(EQUIVALENT)
 
 

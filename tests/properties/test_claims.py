@@ -25,7 +25,7 @@ from hypothesis import settings
 
 from model.invariants import INVARIANTS, Index
 from model.policy import PRESETS
-from scenarios.claims import CLAIMS, PRESET_ORDER, Claim
+from scenarios.claims import CLAIMS, MIN_JUDGED, PRESET_ORDER, Claim
 from scenarios.findings import FINDINGS, NON_GUARANTEES, Finding, NonGuarantee, explain
 from scenarios.loader import library_names
 from scenarios.schema import FAMILIES
@@ -91,9 +91,15 @@ def check_swarm(claim: Claim, preset: str, simulations: int) -> set[str]:
     """Run a swarm batch; every violation must be registered. The ids of the findings met."""
     search = target(claim, preset)
     met: set[str] = set()
+    judged = 0
     for draw in swarm_batch(search, simulations, SEED):
+        judged += draw.result.verdicts[claim.invariant].judged
         if claim.invariant in draw.result.violations:
             met.add(judge(claim, preset, draw.result, draw.counterexample(search, claim.invariant)))
+    assert judged >= MIN_JUDGED[claim.id], (
+        f"claim {claim.id} under {preset}: {claim.invariant} judged only {judged} cases in {simulations} "
+        f"simulations (at least {MIN_JUDGED[claim.id]} required): the claim would hold over nothing"
+    )
     return met
 
 
@@ -155,6 +161,11 @@ def test_a_claim_tolerates_only_recorded_non_guarantees_of_its_invariant(claim: 
     recorded = {ng.id: ng for ng in NON_GUARANTEES}
     for ng_id in claim.tolerates:
         assert claim.invariant in recorded[ng_id].invariants
+
+
+def test_every_claim_states_how_many_cases_it_needs() -> None:
+    assert set(MIN_JUDGED) == {c.id for c in CLAIMS}
+    assert all(n >= 1 for n in MIN_JUDGED.values())
 
 
 def test_every_finding_explains_claims_that_exist() -> None:

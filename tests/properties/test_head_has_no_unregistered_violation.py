@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import pytest
 
-from model.invariants import Index
+from model.invariants import INVARIANTS, Index
 from scenarios.findings import NON_GUARANTEES, explain
 from scenarios.loader import library_names
 from scenarios.schema import FAMILIES
@@ -50,6 +50,22 @@ def sweep(scenario: str, simulations: int, seed: int) -> dict[str, int]:
                 )
             met[explained.id] = met.get(explained.id, 0) + 1
     return met
+
+
+HEAD_SWEEP_MIN_JUDGED = 5
+"""Every invariant must judge at least this many cases over one small sweep of the whole library
+(20 simulations per scenario, 2 on a slow one, every family): the head sweep's verdicts are not vacuous."""
+
+
+def test_the_head_sweep_judges_every_invariant() -> None:
+    judged: dict[str, int] = {inv.name: 0 for inv in INVARIANTS}
+    for scenario in library_names():
+        search = Target(scenario, "head", {}, tuple(FAMILIES))
+        for draw in swarm_batch(search, 2 if scenario in SLOW_SCENARIOS else 20, SEED):
+            for name, count in draw.result.judged.items():
+                judged[name] += count
+    thin = {name: count for name, count in judged.items() if count < HEAD_SWEEP_MIN_JUDGED}
+    assert not thin, f"invariants the head sweep barely judges: {thin}"
 
 
 def test_the_accepted_non_guarantees_are_the_registered_ones() -> None:

@@ -103,13 +103,19 @@ class History:
         matched: bool = True,
         process: str | None = None,
         time_s: float | None = None,
+        actor: str | None = None,
         **changes: Any,
     ) -> int:
-        """A store ok; when matched its row is the run's current row with ``changes`` applied."""
+        """A store ok; when matched its row is the run's current row with ``changes`` applied.
+        ``actor`` (the kind of process that issued it, as the world records it) is added when given."""
         row = None
         if matched:
             row = {**self.rows.get(run, base_row()), **changes}
             self.rows[run] = row
+        if actor is not None:
+            changes_actor: dict[str, Any] = {"actor": actor}
+        else:
+            changes_actor = {}
         return self.add(
             STORE,
             OK,
@@ -122,6 +128,7 @@ class History:
             matched=matched,
             changed=matched,
             row=row,
+            **changes_actor,
         )
 
     def start(self, *, run: str = RUN, identity: str = WORKER) -> int:
@@ -287,9 +294,38 @@ class History:
             decision=decision,
         )
 
-    def select_stale(self, *runs: str, process: str = "reaper") -> int:
-        """The reaper's SelectStale read: the runs it will decide on, as they stand now."""
-        return self.add(READ, OK, run="", process=process, what="SelectStale", site="reaper.select", result=list(runs))
+    def select_stale(self, *runs: str, process: str = "reaper", fences: list[str] | None = None) -> int:
+        """The reaper's SelectStale read: the runs it will decide on, with the fences the store returned
+        (each run's current fence unless ``fences`` says otherwise)."""
+        physical = fences if fences is not None else [self.rows.get(r, base_row())["pending_effect"] for r in runs]
+        return self.add(
+            READ,
+            OK,
+            run="",
+            process=process,
+            what="SelectStale",
+            site="reaper.select",
+            result=list(runs),
+            fences=physical,
+        )
+
+    def find(self, *, run: str = RUN, process: str = WORKER, site: str = "recovery.reread") -> int:
+        """A FindRun read returning the run's current row: its status and its physical fence."""
+        row = self.rows.get(run, base_row())
+        return self.add(
+            READ,
+            OK,
+            run=run,
+            process=process,
+            what="FindRun",
+            site=site,
+            result=row["status"],
+            fence=row["pending_effect"],
+        )
+
+    def renew(self, *, run: str = RUN, identity: str = WORKER) -> int:
+        """T4: a plain heartbeat (what a read-only step's boundary does)."""
+        return self.store("T4 renewLease", run=run, identity=identity)
 
     def provider(self, *, run: str = RUN, process: str = WORKER, round_no: int = 1) -> int:
         return self.add(PROVIDER, INVOKE, run=run, process=process, round=round_no, synthesis=False)

@@ -3,7 +3,7 @@ read_only_audit_fail_soft, unique_event_sequence."""
 
 from __future__ import annotations
 
-from invariant_histories import FAIL, OTHER, WORKER, History, judge
+from invariant_histories import FAIL, OK, OTHER, WORKER, History, judge
 
 from model.invariants import Validity
 
@@ -138,58 +138,91 @@ def test_completion_before_the_failed_audit_is_not_judged() -> None:
     assert judge("no_success_over_unrecorded_write", b).valid is Validity.VALID
 
 
-# -- read_only_audit_fail_soft -----------------------------------------------------------
+# -- read_only_audit_fail_soft (judged on the segment's next statement) -----------------
 
 
-def test_audit_failure_of_a_read_only_step_failing_the_run_is_a_violation() -> None:
+def _queued(b: History) -> None:
+    b.enqueue()
+    b.segment("run_queued")
+    b.claim()
+
+
+def test_a_read_only_steps_failed_audit_followed_by_a_failing_settle_is_a_violation() -> None:
+    """The throwing recordStep: the store error escapes, recovery dead-letters the run."""
     b = History()
-    b.start()
+    _queued(b)
     event = b.event(FAIL, call="c1", execution=2, true_effect="read_only")
-    settle = b.settle("failed", error_class=AUDIT)
+    settle = b.settle("failed", termination_reason="not_retryable", error_class="DBALException")
     verdict = judge("read_only_audit_fail_soft", b)
     assert verdict.valid is Validity.INVALID
     assert verdict.witness == (event, settle)
 
 
-def test_audit_failure_of_a_non_tool_step_failing_the_run_is_a_violation() -> None:
+def test_a_non_tool_steps_failed_audit_followed_by_a_requeue_is_a_violation() -> None:
     b = History()
-    b.start()
+    _queued(b)
     event = b.event(FAIL, kind="llm", true_effect="")
-    settle = b.settle("failed", error_class=AUDIT)
-    assert judge("read_only_audit_fail_soft", b).witness == (event, settle)
+    requeue = b.store("T11 requeue", status="queued", claimed_by="", requeue_count=1)
+    assert judge("read_only_audit_fail_soft", b).witness == (event, requeue)
 
 
-def test_audit_failure_of_a_write_may_fail_the_run() -> None:
+def test_the_error_class_is_not_what_is_judged() -> None:
+    """Any error class: what matters is that nothing but the failed audit came between."""
     b = History()
-    _landed_unaudited(b)
-    b.settle("failed", error_class=AUDIT)
-    assert judge("read_only_audit_fail_soft", b).valid is Validity.VALID
+    _queued(b)
+    b.event(FAIL, kind="request", true_effect="")
+    b.settle("failed", error_class="SomethingElse")
+    assert judge("read_only_audit_fail_soft", b).valid is Validity.INVALID
 
 
-def test_audit_failure_of_an_unknown_tool_name_may_fail_the_run() -> None:
+def test_a_run_that_carries_on_after_the_failed_audit_is_valid() -> None:
     b = History()
-    b.start()
-    b.event(FAIL, call="c1", true_effect="unknown")
-    b.settle("failed", error_class=AUDIT)
-    assert judge("read_only_audit_fail_soft", b).valid is Validity.VALID
-
-
-def test_only_the_latest_failed_audit_decides() -> None:
-    b = History()
-    b.start()
-    b.event(FAIL, call="c1", execution=1, true_effect=NON_IDEM)
-    late = b.event(FAIL, call="c2", execution=2, true_effect="read_only")
-    settle = b.settle("failed", error_class=AUDIT)
-    assert judge("read_only_audit_fail_soft", b).witness == (late, settle)
-
-
-def test_audit_failure_settle_without_any_failed_event_is_unknown() -> None:
-    b = History()
-    b.start()
-    settle = b.settle("failed", error_class=AUDIT)
+    _queued(b)
+    b.event(FAIL, kind="request", true_effect="")
+    b.provider()
+    b.settle("failed", error_class="ProviderException")
     verdict = judge("read_only_audit_fail_soft", b)
-    assert verdict.valid is Validity.UNKNOWN
-    assert verdict.witness == (settle,)
+    assert verdict.valid is Validity.VALID
+    assert verdict.explanation.startswith("1 failed")
+
+
+def test_a_completed_settle_after_the_failed_audit_is_valid() -> None:
+    b = History()
+    _queued(b)
+    b.event(FAIL, kind="llm", true_effect="")
+    b.settle("completed")
+    assert judge("read_only_audit_fail_soft", b).valid is Validity.VALID
+
+
+def test_audit_failure_of_a_write_or_an_unknown_name_may_fail_the_run() -> None:
+    b = History()
+    _queued(b)
+    b.event(FAIL, call="c1", true_effect=NON_IDEM)
+    b.settle("failed", error_class=AUDIT)
+    b.event(FAIL, call="c2", true_effect="unknown")
+    b.settle("failed", error_class=AUDIT)
+    verdict = judge("read_only_audit_fail_soft", b)
+    assert verdict.valid is Validity.VALID
+    assert verdict.explanation.startswith("0 failed")
+
+
+def test_a_round_the_workload_scripts_to_stop_is_not_judged() -> None:
+    """A guardrail or budget stop after the request step is the script's outcome, not the audit's."""
+    b = History()
+    b.add("plan", OK, process="world", kind="queued", stops=[1])
+    _queued(b)
+    b.event(FAIL, kind="request", true_effect="")
+    b.settle("failed", termination_reason="policy_denied")
+    assert judge("read_only_audit_fail_soft", b).valid is Validity.VALID
+
+
+def test_a_failed_approval_event_is_not_judged() -> None:
+    """ADR-132: an approval of a write turn that cannot be recorded changes the run's course."""
+    b = History()
+    _queued(b)
+    b.event(FAIL, kind="approval", true_effect="")
+    b.settle("failed")
+    assert judge("read_only_audit_fail_soft", b).valid is Validity.VALID
 
 
 # -- unique_event_sequence ---------------------------------------------------------------

@@ -144,14 +144,28 @@ def test_validity_serialises_as_true_false_or_unknown() -> None:
 
 
 def test_verdict_serialises_to_json() -> None:
-    verdict = Verdict("n", Kind.EVENTUALLY, Validity.UNKNOWN, (3, 5), "why")
+    verdict = Verdict("n", Kind.EVENTUALLY, Validity.UNKNOWN, (3, 5), "why", 4)
     assert json.loads(json.dumps(verdict.to_json())) == {
         "name": "n",
         "kind": "eventually",
         "valid": "unknown",
         "witness": [3, 5],
         "explanation": "why",
+        "judged": 4,
     }
+
+
+def test_a_verdict_counts_every_case_its_checker_judged() -> None:
+    """held + violated + undecided: a valid verdict over zero cases is vacuous, and says so."""
+    from invariant_histories import History, judge
+
+    b = History()
+    b.start()
+    b.write("c1", "non_idempotent_write")
+    b.write("c2", "idempotent_write", execution=2, seq=1)
+    assert judge("writes_fenced_under_lease", b).judged == 2
+    assert judge("non_idempotent_at_most_once", b).judged == 1
+    assert judge("unique_event_sequence", History()).judged == 0
 
 
 def test_verdict_is_frozen() -> None:

@@ -83,162 +83,86 @@ def test_read_only_tool_needs_no_fence() -> None:
     assert judge("writes_fenced_under_lease", b).valid is Validity.VALID
 
 
-# -- fence_matches_inflight_write --------------------------------------------------------
+# -- fence_matches_inflight_write (judged on the fences the store's reads returned) -------
 
 
-def test_decider_reading_the_current_attempts_fence_is_valid() -> None:
+def test_a_read_of_the_current_attempts_fence_is_valid() -> None:
     b = History()
     b.enqueue()
     b.claim()
     b.stamp(NON_IDEM)
-    b.decide(NON_IDEM)
+    b.find()
     assert judge("fence_matches_inflight_write", b).valid is Validity.VALID
 
 
-def test_fence_stamped_before_the_latest_claim_is_a_violation() -> None:
+def test_a_fence_stamped_before_the_latest_claim_is_a_violation() -> None:
+    """KB-9: the requeue kept the fence; the next attempt's recovery reads the previous attempt's write."""
     b = History()
     b.enqueue()
     b.claim()
     stamp = b.stamp(NON_IDEM)
-    b.store("T13 requeueStale", identity="reaper", status="queued", claimed_by="", lease_expires=0, requeue_count=1)
+    b.store("T11 requeue", status="queued", claimed_by="", requeue_count=1)
     claim = b.claim(identity=OTHER)
-    decide = b.decide(NON_IDEM, decider="recovery")
+    read = b.find(process=OTHER)
     verdict = judge("fence_matches_inflight_write", b)
     assert verdict.valid is Validity.INVALID
-    assert verdict.witness == (stamp, claim, decide)
+    assert verdict.witness == (stamp, claim, read)
 
 
-def test_resume_claim_counts_as_a_claim() -> None:
+def test_a_resume_claim_counts_as_a_claim() -> None:
     b = History()
     b.start()
-    stamp = b.stamp(NON_IDEM)
-    b.store("T9 suspendRun", status="waiting_for_approval", claimed_by="", lease_expires=0)
+    stamp = b.stamp(IDEM)
+    b.store("T9 suspendRun", status="waiting_for_approval", claimed_by="")
     claim = b.store("T10 claimForResume", identity="resume:h:1", status="running", claimed_by="resume:h:1")
-    decide = b.decide(NON_IDEM)
-    assert judge("fence_matches_inflight_write", b).witness == (stamp, claim, decide)
+    read = b.find(process="resume:h:1")
+    assert judge("fence_matches_inflight_write", b).witness == (stamp, claim, read)
 
 
-def test_requeue_is_not_mistaken_for_a_t1_claim() -> None:
+def test_a_fence_no_stamp_ever_set_is_a_violation() -> None:
     b = History()
     b.enqueue()
-    b.claim()
-    b.stamp(NON_IDEM)
-    b.store("T11 requeue", status="queued", claimed_by="", lease_expires=0, requeue_count=1)
-    b.decide(NON_IDEM)
-    assert judge("fence_matches_inflight_write", b).valid is Validity.VALID
+    claim = b.store("T3 claimQueued", status="running", claimed_by=WORKER, pending_effect=NON_IDEM)
+    read = b.find()
+    assert judge("fence_matches_inflight_write", b).witness == (claim, read)
 
 
-def test_non_idempotent_fence_no_stamp_ever_set_is_a_violation() -> None:
+def test_a_stamp_of_another_value_does_not_vouch_for_the_fence_read() -> None:
     b = History()
     b.enqueue()
     claim = b.claim()
-    decide = b.decide(NON_IDEM)
-    assert judge("fence_matches_inflight_write", b).witness == (claim, decide)
+    b.stamp(IDEM)
+    b.store("T4 renewLease", pending_effect=NON_IDEM)
+    read = b.find()
+    assert judge("fence_matches_inflight_write", b).witness == (claim, read)
 
 
-def test_decisions_on_no_fence_or_a_non_write_value_are_not_judged() -> None:
+def test_a_stale_fence_in_the_reapers_select_is_a_violation() -> None:
     b = History()
     b.enqueue()
     b.claim()
-    b.decide("")
-    b.decide("read_only")
+    stamp = b.stamp(IDEM)
+    b.store("T13 requeueStale", status="queued", claimed_by="", requeue_count=1)
+    claim = b.claim(identity=OTHER)
+    select = b.select_stale("r1")
+    assert judge("fence_matches_inflight_write", b).witness == (stamp, claim, select)
+
+
+def test_a_read_of_an_empty_fence_or_a_read_only_value_is_not_judged() -> None:
+    b = History()
+    b.enqueue()
+    b.claim()
+    b.find()
+    b.select_stale("r1", fences=["read_only"])
     verdict = judge("fence_matches_inflight_write", b)
     assert verdict.valid is Validity.VALID
-    assert verdict.explanation.startswith("0 ")
+    assert verdict.explanation.startswith("0 reads")
 
 
-def test_idempotent_fence_stamped_after_the_claim_is_valid() -> None:
+def test_the_deciders_notes_are_not_read() -> None:
+    """A decide note claiming a stale fence, with no read showing one, is no violation."""
     b = History()
     b.enqueue()
     b.claim()
-    b.stamp(IDEM)
-    b.decide(IDEM, decision="requeue")
+    b.decide(NON_IDEM)
     assert judge("fence_matches_inflight_write", b).valid is Validity.VALID
-
-
-def test_idempotent_fence_no_stamp_ever_set_is_a_violation() -> None:
-    b = History()
-    b.enqueue()
-    claim = b.claim()
-    decide = b.decide(IDEM)
-    verdict = judge("fence_matches_inflight_write", b)
-    assert verdict.witness == (claim, decide)
-    assert "'idempotent_write'" in verdict.explanation
-
-
-def test_idempotent_fence_carried_across_a_requeue_and_claim_is_a_violation() -> None:
-    """KB-9: the requeue kept the fence, so the next attempt's decider reads the previous attempt's write."""
-    b = History()
-    b.enqueue()
-    b.claim()
-    stamp = b.stamp(IDEM)
-    b.store("T13 requeueStale", identity="reaper", status="queued", claimed_by="", lease_expires=0, requeue_count=1)
-    claim = b.claim(identity=OTHER)
-    decide = b.decide(IDEM, decider="recovery", process=OTHER, decision="retry")
-    verdict = judge("fence_matches_inflight_write", b)
-    assert verdict.valid is Validity.INVALID
-    assert verdict.witness == (stamp, claim, decide)
-    assert "previous attempt" in verdict.explanation
-
-
-def test_a_stamp_of_another_value_after_the_claim_does_not_vouch_for_the_fence_read() -> None:
-    b = History()
-    b.enqueue()
-    b.claim()
-    stamp = b.stamp(NON_IDEM)
-    b.store("T11 requeue", status="queued", claimed_by="", lease_expires=0, requeue_count=1)
-    claim = b.claim(identity=OTHER)
-    b.stamp(IDEM, identity=OTHER)
-    decide = b.decide(NON_IDEM, decider="recovery", process=OTHER)
-    assert judge("fence_matches_inflight_write", b).witness == (stamp, claim, decide)
-
-
-def test_the_latest_stamp_of_the_value_read_is_the_one_judged() -> None:
-    b = History()
-    b.enqueue()
-    b.claim()
-    b.stamp(IDEM)
-    b.store("T11 requeue", status="queued", claimed_by="", lease_expires=0, requeue_count=1)
-    b.claim(identity=OTHER)
-    b.stamp(IDEM, identity=OTHER)
-    b.decide(IDEM, decider="recovery", process=OTHER, decision="retry")
-    assert judge("fence_matches_inflight_write", b).valid is Validity.VALID
-
-
-def test_the_reaper_is_judged_on_the_row_its_select_returned() -> None:
-    """A claim between the reaper's SELECT and its decision does not make the snapshot's fence stale."""
-    b = History()
-    b.enqueue()
-    b.claim()
-    b.stamp(IDEM)
-    b.select_stale("r1")
-    b.stamp("")
-    b.store("T11 requeue", status="queued", claimed_by="", lease_expires=0, requeue_count=1)
-    b.claim(identity=OTHER)
-    b.decide(IDEM, decision="requeue")
-    assert judge("fence_matches_inflight_write", b).valid is Validity.VALID
-
-
-def test_a_stale_fence_in_the_reapers_snapshot_is_a_violation() -> None:
-    b = History()
-    b.enqueue()
-    b.claim()
-    stamp = b.stamp(IDEM)
-    b.store("T13 requeueStale", identity="reaper", status="queued", claimed_by="", lease_expires=0, requeue_count=1)
-    claim = b.claim(identity=OTHER)
-    b.select_stale("r2", "r1")
-    decide = b.decide(IDEM, decision="requeue")
-    assert judge("fence_matches_inflight_write", b).witness == (stamp, claim, decide)
-
-
-def test_only_the_reaper_decides_on_a_snapshot() -> None:
-    """The recovery re-reads the row: a SELECT of the same process is not its snapshot."""
-    b = History()
-    b.enqueue()
-    b.claim()
-    stamp = b.stamp(IDEM)
-    b.select_stale("r1", process=WORKER)
-    b.store("T11 requeue", status="queued", claimed_by="", lease_expires=0, requeue_count=1)
-    claim = b.claim()
-    decide = b.decide(IDEM, decider="recovery", process=WORKER, decision="retry")
-    assert judge("fence_matches_inflight_write", b).witness == (stamp, claim, decide)

@@ -7,7 +7,7 @@ import pytest
 from invariant_histories import OTHER, WORKER, History, judge
 
 from model.constants import MAX_REQUEUES
-from model.invariants import UNGUARDED_SETTLE_SITES, Validity
+from model.invariants import Validity
 
 # -- terminal_is_terminal ----------------------------------------------------------------
 
@@ -67,40 +67,40 @@ def test_owner_may_settle_its_row() -> None:
     assert judge("settles_by_owner", b).valid is Validity.VALID
 
 
-@pytest.mark.parametrize("site", sorted(UNGUARDED_SETTLE_SITES))
-def test_unguarded_site_may_settle_a_row_it_does_not_hold(site: str) -> None:
+@pytest.mark.parametrize(("actor", "transition"), [("reaper", "T14 deadLetterStale"), ("user", "T8 cancel")])
+def test_a_reaper_dead_letter_or_a_user_cancel_may_settle_a_row_it_does_not_hold(actor: str, transition: str) -> None:
     b = History()
     b.enqueue()
     b.claim(identity=OTHER)
-    b.settle("failed", identity=WORKER, site=site)
+    b.store(transition, identity=actor, actor=actor, status="failed", claimed_by="")
     assert judge("settles_by_owner", b).valid is Validity.VALID
 
 
-def test_unguarded_sites_are_exactly_the_spec_paths() -> None:
-    assert (
-        frozenset(
-            {
-                "enqueue.dispatch_failed",
-                "run_queued.position_failed",
-                "run_queued.rehydration_failed",
-                "resume.position_failed",
-                "resume.state_unreadable",
-                "resume.release_failed",
-                "reaper.dead_letter",
-                "reaper.dispatch_failed",
-                "cancel",
-            }
-        )
-        == UNGUARDED_SETTLE_SITES
-    )
+@pytest.mark.parametrize("site", ["reaper.dead_letter", "cancel", "run_queued.position_failed"])
+def test_a_site_label_exempts_nothing(site: str) -> None:
+    """Who settled is the world's record of the process, not the label the runtime gave the statement."""
+    b = History()
+    b.enqueue()
+    claim = b.claim(identity=OTHER)
+    settle = b.settle("failed", identity=WORKER, site=site, actor="worker")
+    assert judge("settles_by_owner", b).witness == (claim, settle)
 
 
-def test_cancel_by_a_non_owner_from_an_unlisted_site_is_a_violation() -> None:
+def test_a_reaper_settle_other_than_its_dead_letter_needs_the_owner() -> None:
+    """The reaper's T7 after a failed dispatch has no staleness predicate (spec C6)."""
+    b = History()
+    b.enqueue()
+    claim = b.claim(identity=OTHER)
+    settle = b.settle("failed", identity="reaper:h1:1", site="reaper.dispatch_failed", actor="reaper")
+    assert judge("settles_by_owner", b).witness == (claim, settle)
+
+
+def test_cancel_by_a_non_owner_that_is_not_a_user_is_a_violation() -> None:
     b = History()
     b.start(identity=OTHER)
     b.store("T9 suspendRun", identity=OTHER, status="waiting_for_approval", claimed_by="")
     claim = b.store("T10 claimForResume", identity="resume:h:1", status="running", claimed_by="resume:h:1")
-    cancel = b.store("T8 cancel", identity="cli", site="cli.cancel", status="cancelled", claimed_by="")
+    cancel = b.store("T8 cancel", identity="cli", site="cancel", actor="client", status="cancelled", claimed_by="")
     assert judge("settles_by_owner", b).witness == (claim, cancel)
 
 

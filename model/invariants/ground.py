@@ -1,0 +1,268 @@
+"""Invariants judged against the world's ground truth, never against the runtime's own account.
+
+The runtime attaches labels to what it asks for (the effect it resolved, the site of a
+statement, the "decide" notes of its deciders); a wrong resolver, classifier or recordStep
+writes wrong labels too, so a checker that reads them can only agree with the bug. These
+checkers read what the world recorded physically: the statements the store applied and the
+rows they left, the fences the store's reads returned, the real effect of the tool code a
+process loaded (``true_effect``), the kind of process that issued a statement (``actor``) and
+the workload's script (``plan``).
+
+- ``unknown_name_is_strictest`` (ADR-111): a tool step for a name no loaded tool has is fenced
+  and cleared as a non_idempotent_write (a T5, never a plain T4 renewal), and when its audit
+  fails the segment does not carry on.
+- ``fence_matches_inflight_write`` (ADR-122): every write fence a read returns was stamped
+  after the run's latest claim.
+- ``settles_by_owner``: a RUNNING row is settled only by its claimant, by the reaper's
+  staleness-guarded dead-letter (T14) or by a user's cancel (T8).
+- ``read_only_audit_fail_soft`` (ADR-081/111): a failed audit of a read-only or non-tool step
+  never ends the run: the segment's next statement does not fail, dead-letter or requeue it.
+
+Pure checkers over the shared index of one history; they know only the history.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from model.history import DISPATCH, EVENT, PLAN, PROVIDER, READ, STORE, TOOL, Op, OpType
+from model.invariants.index import CLAIMS, REQUEUES, SETTLES, WRITE_EFFECTS, Index, merged, row_of
+from model.invariants.judgement import Finding, Tally
+from model.invariants.segments import within_segments
+
+_UNKNOWN = "unknown"
+_STRICTEST = "non_idempotent_write"
+_UNRESTRICTED_SETTLES = frozenset({("reaper", "T14"), ("user", "T8")})
+"""(actor, transition) pairs that may settle a row another process holds: the reaper's dead-letter
+re-checks staleness in its WHERE (spec T14) and a user's cancel is unguarded by design (T8)."""
+_FAIL_CLOSED_KINDS = frozenset({"approval"})
+"""Event kinds whose failed insert legitimately changes the course of a run: an approval of a
+write turn that cannot be recorded releases the run back to waiting (ADR-132)."""
+
+
+# ---- unknown names ------------------------------------------------------------------------------
+
+
+def unknown_name_is_strictest(ix: Index) -> Finding:
+    """A tool step for a name the process's loaded code lacks is treated as non_idempotent_write.
+
+    Judged from the statements the store applied in the step's segment: the boundary before the
+    step's audit insert must be a T5 (fence clear), as for any write, not a T4 renewal; and after
+    its audit insert fails the segment calls no provider and no tool again (fail-closed). A step
+    whose boundary made no statement (an unleased segment, a cancelled run) is not judged on the
+    first count.
+    """
+    last_statement: dict[int, Op] = {}
+    failed: dict[int, Op] = {}
+    tally = Tally()
+    streams = (
+        ix.of_type(STORE, OpType.OK),
+        ix.of_type(STORE, OpType.FAIL),
+        ix.of_type(EVENT, OpType.INVOKE),
+        ix.of_type(EVENT, OpType.FAIL),
+        ix.of_type(PROVIDER, OpType.INVOKE),
+        ix.of_type(TOOL, OpType.INVOKE),
+    )
+    for op, span in within_segments(ix, *streams):
+        if span is None or op.run != span.run:
+            continue
+        key = span.key
+        if op.op == STORE:
+            last_statement[key] = op
+        elif op.op == EVENT:
+            unknown = op.get("kind") == "tool" and op.get("true_effect") == _UNKNOWN
+            if op.type is OpType.FAIL:
+                if unknown:
+                    failed[key] = op
+                continue
+            statement = last_statement.pop(key, None)  # only this step's boundary counts
+            if unknown:
+                _judge_boundary(tally, op, statement)
+        elif key in failed:
+            audit = failed.pop(key)
+            tally.violate(
+                (audit.index, op.index),
+                f"the audit of unknown tool {audit.get('tool')!r} of run {op.run!r} failed at {audit.index}, "
+                f"yet its segment went on to a {op.op} call at {op.index}",
+            )
+    return tally.finding("steps of unknown tools")
+
+
+def _judge_boundary(tally: Tally, event: Op, statement: Op | None) -> None:
+    if statement is None:
+        return
+    number = str(statement.get("transition", "")).partition(" ")[0]
+    if number == "T5":
+        tally.hold()
+    elif number == "T4":
+        tally.violate(
+            (statement.index, event.index),
+            f"step of unknown tool {event.get('tool')!r} of run {event.run!r} at {event.index} was renewed "
+            f"as a read-only step (T4 at {statement.index}), not cleared as a {_STRICTEST}",
+        )
+
+
+# ---- fences -------------------------------------------------------------------------------------
+
+
+def fence_matches_inflight_write(ix: Index) -> Finding:
+    """Every write fence a store read returns was stamped (T5) after the run's latest claim."""
+    claim: dict[str, Op] = {}
+    stamps: dict[str, dict[str, Op]] = {}
+    tally = Tally()
+    for op in merged(ix.rows, ix.of_type(READ, OpType.OK)):
+        if op.op == STORE:
+            number = ix.number(op)
+            if number in CLAIMS:
+                claim[op.run] = op
+            elif number == "T5":
+                effect = row_of(op).get("pending_effect")
+                if effect in WRITE_EFFECTS:
+                    stamps.setdefault(op.run, {})[effect] = op
+            continue
+        for run, fence in _fences(op):
+            if fence in WRITE_EFFECTS:
+                _judge_fence(tally, op, run, fence, claim.get(run), stamps.get(run, {}).get(fence))
+    return tally.finding("reads of a write fence")
+
+
+def _fences(read: Op) -> list[tuple[str, Any]]:
+    if "fence" in read.value:
+        return [(read.run, read.get("fence"))]
+    runs, fences = read.get("result"), read.get("fences")
+    if not isinstance(runs, list | tuple) or not isinstance(fences, list | tuple):
+        return []
+    return list(zip(runs, fences, strict=False))
+
+
+def _judge_fence(tally: Tally, read: Op, run: str, fence: str, claim: Op | None, stamp: Op | None) -> None:
+    who = f"{read.get('what')} by {read.process} at {read.index}"
+    if stamp is None:
+        witness = (read.index,) if claim is None else (claim.index, read.index)
+        tally.violate(witness, f"{who} read a {fence!r} fence of run {run!r} that no T5 ever stamped")
+    elif claim is not None and claim.index > stamp.index:
+        tally.violate(
+            (stamp.index, claim.index, read.index),
+            f"{who} read the {fence!r} fence of run {run!r} stamped at {stamp.index}, before the latest "
+            f"claim at {claim.index}: a previous attempt's write",
+        )
+    else:
+        tally.hold()
+
+
+# ---- settles ------------------------------------------------------------------------------------
+
+
+def settles_by_owner(ix: Index) -> Finding:
+    """A RUNNING row is settled (T7/T8/T14) only by its claimant, a staleness-guarded reaper
+    dead-letter or a user's cancel; who issued the statement is the world's ``actor``."""
+    before: dict[str, Op] = {}
+    tally = Tally()
+    for op in ix.rows:
+        prior = before.get(op.run)
+        before[op.run] = op
+        number = ix.number(op)
+        if number not in SETTLES:
+            continue
+        if prior is None:
+            tally.unknown((op.index,), f"settle of run {op.run!r} at {op.index} has no earlier row to judge")
+            continue
+        _judge_settle(tally, prior, op, number)
+    return tally.finding("settles")
+
+
+def _judge_settle(tally: Tally, prior: Op, settle: Op, number: str) -> None:
+    row = row_of(prior)
+    owner = row.get("claimed_by")
+    identity = settle.get("identity")
+    actor = settle.get("actor")
+    if row.get("status") != "running" or not owner or owner == identity or (actor, number) in _UNRESTRICTED_SETTLES:
+        tally.hold()
+        return
+    tally.violate(
+        (prior.index, settle.index),
+        f"{settle.get('transition')!r} by {identity!r} (a {actor or 'unrecorded'} process) at {settle.index} "
+        f"settled run {settle.run!r}, running under {owner!r} (row of {prior.index})",
+    )
+
+
+# ---- fail-soft audit ----------------------------------------------------------------------------
+
+
+def read_only_audit_fail_soft(ix: Index) -> Finding:
+    """After a failed audit of a read-only or non-tool step, the segment's next statement of the
+    run does not end it: no FAILED settle, no dead-letter, no requeue.
+
+    "Read-only" is the world's ``true_effect`` (the tool's definition), never the effect the
+    runtime resolved. The next request of the same segment decides: a provider or tool call, a
+    read, a dispatch or a statement leaving the row alive means the failure was absorbed. Steps
+    of a round the workload scripts to stop in the pipeline (the ``plan`` record's ``stops``)
+    and approval events (fail-closed by ADR-132) are not judged.
+    """
+    stops = {plan.run: frozenset(plan.get("stops") or ()) for plan in ix.of_type(PLAN, OpType.OK)}
+    pending: dict[int, Op] = {}
+    tally = Tally()
+    streams = (
+        ix.of_type(EVENT, OpType.FAIL),
+        ix.of_type(EVENT, OpType.INVOKE),
+        ix.of_type(STORE, OpType.OK),
+        ix.of_type(STORE, OpType.FAIL),
+        ix.of_type(READ, OpType.OK),
+        ix.of_type(READ, OpType.FAIL),
+        ix.of_type(PROVIDER, OpType.INVOKE),
+        ix.of_type(TOOL, OpType.INVOKE),
+        ix.of_type(DISPATCH, OpType.INVOKE),
+    )
+    for op, span in within_segments(ix, *streams):
+        if span is None or op.run != span.run:
+            continue
+        key = span.key
+        if op.op == EVENT and op.type is OpType.FAIL:
+            if _is_soft(op, stops.get(op.run, frozenset())):
+                pending[key] = op
+            continue
+        failure = pending.pop(key, None)
+        if failure is None:
+            continue
+        if op.op != STORE:
+            tally.hold()
+            continue
+        _judge_next_statement(tally, failure, op)
+    return tally.finding("failed read-only audits")
+
+
+def _is_soft(event: Op, stops: frozenset[int]) -> bool:
+    if event.get("kind") in _FAIL_CLOSED_KINDS or event.get("round") in stops:
+        return False
+    return event.get("true_effect") not in WRITE_EFFECTS and event.get("true_effect") != _UNKNOWN
+
+
+def _judge_next_statement(tally: Tally, failure: Op, invoke: Op) -> None:
+    """``invoke`` is the completion of the segment's next statement (a store ok or fail)."""
+    row: Mapping[str, Any] | None = None
+    if invoke.type is OpType.OK and invoke.get("matched"):
+        row = invoke.get("row")
+    number = str(invoke.get("transition", "")).partition(" ")[0]
+    if row is None:
+        tally.hold()  # the statement failed or matched nothing: another cause decides the run
+        return
+    ended = row.get("status") == "failed" or number in REQUEUES
+    if not ended:
+        tally.hold()
+        return
+    effect = failure.get("true_effect") or f"a non-tool {failure.get('kind')!r} step"
+    tally.violate(
+        (failure.index, invoke.index),
+        f"the audit of {effect!r} of run {invoke.run!r} failed at {failure.index} and the segment's next "
+        f"statement {invoke.get('transition')!r} at {invoke.index} left the run {row.get('status')!r} "
+        f"(reason {row.get('termination_reason')!r})",
+    )
+
+
+__all__ = [
+    "fence_matches_inflight_write",
+    "read_only_audit_fail_soft",
+    "settles_by_owner",
+    "unknown_name_is_strictest",
+]
