@@ -10,20 +10,20 @@ import pytest
 from benchmarks.golden import golden
 
 GOLDEN = {
-    "abandoned_interactive": "9e3186e6c973d241",
-    "approval_write_on_resume": "63ddf1292dda9cd6",
-    "audit_blip_read_only": "31bc0c1002d8a169",
-    "audit_failure_after_write": "f9169226cce22f76",
-    "cancel_mid_run": "969e5113aab04195",
-    "default": "174e5f1f252dfe82",
-    "deploy_between_attempts": "a0dd25349af38180",
-    "duplicate_wakeup": "2a567a6e6552cbab",
-    "happy_path": "042967a27edeb941",
-    "reaper_races_heartbeat": "73d64c0b0610e640",
-    "same_second_renewals": "fb64b2aa26e2a2a9",
-    "single_run": "6d68e47e764330f3",
-    "tool_outlives_lease": "8a30e83edb8ab97e",
-    "worker_crash_mid_write": "c36db1408b400fcf",
+    "abandoned_interactive": "95a6a35c423dedcc",
+    "approval_write_on_resume": "aba18191892003e5",
+    "audit_blip_read_only": "d6ffb8241dee0570",
+    "audit_failure_after_write": "03c31d8bb159f7b5",
+    "cancel_mid_run": "5ec8578725465436",
+    "default": "889322c7e95fde14",
+    "deploy_between_attempts": "a880352c3bbe8111",
+    "duplicate_wakeup": "8853779b15a3d5dc",
+    "happy_path": "42905bfd913453bb",
+    "reaper_races_heartbeat": "73cc955444a0724f",
+    "same_second_renewals": "f45d0e8ad3eafb48",
+    "single_run": "9f138937897ec244",
+    "tool_outlives_lease": "6c6716ba1559776a",
+    "worker_crash_mid_write": "f01eb3932840e180",
 }
 
 
