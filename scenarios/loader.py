@@ -50,20 +50,21 @@ def load_file(path: Path) -> Scenario:
     validating the TOML cost more than a small simulation (``simulate("default", ...)``
     called in a loop re-read the file each time).
     """
+    where = path.absolute()  # the cache key: a relative path names another file after a chdir
     try:
-        stat = path.stat()
+        stat = where.stat()
     except OSError:
         stat = None
     if stat is not None:
         key = (stat.st_mtime_ns, stat.st_size)
-        cached = _LOADED.get(path)
+        cached = _LOADED.get(where)
         if cached is not None and cached[0] == key:
             return cached[1]
     scenario = _parse_file(path)
     if stat is not None:
         if len(_LOADED) >= _LOADED_MAX:
             _LOADED.pop(next(iter(_LOADED)))
-        _LOADED[path] = (key, scenario)
+        _LOADED[where] = (key, scenario)
     return scenario
 
 

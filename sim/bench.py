@@ -21,6 +21,7 @@ from __future__ import annotations
 import gc
 import os
 import time
+import tracemalloc
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -117,6 +118,23 @@ def memory_growth(workload: str, simulations: int) -> dict[str, Any]:
     }
 
 
+def traced_growth(workload: str, simulations: int) -> float:
+    """Bytes still allocated per simulation after running many (tracemalloc: exact, but slow, so
+    for a few hundred simulations; :func:`memory_growth` samples the RSS over many more)."""
+    scenario = load_scenario(workload)
+    for seed in range(20):
+        simulate(scenario, "head", seed)
+    gc.collect()
+    tracemalloc.start()
+    first = tracemalloc.get_traced_memory()[0]
+    for seed in range(simulations):
+        simulate(scenario, "head", seed)
+    gc.collect()
+    last = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    return round((last - first) / simulations, 1)
+
+
 def world_bench(workload: str = STANDARD_WORKLOAD, simulations: int = 2000, raw: float | None = None) -> WorldBench:
     scenario = load_scenario(workload)
     simulate(scenario, "head", 0)
@@ -134,7 +152,7 @@ def world_bench(workload: str = STANDARD_WORKLOAD, simulations: int = 2000, raw:
         simulate(scenario, "head", seed, judge=False)
     unjudged_s = _cpu() - start
     events_per_s = events / judged_s
-    growth = memory_growth(workload, min(simulations, 300))["growth_bytes_per_sim"]
+    growth = traced_growth(workload, min(simulations, 300))
     return WorldBench(
         workload=workload,
         simulations=simulations,

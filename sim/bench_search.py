@@ -51,6 +51,7 @@ from scenarios.known_defects import KNOWN_DEFECTS, KnownDefect
 from scenarios.schema import Scenario
 from scenarios.script import Fault
 from scenarios.strategies import schedules
+from sim.bench_stats import Median, Speedup, censored_median
 from sim.explore.base import Budget, Clock, Target
 from sim.explore.exhaustive import ExhaustiveExplorer
 from sim.explore.hypo import schedule_horizon
@@ -58,6 +59,8 @@ from sim.explore.parallel import ParallelSwarmExplorer
 from sim.explore.profiles import without_probabilities
 from sim.explore.swarm import SwarmExplorer
 from sim.simulate import simulate
+
+__all__ = ["Median", "Speedup", "censored_median", "search_bench", "table"]
 
 DEFAULT_SEEDS = 5
 DEFAULT_BUDGET_S = 30.0
@@ -100,51 +103,6 @@ class Run:
         if self.fixed_also_fails is not None:
             doc["fixed_also_fails"] = self.fixed_also_fails
         return doc
-
-
-@dataclass(frozen=True, slots=True)
-class Median:
-    """A median over runs; ``censored`` when a middle run did not find the defect (a lower bound)."""
-
-    value: float
-    censored: bool
-
-
-def censored_median(values: Sequence[tuple[float, bool]]) -> Median:
-    """The median of ``(value, found)`` pairs, sorting the runs that did not find it last."""
-    if not values:
-        raise ValueError("a median needs at least one run")
-    ordered = sorted(values, key=lambda pair: (not pair[1], pair[0]))
-    n = len(ordered)
-    middle = ordered[(n - 1) // 2 : n // 2 + 1]
-    return Median(sum(v for v, _ in middle) / len(middle), any(not found for _, found in middle))
-
-
-@dataclass(frozen=True, slots=True)
-class Speedup:
-    """hypothesis / swarm; ``bound`` is ``exact``, ``lower`` (hypothesis censored), ``upper`` (swarm
-    censored) or ``unknown`` (both censored)."""
-
-    ratio: float
-    bound: str
-
-    @staticmethod
-    def of(hypothesis: Median, swarm: Median) -> Speedup:
-        ratio = hypothesis.value / swarm.value if swarm.value > 0 else math.inf
-        if hypothesis.censored and swarm.censored:
-            return Speedup(ratio, "unknown")
-        if hypothesis.censored:
-            return Speedup(ratio, "lower")
-        if swarm.censored:
-            return Speedup(ratio, "upper")
-        return Speedup(ratio, "exact")
-
-    def at_least(self, target: float) -> bool:
-        """Proven at least ``target``: exact, or a lower bound already past it."""
-        return self.bound in ("exact", "lower") and self.ratio >= target
-
-    def json_ratio(self) -> float | None:
-        return round(self.ratio, 2) if math.isfinite(self.ratio) and self.bound != "unknown" else None
 
 
 def select_defects(ids: Iterable[str] | None) -> list[KnownDefect]:
