@@ -137,6 +137,7 @@ def render(review: Review) -> dict[str, Path]:
         histories=review.histories,
         verification=review.verification,
         findings=review.findings,
+        explanations=review.explanations,
         provenance=review.provenance,
         out_dir=review.out,
         wall_clock=review.elapsed_s,

@@ -161,6 +161,7 @@ def write_review(
     provenance: Mapping[str, Any],
     out_dir: Path,
     wall_clock: Callable[[], float] | None = None,
+    explanations: Sequence[Mapping[str, Any]] = (),
 ) -> dict[str, Path]:
     """The whole report from rows and plain evidence records (the keys of this package's views);
     ``wall_clock()`` gives the run's wall time once the figures are drawn."""
@@ -179,6 +180,7 @@ def write_review(
         verification=[VerifyView(**{**v, "violated": tuple(v["violated"])}) for v in verification],
         findings=[FindingView(**f) for f in findings],
         provenance=Provenance(**provenance),
+        explanations=explanations,
     )
 
     def stamp(ctx: dict[str, Any]) -> None:

@@ -156,31 +156,105 @@ def _summary(frame: pd.DataFrame, policies: Sequence[str]) -> dict[str, Any]:
     }
 
 
-def verdict_text(policy: str, summary: Mapping[str, Any], frame: pd.DataFrame) -> str:
-    """The verdict paragraph of one policy, written from its numbers."""
+def _failed(cells: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The failed invariants of one policy, worst rate first: name, counts, rate and interval."""
+    failed = [
+        {
+            "invariant": name,
+            "violations": c["violations"],
+            "simulations": c["simulations"],
+            "rate": c["rate"],
+            "lower": c["lower"],
+            "upper": c["upper"],
+            "text": f"{name} {percent(c['rate'])} [{_interval(c['lower'], c['upper'])}]",
+        }
+        for name, c in cells.items()
+        if c["violations"] > 0
+    ]
+    return sorted(failed, key=lambda f: (-f["violations"], f["invariant"]))
+
+
+def verdict(policy: str, summary: Mapping[str, Any], frame: pd.DataFrame) -> dict[str, Any]:
+    """One policy's answer, written from its numbers: a headline sentence, then the failed invariants.
+
+    The headline leads with how many invariants held in every simulation, then the worst failure
+    with its rate, 95% interval and the scenario where it was met most, so the reader gets the answer
+    before any list of names."""
     cells = {name: summary["cells"][name][policy] for name in summary["invariants"]}
     n = next(iter(cells.values()))["simulations"] if cells else 0
-    held = [name for name, c in cells.items() if c["violations"] == 0]
-    failed = sorted(
-        ((name, c) for name, c in cells.items() if c["violations"] > 0), key=lambda item: -item[1]["violations"]
-    )
-    anyv = summary["any"][policy]
-    text = (
-        f"Under {policy}, {len(held)} of {len(cells)} invariants held in every one of the {n:,} simulations"
-        f" (each at most {percent(3 / n if n > 3 else 1.0)} with 95% confidence, rule of three)"
-        + (f": {', '.join(held)}." if held else ".")
-    )
+    failed = _failed(cells)
+    held = len(cells) - len(failed)
+    bound = percent(3 / n if n > 3 else 1.0)
     if not failed:
-        return text + " No invariant was violated."
-    names = ", ".join(f"{name} ({c['violations']:,})" for name, c in failed)
-    worst_name, worst = failed[0]
-    where = tables.worst_scenarios(frame, policy, worst_name, limit=2)
-    where_text = "; ".join(f"{s} {k}/{m}" for s, k, m in where)
-    return (
-        text + f" {len(failed)} failed: {names}. {anyv['violations']:,} simulations ({percent(anyv['rate'])}) violated"
-        f" at least one. The worst is {worst_name} at {percent(worst['rate'])}"
-        f" (95% interval {_interval(worst['lower'], worst['upper'])}), mostly in {where_text}."
-    )
+        headline = (
+            f"{policy}: all {len(cells)} invariants held in all {n:,} simulations "
+            f"(each at most {bound} at 95% confidence)."
+        )
+    else:
+        worst = failed[0]
+        where = tables.worst_scenarios(frame, policy, worst["invariant"], limit=1)
+        headline = (
+            f"{policy}: {held} of {len(cells)} invariants held in all {n:,} simulations; {len(failed)} failed, "
+            f"worst {worst['invariant']} {percent(worst['rate'])} [{_interval(worst['lower'], worst['upper'])}]"
+            + "".join(f", mostly in {s} ({k}/{m})" for s, k, m in where)
+            + "."
+        )
+    return {
+        "policy": policy,
+        "headline": headline,
+        "held": held,
+        "invariants": len(cells),
+        "simulations": n,
+        "bound": bound,
+        "failed": failed,
+        "any": summary["any"][policy],
+    }
+
+
+def explanations_view(explanations: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Per invariant violated under head: explained by a registered finding, by a recorded non-guarantee,
+    or UNREGISTERED (an examined violation no recogniser matched); plus one line saying which."""
+    rows = []
+    for e in explanations:
+        by = list(e["explained"])
+        kinds = {x["kind"] for x in by}
+        if e["unexplained"]:
+            status = "UNREGISTERED"
+        elif not e["examined"]:
+            status = "not examined"
+        elif kinds == {"finding"}:
+            status = "registered finding"
+        elif kinds == {"non-guarantee"}:
+            status = "recorded non-guarantee"
+        else:
+            status = "finding and non-guarantee"
+        parts = [f"{x['label']} ({x['simulations']})" for x in by]
+        if e["unexplained"]:
+            parts.append(f"nothing registered ({e['unexplained']})")
+        examined = (
+            f"all {e['violations']:,}"
+            if e["examined"] >= e["violations"]
+            else f"{e['examined']:,} of {e['violations']:,}"
+        )
+        rows.append({**e, "status": status, "by_text": "; ".join(parts) or DASH, "examined_text": examined})
+    unregistered = [r["invariant"] for r in rows if r["status"] == "UNREGISTERED"]
+    unexamined = [r["invariant"] for r in rows if r["status"] == "not examined"]
+    policy = rows[0]["policy"] if rows else "head"
+    if not rows:
+        line = f"{policy} violated no invariant: nothing to explain."
+    elif unregistered:
+        line = (
+            f"{policy} has UNREGISTERED violations of {', '.join(unregistered)}: "
+            "no registered finding or recorded non-guarantee explains them."
+        )
+    elif unexamined:
+        line = f"Every examined violation under {policy} is explained; not examined: {', '.join(unexamined)}."
+    else:
+        line = (
+            f"Every failure of {policy} is explained: each examined violating simulation matches a registered finding "
+            "(scenarios/findings) or a non-guarantee the spec records."
+        )
+    return {"rows": rows, "line": line, "unregistered": unregistered, "policy": policy}
 
 
 def _comparison(frame: pd.DataFrame, before: str, after: str, about: str) -> dict[str, Any]:
@@ -287,6 +361,15 @@ def _coverage(frame: pd.DataFrame, policies: Sequence[str]) -> dict[str, Any]:
     }
 
 
+def _grid_about(main: pd.DataFrame) -> str:
+    """'14 scenarios x fault intensity 0.5, 1, 2 x 6 seeds': what the primary grid holds."""
+    if main.empty:
+        return "no simulations"
+    intensities = ", ".join(f"{float(v):g}" for v in sorted(main["intensity"].unique()))
+    seeds = main["seed"].nunique()
+    return f"{main['scenario'].nunique()} scenarios x fault intensity {intensities} x {seeds} seeds"
+
+
 def build(
     frame: pd.DataFrame,
     *,
@@ -295,6 +378,7 @@ def build(
     verification: Sequence[VerifyView],
     findings: Sequence[FindingView],
     provenance: Provenance,
+    explanations: Sequence[Mapping[str, Any]] = (),
 ) -> dict[str, Any]:
     """The whole report as data. Keys starting with '_' hold DataFrames for the figures only."""
     rows = tables.with_defaults(frame)
@@ -311,7 +395,9 @@ def build(
         "sections": [{"id": a, "heading": h} for a, h in SECTIONS],
         "primary_grid": grid_name,
         "primary_simulations": len(main),
-        "verdicts": [{"policy": p, "text": verdict_text(p, summary, main)} for p in main_policies],
+        "primary_about": _grid_about(main),
+        "verdicts": [verdict(p, summary, main) for p in main_policies],
+        "head_explained": explanations_view(explanations),
         "summary": summary,
         "decisions": decisions,
         "proposals": proposals,

@@ -31,7 +31,7 @@ import pandas as pd
 
 from model.history import Op
 from model.policy import PRESET_ALIASES, PRESETS
-from scenarios.findings import FINDINGS
+from scenarios.findings import FINDINGS, NON_GUARANTEES
 from scenarios.loader import load_scenario
 from sim.explore.counterexample import Counterexample, write
 from sim.review_jobs import (
@@ -66,7 +66,8 @@ class ReviewOptions:
     verify_scenarios: tuple[str, ...] = VERIFY_SCENARIOS
     verify_bound: int = 1
     shrink_tests: int = 120
-    examine_per_invariant: int = 12
+    examine_per_invariant: int = 40
+    """Violating head simulations of the primary grid re-run per invariant to explain (round-robin over scenarios)."""
     command: str = "leaselab report"
 
 
@@ -87,6 +88,8 @@ class Review:
     findings: list[dict[str, Any]]
     provenance: dict[str, Any]
     started: float
+    explanations: list[dict[str, Any]] = field(default_factory=list)
+    """Per invariant violated under head: what explains its violations (``reports.sections.ExplanationView``)."""
     files: list[Path] = field(default_factory=list)
 
     @property
@@ -138,6 +141,7 @@ def run_review(
         histories=histories,
         verification=[_verify_view(v) for v in verified],
         findings=_findings(recognise_jobs, recognised),
+        explanations=_explanations(frame, policies, recognised),
         provenance=_provenance(config, options, len(frame), time.perf_counter() - started, len(recognise_jobs)),
         started=started,
         files=files,
@@ -256,16 +260,18 @@ def plan_shrinks(
 def plan_recognition(
     frame: pd.DataFrame, policies: Sequence[str], refs: dict[str, str], per_invariant: int, grids: set[str]
 ) -> list[RecogniseJob]:
-    """Violating head simulations to re-run for the findings' recognisers: per invariant a finding names,
-    up to ``per_invariant`` rows, taken round-robin over scenarios so that each mechanism gets a look."""
+    """Violating head simulations of the primary grid to re-run for the recognisers of the findings and
+    non-guarantees: per invariant violated there, up to ``per_invariant`` rows, taken round-robin over
+    scenarios so that each mechanism gets a look. Every violated invariant is examined, not only those a
+    finding names: a violation nothing explains is what the reviewer must see."""
     head = head_label(frame, policies)
-    if head is None:
+    if head is None or PRIMARY_GRID not in grids:
         return []
-    wanted = sorted({name for f in FINDINGS for name in f.invariants if f"inv.{name}" in frame.columns})
+    wanted = [c.removeprefix("inv.") for c in frame.columns if c.startswith("inv.")]
     picked: dict[tuple[str, int, float, str], set[str]] = {}
     order: list[tuple[str, int, float, str]] = []
     for name in wanted:
-        rows = _violators(frame, head, name, grids)
+        rows = _violators(frame, head, name, {PRIMARY_GRID})
         by_scenario = [group for _, group in rows.groupby("scenario", sort=True)]
         taken = 0
         depth = 0
@@ -391,7 +397,7 @@ def _findings(jobs: list[RecogniseJob], recognised: list[list[tuple[str, str]]])
     counts: dict[str, int] = {}
     example: dict[str, str] = {}
     for job, hits in zip(jobs, recognised, strict=True):
-        for finding_id in sorted({fid for _, fid in hits}):
+        for finding_id in sorted({fid for _, fid in hits if fid in FINDING_IDS}):
             counts[finding_id] = counts.get(finding_id, 0) + 1
             example.setdefault(
                 finding_id, f"{Path(job.cell.scenario_ref).stem} seed {job.cell.seed} x{job.cell.intensity:g}"
@@ -409,6 +415,52 @@ def _findings(jobs: list[RecogniseJob], recognised: list[list[tuple[str, str]]])
         }
         for f in FINDINGS
     ]
+
+
+FINDING_IDS = frozenset(f.id for f in FINDINGS)
+
+
+def _explanations(
+    frame: pd.DataFrame, policies: Sequence[str], recognised: list[list[tuple[str, str]]]
+) -> list[dict[str, Any]]:
+    """Per invariant violated under head in the primary grid: its violating simulations, how many were
+    re-run and examined, and what explained them (finding or non-guarantee id -> simulations, '' = nothing).
+    A pure function of the rows and the recognisers' answers."""
+    head = head_label(frame, policies)
+    if head is None:
+        return []
+    mine = frame[(frame["policy"] == head) & (frame["grid"] == PRIMARY_GRID)]
+    labels = {f.id: f"{f.id} {f.slug}" for f in FINDINGS} | {ng.id: f"{ng.id} ({ng.source})" for ng in NON_GUARANTEES}
+    out = []
+    for column in [c for c in frame.columns if c.startswith("inv.")]:
+        name = column.removeprefix("inv.")
+        violations = int((mine[column] == "false").sum())
+        if not violations:
+            continue
+        by: dict[str, int] = {}
+        for hits in recognised:
+            for invariant, explained_by in hits:
+                if invariant == name:
+                    by[explained_by] = by.get(explained_by, 0) + 1
+        out.append(
+            {
+                "invariant": name,
+                "policy": head,
+                "violations": violations,
+                "examined": sum(by.values()),
+                "unexplained": by.pop("", 0),
+                "explained": [
+                    {
+                        "id": key,
+                        "label": labels.get(key, key),
+                        "kind": "finding" if key in FINDING_IDS else "non-guarantee",
+                        "simulations": count,
+                    }
+                    for key, count in sorted(by.items())
+                ],
+            }
+        )
+    return out
 
 
 VERSIONED = ("leaselab", "simpy", "pandas", "numpy", "pyarrow", "matplotlib", "jinja2", "pydantic", "hypothesis")

@@ -1,5 +1,5 @@
 """The review's evidence jobs, run in an executor's workers: shrink a violating simulation, recognise
-registered findings in violating simulations, verify a small scenario exhaustively.
+registered findings and recorded non-guarantees in violating simulations, verify a small scenario exhaustively.
 
 Each job is a small frozen, picklable value and each runner a top-level function returning
 plain values, so a local process pool and a Dask cluster run them alike. A job names the
@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 
 from model.invariants import Index
-from scenarios.findings import FINDINGS, explain
+from scenarios.findings import explain
 from scenarios.loader import load_scenario
 from scenarios.schema import Scenario
 from sim.explore.base import NondeterminismError, Target, shrink
@@ -116,7 +116,8 @@ class RecogniseJob:
 
 
 def run_recognise(job: RecogniseJob) -> list[tuple[str, str]]:
-    """(invariant, finding id) for each violated invariant of the job a registered finding explains."""
+    """(invariant, id) for each violated invariant of the job: the id of the registered finding or
+    recorded non-guarantee whose recogniser matches, '' when none does (an unregistered violation)."""
     cell = job.cell
     result = simulate(cell.scenario(), cell.preset, cell.seed, flags=dict(cell.flags))
     index = Index.of(result.history)
@@ -125,12 +126,8 @@ def run_recognise(job: RecogniseJob) -> list[tuple[str, str]]:
         if name not in result.violations:
             continue
         entry = explain(name, index, result.verdicts[name])
-        if entry is not None and entry.id in FINDING_IDS:
-            out.append((name, entry.id))
+        out.append((name, "" if entry is None else entry.id))
     return out
-
-
-FINDING_IDS = frozenset(f.id for f in FINDINGS)
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,9 +8,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from markupsafe import escape
 
-from reports.sections import SECTIONS
-from reports.stats import wilson
+from reports.sections import SECTIONS, explanations_view
+from reports.stats import percent, wilson
 
 KEYS = ["grid", "scenario", "intensity", "latency_ratio", "transport", "seed"]
 
@@ -45,6 +46,80 @@ def test_summary_cells_equal_the_rows(report_json: dict[str, Any], rows: pd.Data
             assert cell["rule_of_three"] == (pytest.approx(3 / n) if k == 0 else None)
             assert cell["text"] in html
     assert any(c["violations"] for cells in report_json["summary"]["cells"].values() for c in cells.values())
+
+
+def test_the_answer_equals_the_rows(report_json: dict[str, Any], rows: pd.DataFrame, small_review: Any) -> None:
+    main = _main(rows)
+    html = small_review.paths["html"].read_text(encoding="utf-8")
+    invariants = [c.removeprefix("inv.") for c in rows.columns if c.startswith("inv.")]
+    assert [v["policy"] for v in report_json["verdicts"]] == ["adr-111", "head", "head+idempotency_keys"]
+    for v in report_json["verdicts"]:
+        mine = main[main["policy"] == v["policy"]]
+        counts = {name: int((mine[f"inv.{name}"] == "false").sum()) for name in invariants}
+        failed = sorted((name for name in invariants if counts[name]), key=lambda name: (-counts[name], name))
+        assert (v["held"], v["invariants"], v["simulations"]) == (
+            len(invariants) - len(failed),
+            len(invariants),
+            len(mine),
+        )
+        assert [f["invariant"] for f in v["failed"]] == failed
+        assert [f["violations"] for f in v["failed"]] == [counts[name] for name in failed]
+        assert str(escape(v["headline"])) in html
+        held = f"{v['held']} of" if failed else "all"
+        assert (
+            f"{v['policy']}: {held} {len(invariants)} invariants held in all {len(mine)} simulations" in v["headline"]
+        )
+        if failed:
+            worst = failed[0]
+            assert f"worst {worst} {percent(counts[worst] / len(mine))}" in v["headline"]
+
+
+def test_every_failure_of_head_is_classified(
+    report_json: dict[str, Any], rows: pd.DataFrame, small_review: Any
+) -> None:
+    main = _main(rows)
+    head = main[main["policy"] == "head"]
+    violated = {
+        c.removeprefix("inv."): int((head[c] == "false").sum())
+        for c in head.columns
+        if c.startswith("inv.") and (head[c] == "false").any()
+    }
+    explained = report_json["head_explained"]
+    assert violated and {r["invariant"]: r["violations"] for r in explained["rows"]} == violated
+    for r in explained["rows"]:
+        assert 0 < r["examined"] <= r["violations"]
+        assert r["unexplained"] + sum(x["simulations"] for x in r["explained"]) == r["examined"]
+        assert (r["status"] == "UNREGISTERED") == (r["unexplained"] > 0)
+        assert all(x["id"].startswith(("F-", "NG-")) for x in r["explained"])
+    html = small_review.paths["html"].read_text(encoding="utf-8")
+    assert explained["line"] in html
+
+
+def test_an_unexplained_violation_is_marked_unregistered() -> None:
+    finding = {"id": "F-02", "label": "F-02 x", "kind": "finding", "simulations": 3}
+    view = explanations_view(
+        [
+            {
+                "invariant": "a",
+                "policy": "head",
+                "violations": 5,
+                "examined": 4,
+                "unexplained": 1,
+                "explained": [finding],
+            },
+            {
+                "invariant": "b",
+                "policy": "head",
+                "violations": 3,
+                "examined": 3,
+                "unexplained": 0,
+                "explained": [finding],
+            },
+        ]
+    )
+    assert [r["status"] for r in view["rows"]] == ["UNREGISTERED", "registered finding"]
+    assert view["unregistered"] == ["a"] and "UNREGISTERED" in view["line"] and "a" in view["line"]
+    assert view["rows"][0]["examined_text"] == "4 of 5"
 
 
 def _paired(rows: pd.DataFrame, before: str, after: str, name: str) -> tuple[int, int, int]:
