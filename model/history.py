@@ -125,6 +125,7 @@ def row_value(row: RunRow) -> dict[str, Any]:
         "iterations": row.iterations,
         "total_tokens": row.total_tokens,
         "finished_at": row.finished_at,
+        "started_at": row.started_at,
     }
 
 
