@@ -375,6 +375,10 @@ class Scenario(_Strict):
     def with_faults(self, faults: FaultsModel) -> Scenario:
         return self.model_copy(update={"faults": faults})
 
+    def with_transport(self, transport: Literal["async", "sync"]) -> Scenario:
+        """This scenario on another transport (spec 5.2: Sync, the default, runs a wake-up inline)."""
+        return self.model_copy(update={"world": self.world.model_copy(update={"transport": transport})})
+
     def at_deployment_ranges(self) -> Scenario:
         """This scenario with every family's range widened to :data:`DEPLOYMENT_RANGES`."""
         return self.with_faults(deployment_faults(self.faults))
