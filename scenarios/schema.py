@@ -119,7 +119,7 @@ class ToolModel(_Strict):
         if self.remote and self.effect != "non_idempotent_write":
             raise ValueError(
                 f"tool '{self.name}' is remote (MCP) and declared {self.effect}; at head every MCP tool is a "
-                "non_idempotent_write (spec 6, McpTool.php): declare effect = \"non_idempotent_write\""
+                'non_idempotent_write (spec 6, McpTool.php): declare effect = "non_idempotent_write"'
             )
         if self.remote and not self.server_requires_approval and not self.approval_off_reason.strip():
             raise ValueError(
