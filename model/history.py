@@ -21,8 +21,10 @@ becomes an ``invoke`` record when issued and a completion when answered:
              effect (as the runtime resolved it), true_effect (the world's ground truth for
              that tool name: an effect value, 'unknown' for a name no tool has, '' for a
              non-tool step), identity}; fail adds {error}.
-``provider`` invoke {round, synthesis}; ok {tokens}; fail {error, failure_class (as the runtime's
-             classifier sees it under the policy), true_class (the ADR-095 classification)}.
+``provider`` invoke {round, synthesis}; ok {tokens}; fail {error, failure_class (spec 4's classifier under
+             the policy's KB-13 flag, for display only: a code mutant of the runtime's classifier
+             does not change it), true_class (the class of the failure the fault plan injected:
+             the ground truth the invariants read)}.
 ``tool``     invoke {call, tool, effect, true_effect, identity, key, remote}; ok {execution, landed,
              replayed}; fail {error}; info {crashed}.
 ``landing``  process ``world``, type ok: a side effect actually landed in the external
@@ -128,6 +130,7 @@ def row_value(row: RunRow) -> dict[str, Any]:
         "iterations": row.iterations,
         "total_tokens": row.total_tokens,
         "finished_at": row.finished_at,
+        "started_at": row.started_at,
     }
 
 

@@ -392,7 +392,8 @@ MIN_JUDGED: dict[str, int] = {
     "adr141-abandoned-segments-not-rerun": 27,  # measured 83
 }
 """No vacuous evidence: per claim, the cases its invariant must judge (summed over the swarm batch
-the property suite runs, 60 simulations, 6 on a slow scenario, at its first preset and at head).
+the property suite runs, 60 simulations, 6 on a slow scenario, at its first preset and at head, on
+each transport: async and Sync judge within a few percent of each other).
 N is a third of what that batch judged when it was set (the comment), so a change that stops a
 claim's premise from arising (a scenario that no longer writes, a family that no longer strikes)
 fails the claim instead of letting it hold over nothing. A case is the premise the invariant

@@ -11,11 +11,23 @@ from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from model.constants import LEASE_S
+
 Probability = Annotated[float, Field(ge=0.0, le=1.0)]
 Seconds = Annotated[float, Field(ge=0.0, le=10_000_000.0)]
 Range = tuple[Seconds, Seconds]
 
 EFFECTS = ("undeclared", "read_only", "idempotent_write", "non_idempotent_write")
+
+MAX_SKEW_S = 3600.0
+"""Clock skew up to one hour either way: an NTP step after a long partition, a VM restored from a
+snapshot or a host whose time zone handling is wrong all move a clock by minutes to an hour; a
+lease is 15 minutes, so a search capped below a lease length never tries a reaper that sees a live
+lease as stale (or a worker that sees a stale lease as live)."""
+MAX_STORE_DELAY_S = 2.0 * LEASE_S
+"""Store commit delays up to twice the lease length: lock waits behind a long transaction, a
+replica failover, a stalled disk flush reach minutes in production; a statement that outlives the
+lease is what lets a reaper act between a segment's statements, so the range must cross LEASE_S."""
 
 FamilyName = Literal[
     "audit",
@@ -98,10 +110,22 @@ class ToolModel(_Strict):
     latency_s: Range = (0.2, 2.0)
     land_at: Probability = 0.5
     deadline_s: Annotated[int, Field(ge=0, le=86_400)] = 0
+    approval_off_reason: str = ""
+    """Why a remote tool's server does not require approval (head's default is on, spec 6)."""
 
     @model_validator(mode="after")
     def _check(self) -> ToolModel:
         _ordered(self.latency_s, "latency_s")
+        if self.remote and self.effect != "non_idempotent_write":
+            raise ValueError(
+                f"tool '{self.name}' is remote (MCP) and declared {self.effect}; at head every MCP tool is a "
+                'non_idempotent_write (spec 6, McpTool.php): declare effect = "non_idempotent_write"'
+            )
+        if self.remote and not self.server_requires_approval and not self.approval_off_reason.strip():
+            raise ValueError(
+                f"tool '{self.name}' turns its server's approval off (head's default is on, spec 6); say why in "
+                "approval_off_reason"
+            )
         return self
 
 
@@ -167,7 +191,10 @@ class WorldModel(_Strict):
 
 
 class AuditFaults(_Strict):
-    """Event inserts fail: per-call probability and outage windows [start, end) in seconds."""
+    """Event inserts fail: per-call probability and outage windows [start, end) in seconds.
+
+    Range: any insert, any window inside the chaos phase (an audit database that is down while the
+    run store is up is the case ADR-111 is about)."""
 
     probability: Probability = 0.0
     outages: list[Range] = Field(default_factory=list)
@@ -180,7 +207,12 @@ class AuditFaults(_Strict):
 
 
 class StoreFaults(_Strict):
-    """Guarded updates and reads throw, or are slow (``slow_s``)."""
+    """Guarded updates and reads throw, or are slow (``slow_s``).
+
+    Range: a scenario may let a slow statement take up to twice the lease length
+    (:data:`MAX_STORE_DELAY_S`), so a commit stall can outlive the lease. The default stays at
+    30 s, the range the registered findings and claims were triaged under; see
+    :data:`DEPLOYMENT_RANGES` and ``scenarios/findings/README.md`` for the wider search."""
 
     probability: Probability = 0.0
     slow_probability: Probability = 0.0
@@ -189,19 +221,28 @@ class StoreFaults(_Strict):
     @model_validator(mode="after")
     def _check(self) -> StoreFaults:
         _ordered(self.slow_s, "slow_s")
+        if self.slow_s[1] > MAX_STORE_DELAY_S:
+            raise ValueError(f"slow_s may reach at most {MAX_STORE_DELAY_S:g} s (twice the lease length)")
         return self
 
 
 class CrashFaults(_Strict):
     """A process dies at a request boundary; ``after_share`` of crashes fall after the request
-    took effect (e.g. after a tool's side effect landed) but before it returned."""
+    took effect (e.g. after a tool's side effect landed) but before it returned.
+
+    Range: any request boundary of any process (kill -9, OOM, a node lost); it restarts after
+    ``world.restart_delay_s`` with a fresh identity."""
 
     probability: Probability = 0.0
     after_share: Probability = 0.5
 
 
 class SlowFaults(_Strict):
-    """A provider or tool call lasts ``lease_factor`` x LEASE_S."""
+    """A provider or tool call lasts ``lease_factor`` x LEASE_S.
+
+    Range: 1.05 to 2.5 leases by default: just past the lease (the reaper's first chance) up to
+    long enough for a requeued attempt to run beside the zombie (spec 7.2: calls longer than 900 s
+    are reaped mid-call)."""
 
     probability: Probability = 0.0
     lease_factor: Range = (1.05, 2.5)
@@ -213,7 +254,10 @@ class SlowFaults(_Strict):
 
 
 class DuplicateFaults(_Strict):
-    """A wake-up is delivered twice, the copy ``late_s`` later."""
+    """A wake-up is delivered twice, the copy ``late_s`` later.
+
+    Range: 0 to 600 s: a broker redelivering after a consumer timeout (at-least-once), up to the
+    longest requeue backoff (spec 5.2: 600 000 ms)."""
 
     probability: Probability = 0.0
     late_s: Range = (0.0, 600.0)
@@ -229,22 +273,39 @@ class SimpleFaults(_Strict):
 
 
 class SkewFaults(_Strict):
-    """A process's clock is offset by up to ``max_skew_s`` seconds either way."""
+    """A process's clock is offset by up to ``max_skew_s`` seconds either way.
+
+    Range: a scenario may allow up to one hour either way (:data:`MAX_SKEW_S`), which crosses the
+    lease length in both directions. The default stays at 120 s, the range the registered findings
+    and claims were triaged under; see :data:`DEPLOYMENT_RANGES`."""
 
     probability: Probability = 0.0
-    max_skew_s: Seconds = 120.0
+    max_skew_s: Annotated[float, Field(ge=0.0, le=MAX_SKEW_S)] = 120.0
 
 
 class ProviderFaults(_Strict):
+    """The provider fails with one of ``classes`` (spec 4's taxonomy); the true class is the kind."""
+
     probability: Probability = 0.0
     classes: list[FailureClassName] = Field(default_factory=_default_failure_classes)
 
 
 class DeployFaults(_Strict):
-    """Between attempts a tool is renamed or removed (``kinds``)."""
+    """Between attempts a tool is renamed or removed (``kinds``).
+
+    Range: any moment; processes keep the code they loaded (a registry is hydrated once), so only
+    segments that start after the deploy see the new tool set."""
 
     probability: Probability = 0.0
     kinds: list[DeployKind] = Field(default_factory=_default_deploy_kinds)
+
+
+DEPLOYMENT_RANGES: dict[str, dict[str, object]] = {
+    "clock_skew": {"max_skew_s": MAX_SKEW_S},
+    "store": {"slow_s": (1.0, MAX_STORE_DELAY_S)},
+}
+"""The fault ranges of real deployments, per family, to lay over a scenario's faults
+(:func:`deployment_faults`): clock skew up to an hour either way, commit stalls up to two leases."""
 
 
 class FaultsModel(_Strict):
@@ -313,3 +374,19 @@ class Scenario(_Strict):
 
     def with_faults(self, faults: FaultsModel) -> Scenario:
         return self.model_copy(update={"faults": faults})
+
+    def with_transport(self, transport: Literal["async", "sync"]) -> Scenario:
+        """This scenario on another transport (spec 5.2: Sync, the default, runs a wake-up inline)."""
+        return self.model_copy(update={"world": self.world.model_copy(update={"transport": transport})})
+
+    def at_deployment_ranges(self) -> Scenario:
+        """This scenario with every family's range widened to :data:`DEPLOYMENT_RANGES`."""
+        return self.with_faults(deployment_faults(self.faults))
+
+
+def deployment_faults(faults: FaultsModel) -> FaultsModel:
+    """``faults`` with the ranges of :data:`DEPLOYMENT_RANGES` (probabilities and kinds kept)."""
+    data = faults.model_dump()
+    for family, ranges in DEPLOYMENT_RANGES.items():
+        data[family].update(ranges)
+    return FaultsModel.model_validate(data)

@@ -1,9 +1,10 @@
-"""The invariant catalogue: fourteen named properties with their kind, meaning and checker.
+"""The invariant catalogue: named properties with their kind, meaning and checker.
 
 The order, names, kinds and one-line meanings of the first twelve are fixed by
-ARCHITECTURE.md ("The history and the invariants"); the last two were added so that every
+ARCHITECTURE.md ("The history and the invariants"); the next four were added so that every
 historic defect of the spec (7.3) has an invariant that finds it (KB-12: an approved write
-turn ran without its approval recorded; KB-13: a retryable failure dead-lettered). The
+turn ran without its approval recorded; KB-13: a retryable failure dead-lettered), and the
+last four judge what a row says once a segment is done with it (issue 10). The
 checkers live in the themed modules beside this one. Knows only
 the history: ``check_all`` builds the shared index once and runs every checker over it.
 """
@@ -13,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from model.history import Op
-from model.invariants import audit, fencing, ground, lifecycle, writes
+from model.invariants import audit, fencing, ground, lifecycle, rows, writes
 from model.invariants.index import Index, as_index
 from model.invariants.judgement import Invariant
 from model.invariants.verdict import Kind, Verdict
@@ -119,6 +120,31 @@ INVARIANTS: tuple[Invariant, ...] = (
         _ALWAYS,
         "a retryable provider failure is retried while budget remains, never dead-lettered not_retryable (ADR-095)",
         lifecycle.retryable_failure_retried,
+    ),
+    Invariant(
+        "dead_letter_reason_matches_cause",
+        _ALWAYS,
+        "a dead-letter's reason matches the failure that caused it: not_retryable only for a cause that is "
+        "not retryable, retries_exhausted only when the budget is spent or the retry could not be set up",
+        rows.dead_letter_reason_matches_cause,
+    ),
+    Invariant(
+        "segment_outcome_matches_row",
+        _ALWAYS,
+        "a segment that reports a settled outcome leaves its run's row in that state",
+        rows.segment_outcome_matches_row,
+    ),
+    Invariant(
+        "terminal_row_no_stale_fence",
+        _ALWAYS,
+        "a terminal row keeps a write fence only while that write may still be in flight",
+        rows.terminal_row_no_stale_fence,
+    ),
+    Invariant(
+        "row_timestamps_kept",
+        _ALWAYS,
+        "a row's started_at and finished_at, once set, are never overwritten by a later statement",
+        rows.row_timestamps_kept,
     ),
 )
 

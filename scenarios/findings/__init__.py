@@ -141,7 +141,7 @@ FINDINGS: tuple[Finding, ...] = (
         "F-05",
         "recovery-dispatch-orphan",
         "every_run_terminates",
-        (),
+        ("segment_outcome_matches_row",),
         ("dispatch", "provider"),
         ("dispatch", "provider"),
         "ADR-104",
@@ -150,7 +150,7 @@ FINDINGS: tuple[Finding, ...] = (
         "dispatch throws, and the owner-guarded dead-letter cannot match the now QUEUED, unclaimed row: "
         "the outcome says FAILED, the row stays QUEUED with no wake-up",
         ("adr104-dead-letter-settles-failed",),
-        witness.recovery_dispatch_orphan,
+        witness.recovery_dispatch_outcome,
     ),
     Finding(
         "F-06",
@@ -222,6 +222,43 @@ NON_GUARANTEES: tuple[NonGuarantee, ...] = (
         "spec 7.2 (ADR-104 consequences, PurgePrivacyDataCommand.php)",
         "Reaper covers only leased RUNNING rows; QUEUED orphans are only removed by retention purge.",
         witness.queued_orphan,
+    ),
+    NonGuarantee(
+        "NG-clear-not-persisted",
+        ("terminal_row_no_stale_fence",),
+        "spec 7.2 (ADR-112, ADR-141)",
+        "Not exactly-once (ADR-112, ADR-141). A completed non-idempotent write whose clear failed ⇒ run "
+        "FAILED, not retried.",
+        witness.clear_not_persisted,
+    ),
+    NonGuarantee(
+        "NG-cancel-keeps-fence",
+        ("terminal_row_no_stale_fence",),
+        "spec 3.3 step 3 and 2 T8 (AgentRunExecutor::trace, AgentRunPersister::cancel)",
+        "Cancellation probe: if status is CANCELLED, persist the step with the write-fail-closed rule (no "
+        "ownership check, no renewal) and throw; T8 sets status, reason, totals and clears payloads, claim "
+        "and lease, not the fence. Specified behaviour of head, not an ADR promise: a cancelled row keeps "
+        "the fence of a write that already returned.",
+        witness.cancel_keeps_fence,
+    ),
+    NonGuarantee(
+        "NG-unchecked-settle",
+        ("segment_outcome_matches_row",),
+        "spec 3.1 and 2 (ResumeCoordinator.php, QueuedRunCoordinator.php, AgentRunPersister.php)",
+        "The ResumeCoordinator's own pre-execution settleFailed calls (position/decode failure after the "
+        "claim, failed release) and runQueued's position/rehydration failures are unguarded (ownedBy null); "
+        "persister wrappers never throw (exception => logged, returns false). Specified behaviour of head: the "
+        "segment reports FAILED whether or not that settle took effect.",
+        witness.unchecked_settle_outcome,
+    ),
+    NonGuarantee(
+        "NG-claim-restamps-started",
+        ("row_timestamps_kept",),
+        "spec 2 T3 (AgentRunRepository::claimQueued)",
+        "claimQueued SET status=running, claimed_by=worker id, lease_expires=now+900, started_at=now "
+        "(claimForResume: started_at untouched). Specified behaviour of head, not an ADR promise: every "
+        "claim of a requeued run overwrites when the run started.",
+        witness.claim_restamps_started,
     ),
 )
 

@@ -176,6 +176,21 @@ def recovery_dispatch_orphan(ix: Index, verdict: Verdict) -> bool:
     return refused and bool(dispatches) and all(site == "recovery.dispatch" and not ok for site, ok in dispatches)
 
 
+def recovery_dispatch_outcome(ix: Index, verdict: Verdict) -> bool:
+    """F-05 through segment_outcome_matches_row: the worker segment reports FAILED while the row it
+    leaves is the QUEUED row of recovery's own requeue (T11), whose wake-up dispatch failed."""
+    if verdict.name != "segment_outcome_matches_row":
+        return recovery_dispatch_orphan(ix, verdict)
+    ops = _witness(ix, verdict)
+    if len(ops) != 2:
+        return False
+    row, segment = ops
+    if row.op != H.STORE or ix.number(row) != "T11" or segment.get("outcome") != "failed":
+        return False
+    dispatches = [(site, ok) for site, ok in _dispatches_after(ix, row.run, row.index) if site == "recovery.dispatch"]
+    return bool(dispatches) and not dispatches[0][1]
+
+
 def _queued_final(ix: Index, verdict: Verdict) -> Op | None:
     finals = [op for op in _witness(ix, verdict) if op.op == H.FINAL]
     if len(finals) != 1 or row_of(finals[0]).get("status") != "queued":
@@ -227,6 +242,78 @@ def shared_identity(ix: Index, verdict: Verdict) -> bool:
         if isinstance(row, Mapping) and row.get("claimed_by") in stolen:
             return True
     return False
+
+
+def claim_restamps_started(ix: Index, verdict: Verdict) -> bool:
+    """Spec 2 T3: a claim of a requeued run sets started_at=now again (T10 leaves it untouched)."""
+    ops = _witness(ix, verdict)
+    return (
+        len(ops) == 2
+        and ops[1].op == H.STORE
+        and ix.number(ops[1]) == "T3"
+        and row_of(ops[0]).get("started_at") != row_of(ops[1]).get("started_at")
+        and row_of(ops[0]).get("finished_at") == row_of(ops[1]).get("finished_at")
+    )
+
+
+def clear_not_persisted(ix: Index, verdict: Verdict) -> bool:
+    """Spec 7.2: the write returned but its fence clear never persisted (the T5 failed, matched
+    nothing, or the process died first), and the run then ended FAILED with the fence standing."""
+    ops = _witness(ix, verdict)
+    if len(ops) != 4 or row_of(ops[3]).get("status") != "failed":
+        return False
+    call, returned, terminal = ops[1], ops[2], ops[3]
+    identity = call.get("identity")
+    return not any(
+        returned.index < op.index < terminal.index
+        and op.run == call.run
+        and op.get("identity") == identity
+        and ix.number(op) == "T5"
+        and row_of(op).get("pending_effect") == ""
+        for op in ix.rows
+    )
+
+
+_UNCHECKED_SETTLE_SITES = frozenset(
+    {
+        "resume.position_failed",
+        "resume.state_unreadable",
+        "resume.release_failed",
+        "run_queued.position_failed",
+        "run_queued.rehydration_failed",
+    }
+)
+
+
+def unchecked_settle_outcome(ix: Index, verdict: Verdict) -> bool:
+    """Spec 3.1 with 2 (persister wrappers never throw): a pre-execution settleFailed of a resume or
+    runQueued segment is unguarded and its result unchecked; the segment reports FAILED although
+    that settle failed or matched nothing (the run was cancelled, or the statement threw)."""
+    ops = _witness(ix, verdict)
+    if len(ops) != 2 or ops[1].op != H.SEGMENT or ops[1].get("outcome") != "failed":
+        return False
+    segment = ops[1]
+    invoke = next((i for i in ix.of_type(H.SEGMENT, OpType.INVOKE) if ix.completions.get(i.index) is segment), None)
+    if invoke is None:
+        return False
+    for op in ix.of_type(H.STORE, OpType.INVOKE):
+        inside = invoke.index < op.index < segment.index and op.process == segment.process
+        if inside and op.run == invoke.run and op.get("site") in _UNCHECKED_SETTLE_SITES:
+            done = ix.completions.get(op.index)
+            return done is None or done.type is not OpType.OK or not done.get("matched")
+    return False
+
+
+def cancel_keeps_fence(ix: Index, verdict: Verdict) -> bool:
+    """Spec 3.3 step 3 and T8: a cancel keeps the row's fence, and a segment that finds its run
+    cancelled persists the step without renewing or clearing; the row ends CANCELLED, fenced."""
+    ops = _witness(ix, verdict)
+    return (
+        len(ops) == 4
+        and row_of(ops[3]).get("status") == "cancelled"
+        and ix.number(ops[3]) == "T8"
+        and ops[3].index > ops[0].index
+    )
 
 
 def queued_orphan(ix: Index, verdict: Verdict) -> bool:

@@ -24,11 +24,12 @@ import model.reaper
 import model.recovery
 import model.resume
 from model.constants import MAX_REQUEUES
-from model.failures import StoreError, classify
+from model.failures import RunLeaseLost, StoreError, classify
 from model.records import EventRow, Registry, Step
-from model.requests import InsertEvent, ReadClock
+from model.requests import InsertEvent, ReadClock, Update
 from model.segment import Gen
 from model.tools import effect_for
+from model.transitions import RenewLease
 from model.vocab import FailureClass, ToolEffect
 
 
@@ -89,6 +90,20 @@ def _record_step_lies(
     return True
 
 
+def _renew_never_clears(seg: model.hooks.Segment, effect: ToolEffect) -> Gen[None]:
+    """renew-or-clear that always renews (T4): a write step's boundary leaves its fence standing."""
+    owner = seg.lease_owner
+    if owner is None:
+        return
+    now = yield ReadClock()
+    try:
+        result = yield Update(seg.uuid, RenewLease(owner, now), "executor.boundary")
+    except StoreError:
+        raise RunLeaseLost("renewal failed") from None
+    if not model.hooks.lease_confirmed(result, seg.policy):
+        raise RunLeaseLost("lease lost at the step boundary")
+
+
 def _record_step_patches(fake: Callable[..., Any]) -> tuple[Patch, ...]:
     return (Patch(model.hooks, "record_step", fake), Patch(model.resume, "record_step", fake))
 
@@ -121,6 +136,12 @@ CODE_MUTANTS: tuple[CodeMutant, ...] = (
 )
 CODE_MUTANTS = (
     *CODE_MUTANTS,
+    CodeMutant(
+        "fence_never_cleared",
+        "the boundary after a write step renews (T4) instead of clearing the fence (T5 '')",
+        (Patch(model.hooks, "_renew_or_clear", _renew_never_clears),),
+        (("happy_path", ("cancel", "crash")), ("default", ("crash", "slow"))),
+    ),
     CodeMutant(
         "requeue_budget_off_by_one",
         "both deciders compare the requeue count against MAX_REQUEUES + 1 (a fourth requeue is allowed)",

@@ -68,7 +68,9 @@ def test_each_violation_is_written_as_a_file_that_replays(tmp_path: Path) -> Non
 
 
 def test_no_violation_exits_0_with_the_sentence(tmp_path: Path) -> None:
-    result = verify("single_run", "--bound", "1", "--faults", "audit,provider", "--out", str(tmp_path))
+    # single_run's remote write is non-idempotent (as every MCP tool at head): a provider failure after
+    # it would rerun it (F-01), so the clean search draws audit and dispatch failures.
+    result = verify("single_run", "--bound", "1", "--faults", "audit,dispatch", "--out", str(tmp_path))
     assert result.exit_code == 0
     assert result.stdout.splitlines()[0].endswith(": no violation up to bound 1")
     assert list(tmp_path.iterdir()) == []
@@ -99,7 +101,7 @@ def test_bound_0_runs_one_schedule(tmp_path: Path) -> None:
 
 def test_max_schedules_says_the_bound_was_not_exhausted(tmp_path: Path) -> None:
     result = verify(
-        "single_run", "--faults", "audit,provider", "--max-schedules", "4", "--out", str(tmp_path), "--json"
+        "single_run", "--faults", "audit,dispatch", "--max-schedules", "4", "--out", str(tmp_path), "--json"
     )
     assert result.exit_code == 0
     doc = json.loads(result.stdout)

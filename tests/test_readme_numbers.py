@@ -1,0 +1,68 @@
+"""Every count the README states comes from the code: each is compared with the catalogue it counts.
+
+A count is found by the phrase around it, so rewording a sentence breaks this test rather than
+letting a stale number stand; a count the README drops needs no entry here. Throughput figures
+are not stated in the README (``leaselab bench`` measures them on the machine at hand).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from model.invariants import INVARIANTS
+from model.policy import FLAG_NAMES
+from scenarios.claims import CLAIMS, PRESET_ORDER
+from scenarios.findings import FINDINGS
+from scenarios.known_defects import KNOWN_DEFECTS
+from scenarios.loader import library_names
+from scenarios.schema import FAMILIES
+from sim.explore.code_mutants import CODE_MUTANTS
+from sim.explore.counterexample import read
+from sim.explore.mutants import EQUIVALENT
+
+README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
+}  # fmt: skip
+
+
+def stated(pattern: str) -> int:
+    """The number (digits or a word) the README states in ``pattern``'s group 1."""
+    found = re.search(pattern, " ".join(README.split()))
+    assert found is not None, f"the README no longer says {pattern!r}: update this test with it"
+    text = found.group(1)
+    return int(text) if text.isdigit() else WORDS[text.lower()]
+
+
+def max_faults_of_findings() -> int:
+    return max(len(read(f.path).faults) for f in FINDINGS)
+
+
+COUNTS = [
+    (r"\((\w+) fault families\)", lambda: len(FAMILIES)),
+    (r"holds (\d+) checkers", lambda: len(INVARIANTS)),
+    (r"\((\d+) library scenarios", lambda: len(library_names())),
+    (r"library scenarios x (\d+) presets", lambda: len(PRESET_ORDER)),
+    (r"(\w+) historic defects of the spec", lambda: len(KNOWN_DEFECTS)),
+    (r"(\d+) promises, each quoting its ADR", lambda: len(CLAIMS)),
+    (r"\(`scenarios/findings/`\): (\w+) violations of `head`", lambda: len(FINDINGS)),
+    (r"one at a time, (\d+) mutants are killed", lambda: len(FLAG_NAMES) - len(EQUIVALENT)),
+    (r"(\d+) code mutants replace functions", lambda: len(CODE_MUTANTS)),
+    (r"minimal counterexample \(at most (\d+) faults\)", max_faults_of_findings),
+]
+
+
+@pytest.mark.parametrize(("pattern", "actual"), COUNTS, ids=[c[0] for c in COUNTS])
+def test_a_count_the_readme_states_matches_the_catalogue(pattern: str, actual: object) -> None:
+    assert callable(actual)
+    assert stated(pattern) == actual()
+
+
+def test_the_readme_states_no_throughput_figure() -> None:
+    """Throughput depends on the machine; the README points at ``leaselab bench`` instead."""
+    flat = " ".join(README.split())
+    assert not re.search(r"simulations per second|\d+ min \d+ s", flat)
