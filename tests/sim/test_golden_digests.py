@@ -10,20 +10,20 @@ import pytest
 from benchmarks.golden import golden
 
 GOLDEN = {
-    "abandoned_interactive": "95a6a35c423dedcc",
-    "approval_write_on_resume": "aba18191892003e5",
-    "audit_blip_read_only": "d6ffb8241dee0570",
-    "audit_failure_after_write": "03c31d8bb159f7b5",
-    "cancel_mid_run": "5ec8578725465436",
-    "default": "889322c7e95fde14",
-    "deploy_between_attempts": "a880352c3bbe8111",
-    "duplicate_wakeup": "8853779b15a3d5dc",
-    "happy_path": "42905bfd913453bb",
-    "reaper_races_heartbeat": "73cc955444a0724f",
-    "same_second_renewals": "f45d0e8ad3eafb48",
-    "single_run": "9f138937897ec244",
-    "tool_outlives_lease": "6c6716ba1559776a",
-    "worker_crash_mid_write": "f01eb3932840e180",
+    "abandoned_interactive": "c395b2f8e087c7f7",
+    "approval_write_on_resume": "51efc0ca2464d3ba",
+    "audit_blip_read_only": "2331a6213c62aebd",
+    "audit_failure_after_write": "18bcd01364a30e79",
+    "cancel_mid_run": "25d666153ce2ae87",
+    "default": "9ae7fc33f99cab23",
+    "deploy_between_attempts": "a40776811806f18f",
+    "duplicate_wakeup": "fe8b6a9987cf04c6",
+    "happy_path": "1f5ecbcd6546fafb",
+    "reaper_races_heartbeat": "89217e01e81db3ef",
+    "same_second_renewals": "83403cf7b07b296b",
+    "single_run": "4b97cfa624bbbc97",
+    "tool_outlives_lease": "2812cfb7e2817cf3",
+    "worker_crash_mid_write": "31f2b5d8e7dfa548",
 }
 
 
