@@ -81,6 +81,8 @@ def sweep_row(task: SweepTask, scenario: Scenario, result: SimulationResult) -> 
     }
     for name in INVARIANT_NAMES:
         row[f"inv.{name}"] = str(result.verdicts[name].valid.json).lower()
+    for name in INVARIANT_NAMES:
+        row[f"judged.{name}"] = int(result.verdicts[name].judged)
     for name, reached in result.coverage.items():
         row[f"cov.{name}"] = bool(reached)
     for family in FAMILIES:

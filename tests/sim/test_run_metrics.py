@@ -122,6 +122,8 @@ def test_a_row_carries_every_contract_column() -> None:
     direct = simulate(scenario, "head", 0, flags={"idempotency_keys": True})
     assert row["digest"] == direct.digest
     assert sweep_row(task, scenario, direct) == row
+    assert {inv.name: row[f"judged.{inv.name}"] for inv in INVARIANTS} == direct.judged
+    assert sum(direct.judged.values()) > 0
 
 
 def test_the_overrides_move_tool_latency_to_the_lease_ratio_and_set_the_transport() -> None:
