@@ -359,37 +359,37 @@ CLAIMS: tuple[Claim, ...] = (
 
 
 MIN_JUDGED: dict[str, int] = {
-    "adr092-terminal-is-terminal": 145,  # measured 435
-    "adr101-cancelled-never-resurrected": 38,  # measured 114
-    "adr101-resume-at-max-plus-one": 278,  # measured 836
+    "adr092-terminal-is-terminal": 111,  # measured 334
+    "adr101-cancelled-never-resurrected": 34,  # measured 103
+    "adr101-resume-at-max-plus-one": 234,  # measured 703
     "adr102-duplicate-wakeups-harmless-sequences": 1720,  # measured 5160
-    "adr102-duplicate-wakeups-harmless-writes": 154,  # measured 463
+    "adr102-duplicate-wakeups-harmless-writes": 214,  # measured 642
     "adr102-duplicate-wakeups-harmless-settles": 160,  # measured 480
     "adr102-no-orphan-after-dispatch-failure": 160,  # measured 480
     "adr102-no-orphan-after-dispatch-failure-store": 20,  # measured 60
     "adr104-dead-letter-settles-failed": 160,  # measured 480
-    "adr104-zombie-cannot-collide": 1687,  # measured 5062
-    "adr104-lease-lost-stops-without-settling": 144,  # measured 434
-    "adr104-live-worker-wins": 6,  # measured 18
-    "adr104-shared-requeue-budget": 76,  # measured 228
-    "adr095-retryable-failures-retried": 9,  # measured 28
-    "adr081-read-only-audit-fail-soft": 35,  # measured 105
-    "adr111-no-success-over-unrecorded-write": 160,  # measured 480
-    "adr111-failed-write-audit-fails-run": 247,  # measured 741
-    "adr111-failed-write-audit-never-retried": 4,  # measured 12
-    "adr111-no-success-over-unrecorded-write-store": 19,  # measured 59
-    "adr111-failed-write-audit-never-retried-store": 19,  # measured 59
-    "adr111-failed-write-audit-fails-run-cancel": 19,  # measured 57
-    "adr111-read-only-audit-fail-soft": 25,  # measured 76
+    "adr104-zombie-cannot-collide": 1347,  # measured 4042
+    "adr104-lease-lost-stops-without-settling": 105,  # measured 316
+    "adr104-live-worker-wins": 4,  # measured 12
+    "adr104-shared-requeue-budget": 97,  # measured 293
+    "adr095-retryable-failures-retried": 30,  # measured 91
+    "adr081-read-only-audit-fail-soft": 143,  # measured 431
+    "adr111-no-success-over-unrecorded-write": 159,  # measured 479
+    "adr111-failed-write-audit-fails-run": 241,  # measured 725
+    "adr111-failed-write-audit-never-retried": 10,  # measured 32
+    "adr111-no-success-over-unrecorded-write-store": 15,  # measured 45
+    "adr111-failed-write-audit-never-retried-store": 15,  # measured 46
+    "adr111-failed-write-audit-fails-run-cancel": 18,  # measured 54
+    "adr111-read-only-audit-fail-soft": 33,  # measured 100
     "adr112-reaped-mid-write-dead-lettered": 20,  # measured 60
     "adr112-crashed-mid-write-dead-lettered": 20,  # measured 60
-    "adr112-at-most-once": 130,  # measured 392
-    "adr122-requeued-attempt-unfenced": 216,  # measured 648
-    "adr132-unrecorded-approval-executes-nothing": 36,  # measured 109
-    "adr141-writes-fenced-under-lease": 219,  # measured 658
-    "adr141-writes-fenced-under-lease-with-cancel": 63,  # measured 189
-    "adr141-abandoned-segments-reaped": 58,  # measured 175
-    "adr141-abandoned-segments-not-rerun": 27,  # measured 83
+    "adr112-at-most-once": 125,  # measured 377
+    "adr122-requeued-attempt-unfenced": 190,  # measured 570
+    "adr132-unrecorded-approval-executes-nothing": 27,  # measured 83
+    "adr141-writes-fenced-under-lease": 123,  # measured 369
+    "adr141-writes-fenced-under-lease-with-cancel": 24,  # measured 73
+    "adr141-abandoned-segments-reaped": 57,  # measured 173
+    "adr141-abandoned-segments-not-rerun": 7,  # measured 22
 }
 """No vacuous evidence: per claim, the cases its invariant must judge (summed over the swarm batch
 the property suite runs, 60 simulations, 6 on a slow scenario, at its first preset and at head, on

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 from typing import Any
 
 import pytest
@@ -91,13 +93,16 @@ def test_a_batch_draws_what_the_swarm_explorer_draws() -> None:
 
 
 def test_a_clean_target_kills_on_any_violation() -> None:
-    """KB-6's scenario shows head nothing under clock skew; the mutant's non-idempotent rerun there is a kill."""
+    """KB-6's scenario shows head nothing under clock skew; whatever the mutant breaks there is a kill,
+    and the same schedule without the mutant's flag keeps that invariant."""
     kill, spent = hunt("kb6_renew_trusts_changed_rows", 10, 0, Baselines(10, 0))
-    assert kill is not None and kill.invariant == "non_idempotent_at_most_once"
+    assert kill is not None
     assert kill.target == MutantTarget("same_second_renewals", ("clock_skew",))
     assert spent == kill.simulations
     replay = kill.counterexample.run()
     assert replay.digest == kill.counterexample.digest and kill.invariant in replay.violations
+    unmutated = dataclasses.replace(kill.counterexample, flags={}).run()
+    assert kill.invariant not in unmutated.violations
 
 
 # ---- the command -------------------------------------------------------------------------------
@@ -188,7 +193,7 @@ def test_the_text_report_names_each_kill_with_its_target() -> None:
     result = runner.invoke(app, ["mutants", "--only", "write_fence", "--simulations", "5"])
     assert result.exit_code == 0
     assert result.stdout.startswith("mutation score 1.00: 1 killed of 1 (0 equivalent)")
-    assert "killed     write_fence: writes_fenced_under_lease after 1 simulations on happy_path" in result.stdout
+    assert re.search(r"killed +write_fence: writes_fenced_under_lease after \d+ simulations on happy_path", result.stdout)
 
 
 def test_an_unknown_flag_is_a_one_line_usage_error() -> None:
