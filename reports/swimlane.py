@@ -240,6 +240,8 @@ def figure(history: Sequence[Op], title: str = "") -> Figure:
     times = [m[1] for m in pic.marks] + [s.start for s in pic.spans] + [s.end for s in pic.spans]
     times += [s.zombie_end for s in pic.spans if s.zombie_end is not None]
     times += [f[0] for f in pic.faults] + [f[1] for f in pic.faults] + [0.0]
+    if pic.quiet_at is not None:
+        times.append(pic.quiet_at)  # else the axis runs on uncompressed to the quiet phase's line
     x = _Compressed(times, GAP_S)
     y_of = {name: len(pic.lanes) - 1 - i for i, name in enumerate(pic.lanes)}
     fig, ax = plt.subplots(figsize=(11.5, 0.48 * len(pic.lanes) + 1.9))
