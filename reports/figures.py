@@ -70,7 +70,8 @@ def curve_figure(table: pd.DataFrame, x: str, xlabel: str, policies: Sequence[st
     fig, ax = plt.subplots(figsize=(7.5, 3.6))
     values = sorted(set(table[x])) if not table.empty else [0.0]
     dodge = (max(values) - min(values) or 1.0) * 0.008
-    for i, (policy, rows) in enumerate(_distinct_series(table, x, policies)):
+    for policy, rows in _distinct_series(table, x, policies):
+        i = list(policies).index(policy.split(" = ")[0])  # a policy keeps its colour in every figure
         xs = rows[x] + dodge * (i - (len(policies) - 1) / 2)
         ax.plot(
             xs,

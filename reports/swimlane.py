@@ -251,10 +251,15 @@ def figure(history: Sequence[Op], title: str = "") -> Figure:
             ax.axvspan(x(start), x(end), color="#fbb4ae", alpha=0.3, lw=0)
         ax.axvline(x(start), color="#d6604d", lw=1.1, alpha=0.8, ls=(0, (2, 2)))
         fault_labels.setdefault(x(start), []).append(label)
-    for at, labels in fault_labels.items():
-        ax.text(
-            at, len(pic.lanes) - 0.45, " ⚡" + ", ".join(labels), fontsize=7, color="#b2182b", va="bottom", ha="left"
-        )
+    label_room = (x.dst[-1] or 1.0) / 150  # about one character of the 7-point font
+    row_ends: list[float] = []
+    for at, labels in sorted(fault_labels.items()):
+        text = " ⚡" + ", ".join(labels)
+        row = next((r for r, end in enumerate(row_ends) if end < at), len(row_ends))  # stack close labels
+        if row == len(row_ends):
+            row_ends.append(0.0)
+        row_ends[row] = at + label_room * len(text)
+        ax.text(at, len(pic.lanes) - 0.45 + 0.3 * row, text, fontsize=7, color="#b2182b", va="bottom", ha="left")
     for span in pic.spans:
         y = y_of[span.lane]
         ax.barh(

@@ -68,7 +68,7 @@ class ReviewOptions:
     verify_scenarios: tuple[str, ...] = VERIFY_SCENARIOS
     verify_bound: int = 1
     shrink_tests: int = 120
-    examine_per_invariant: int = 250
+    examine_per_invariant: int = 1000
     """Violating head simulations of the primary grid re-run per invariant to explain (round-robin over scenarios)."""
     command: str = "leaselab report"
 
