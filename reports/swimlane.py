@@ -338,7 +338,7 @@ def figure(history: Sequence[Op], title: str = "") -> Figure:
     for spine in ("top", "right"):
         ax.spines[spine].set_visible(False)
     if title:
-        ax.set_title(title, fontsize=9, loc="left")
+        ax.set_title(title, fontsize=9, loc="left", pad=6 + 10 * len(row_ends))  # above the fault labels
     handles: list[Any] = [
         Line2D([], [], marker=m, color=c, ls="none", label=text)
         for m, c, text in (
