@@ -440,7 +440,7 @@ def _explanations(
     if head is None:
         return []
     mine = frame[(frame["policy"] == head) & (frame["grid"] == PRIMARY_GRID)]
-    labels = {f.id: f"{f.id} {f.slug}" for f in FINDINGS} | {ng.id: f"{ng.id} ({ng.source})" for ng in NON_GUARANTEES}
+    labels = {f.id: f"{f.id} {f.slug}" for f in FINDINGS} | {ng.id: f"{ng.id}, {ng.source}" for ng in NON_GUARANTEES}
     out = []
     for column in [c for c in frame.columns if c.startswith("inv.")]:
         name = column.removeprefix("inv.")
