@@ -19,7 +19,7 @@ from typing import Any
 
 import jinja2
 import pandas as pd
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from model.history import Op
 from reports import figures, swimlane
@@ -45,8 +45,28 @@ def _environment(markdown: bool = False) -> jinja2.Environment:
     env.filters["pct"] = lambda v: DASH if v is None or (isinstance(v, float) and math.isnan(v)) else percent(v)
     env.filters["md"] = _md_cell
     env.filters["ci"] = lambda lower, upper: f"{percent(lower).rstrip('%')}{DASH}{percent(upper)}"
+    env.filters["label"] = _breakable
+    env.filters["fault"] = fault_text
     env.filters["fence"] = lambda text: Markup(str(text).replace("```", "` ` `"))
     return env
+
+
+def _breakable(label: Any) -> Markup:
+    """A policy label for a table heading, breakable before '+' so a flagged policy's column stays narrow."""
+    return Markup(str(escape(str(label))).replace("+", "<wbr>+"))
+
+
+def fault_text(text: str) -> str:
+    """A fault line ('<request> <family> <kind> <value>') with its value to 3 significant digits for
+    reading; the counterexample file keeps the exact value for replay."""
+    parts = str(text).split()
+    if len(parts) != 4:
+        return str(text)
+    try:
+        value = float(parts[3])
+    except ValueError:
+        return str(text)
+    return " ".join([*parts[:3], f"{value:.3g}"])
 
 
 def _md_text(value: Any) -> Any:

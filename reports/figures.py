@@ -70,10 +70,8 @@ def curve_figure(table: pd.DataFrame, x: str, xlabel: str, policies: Sequence[st
     fig, ax = plt.subplots(figsize=(7.5, 3.6))
     values = sorted(set(table[x])) if not table.empty else [0.0]
     dodge = (max(values) - min(values) or 1.0) * 0.008
-    for i, policy in enumerate(policies):
-        rows = table[table["policy"] == policy].sort_values(x)
-        if rows.empty:
-            continue
+    for policy, rows in _distinct_series(table, x, policies):
+        i = list(policies).index(policy.split(" = ")[0])  # a policy keeps its colour in every figure
         xs = rows[x] + dodge * (i - (len(policies) - 1) / 2)
         ax.plot(
             xs,
@@ -93,6 +91,21 @@ def curve_figure(table: pd.DataFrame, x: str, xlabel: str, policies: Sequence[st
     ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False, fontsize=8)
     fig.tight_layout()
     return fig
+
+
+def _distinct_series(table: pd.DataFrame, x: str, policies: Sequence[str]) -> list[tuple[str, pd.DataFrame]]:
+    """(label, rows) per distinct curve: policies whose points are all equal share one line labelled
+    'a = b', since a line drawn exactly over another would hide it."""
+    series: dict[tuple[tuple[float, int, int], ...], tuple[list[str], pd.DataFrame]] = {}
+    for policy in policies:
+        rows = table[table["policy"] == policy].sort_values(x)
+        if rows.empty:
+            continue
+        key = tuple(
+            zip(rows[x].astype(float), rows["violations"].astype(int), rows["simulations"].astype(int), strict=True)
+        )
+        series.setdefault(key, ([], rows))[0].append(policy)
+    return [(" = ".join(names), rows) for names, rows in series.values()]
 
 
 def heatmap_figure(table: pd.DataFrame) -> Figure:
@@ -131,7 +144,7 @@ def forest_figure(table: pd.DataFrame, title: str) -> Figure:
     only invariants violated under either policy are drawn."""
     rows = table[(table["before_violations"] > 0) | (table["after_violations"] > 0)]
     height = max(1.4, 0.32 * len(rows) + 0.9)
-    fig, ax = plt.subplots(figsize=(7.5, height))
+    fig, ax = plt.subplots(figsize=(5.6, height + 0.2))
     ys = list(range(len(rows)))[::-1]
     for y, (_, r) in zip(ys, rows.iterrows(), strict=True):
         c = "#55a868" if r["upper"] < 0 else "#c44e52" if r["lower"] > 0 else "#8c8c8c"
@@ -140,7 +153,7 @@ def forest_figure(table: pd.DataFrame, title: str) -> Figure:
     ax.axvline(0, color="#333333", lw=0.8)
     ax.set_yticks(ys, list(rows["invariant"]))
     ax.set_xlabel(
-        "change in violation rate, percentage points (95% paired interval; green fewer, red more, grey: includes 0)"
+        "after - before, percentage points (95% paired interval)\ngreen: fewer violations, red: more, grey: includes 0"
     )
     ax.set_title(title, fontsize=9, loc="left")
     if rows.empty:

@@ -40,6 +40,20 @@ SECTIONS = (
 """(anchor, heading) of every section, in order: the templates and the browser test use these."""
 
 
+GLOSSARY = (
+    ("head", "the current design (preset adr-141); head+<flag> is head with one proposal switched on"),
+    ("invariant", "a safety property checked on every simulated history (hover a name for its meaning)"),
+    ("rate [a-b%]", "share of simulations violating it, with the 95% Wilson interval for the true rate"),
+    ("≤ x", "rule of three: none seen in n simulations, so the rate is at most 3/n with 95% confidence"),
+    ("pp, paired", "percentage points; paired = both policies ran the same scenario, intensity and seed"),
+    ("intensity", "fault probabilities scaled by this factor (0 = no random faults, 1 = as written)"),
+    ("latency ratio", "tool latency as a multiple of the lease length (> 1: a call outlives its lease)"),
+    ("F-…, NG-…", "a registered finding (a head violation no ADR records), a non-guarantee the spec records"),
+    ("counterexample", "a violating simulation with its faults removed one by one while it still fails"),
+)
+"""(term, one-line meaning) shown under the answer, for a reader new to the harness."""
+
+
 @dataclass(frozen=True)
 class CounterexampleView:
     """One minimal counterexample, as the orchestration produced it."""
@@ -202,6 +216,7 @@ def verdict(policy: str, summary: Mapping[str, Any], frame: pd.DataFrame) -> dic
     return {
         "policy": policy,
         "headline": headline,
+        "sentence": headline.removeprefix(f"{policy}: "),
         "held": held,
         "invariants": len(cells),
         "simulations": n,
@@ -393,6 +408,7 @@ def build(
     return {
         "title": f"{provenance.name}: reliability report",
         "sections": [{"id": a, "heading": h} for a, h in SECTIONS],
+        "glossary": [{"term": t, "meaning": m} for t, m in GLOSSARY],
         "primary_grid": grid_name,
         "primary_simulations": len(main),
         "primary_about": _grid_about(main),

@@ -240,6 +240,8 @@ def figure(history: Sequence[Op], title: str = "") -> Figure:
     times = [m[1] for m in pic.marks] + [s.start for s in pic.spans] + [s.end for s in pic.spans]
     times += [s.zombie_end for s in pic.spans if s.zombie_end is not None]
     times += [f[0] for f in pic.faults] + [f[1] for f in pic.faults] + [0.0]
+    if pic.quiet_at is not None:
+        times.append(pic.quiet_at)  # else the axis runs on uncompressed to the quiet phase's line
     x = _Compressed(times, GAP_S)
     y_of = {name: len(pic.lanes) - 1 - i for i, name in enumerate(pic.lanes)}
     fig, ax = plt.subplots(figsize=(11.5, 0.48 * len(pic.lanes) + 1.9))
@@ -249,10 +251,15 @@ def figure(history: Sequence[Op], title: str = "") -> Figure:
             ax.axvspan(x(start), x(end), color="#fbb4ae", alpha=0.3, lw=0)
         ax.axvline(x(start), color="#d6604d", lw=1.1, alpha=0.8, ls=(0, (2, 2)))
         fault_labels.setdefault(x(start), []).append(label)
-    for at, labels in fault_labels.items():
-        ax.text(
-            at, len(pic.lanes) - 0.45, " ⚡" + ", ".join(labels), fontsize=7, color="#b2182b", va="bottom", ha="left"
-        )
+    label_room = (x.dst[-1] or 1.0) / 150  # about one character of the 7-point font
+    row_ends: list[float] = []
+    for at, labels in sorted(fault_labels.items()):
+        text = " ⚡" + ", ".join(labels)
+        row = next((r for r, end in enumerate(row_ends) if end < at), len(row_ends))  # stack close labels
+        if row == len(row_ends):
+            row_ends.append(0.0)
+        row_ends[row] = at + label_room * len(text)
+        ax.text(at, len(pic.lanes) - 0.45 + 0.3 * row, text, fontsize=7, color="#b2182b", va="bottom", ha="left")
     for span in pic.spans:
         y = y_of[span.lane]
         ax.barh(
@@ -331,7 +338,7 @@ def figure(history: Sequence[Op], title: str = "") -> Figure:
     for spine in ("top", "right"):
         ax.spines[spine].set_visible(False)
     if title:
-        ax.set_title(title, fontsize=9, loc="left")
+        ax.set_title(title, fontsize=9, loc="left", pad=6 + 10 * len(row_ends))  # above the fault labels
     handles: list[Any] = [
         Line2D([], [], marker=m, color=c, ls="none", label=text)
         for m, c, text in (

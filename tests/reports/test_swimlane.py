@@ -36,3 +36,38 @@ def test_the_figure_draws(tmp_path: Path) -> None:
     fig = swimlane.figure(_history("F-04-cancel-after-fence-stamp.toml"), title="F-04")
     fig.savefig(tmp_path / "f.png")
     assert (tmp_path / "f.png").stat().st_size > 10_000
+
+
+def test_the_quiet_phase_is_on_the_compressed_axis() -> None:
+    """The quiet phase's line was once placed past the last event uncompressed, squeezing the story
+    into the left edge; every drawn thing must lie within the compressed axis."""
+    history = _history("F-05-recovery-dispatch-orphan.toml")
+    pic = swimlane.picture(history)
+    assert pic.quiet_at is not None
+    ax = swimlane.figure(history).axes[0]
+    ticks = [t for t in ax.get_xticks() if t >= 0]
+    assert ax.get_xlim()[1] <= max(ticks) * 1.1 + 1
+
+
+def test_a_fault_reads_with_three_significant_digits() -> None:
+    from reports.document import fault_text
+
+    assert fault_text("41 slow stretch 1.7100757119907892") == "41 slow stretch 1.71"
+    assert fault_text("19 crash before 0.0") == "19 crash before 0"
+    assert fault_text("not a fault") == "not a fault"
+
+
+def test_identical_curves_share_one_line() -> None:
+    import pandas as pd
+
+    from reports.figures import _distinct_series
+
+    table = pd.DataFrame(
+        {
+            "policy": ["a", "a", "b", "b", "c", "c"],
+            "x": [1.0, 2.0, 1.0, 2.0, 1.0, 2.0],
+            "violations": [1, 2, 1, 2, 0, 2],
+            "simulations": [4] * 6,
+        }
+    )
+    assert [label for label, _ in _distinct_series(table, "x", ["a", "b", "c"])] == ["a = b", "c"]
