@@ -22,6 +22,7 @@ from scenarios.schema import FAMILIES
 from sim.explore.code_mutants import CODE_MUTANTS
 from sim.explore.counterexample import read
 from sim.explore.mutants import EQUIVALENT
+from sim.sweep_config import builtin_review
 
 README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
 WORDS = {
@@ -45,8 +46,9 @@ def max_faults_of_findings() -> int:
 COUNTS = [
     (r"\((\w+) fault families\)", lambda: len(FAMILIES)),
     (r"holds (\d+) checkers", lambda: len(INVARIANTS)),
-    (r"\((\d+) library scenarios", lambda: len(library_names())),
-    (r"library scenarios x (\d+) presets", lambda: len(PRESET_ORDER)),
+    (r"each of the (\d+) library scenarios", lambda: len(library_names())),
+    (r"(\d+) policies \(the presets", lambda: len(builtin_review().policy)),
+    (r"the presets and (\w+) proposal flags", lambda: len(builtin_review().policy) - len(PRESET_ORDER)),
     (r"(\w+) historic defects of the spec", lambda: len(KNOWN_DEFECTS)),
     (r"(\d+) promises, each quoting its ADR", lambda: len(CLAIMS)),
     (r"\(`scenarios/findings/`\): (\w+) violations of `head`", lambda: len(FINDINGS)),
