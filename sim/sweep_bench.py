@@ -26,6 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from model.errors import LeaselabError
 from sim.sweep import SweepProgress
 from sim.sweep_config import SweepConfig
 from sim.sweep_job import run_job
@@ -116,7 +117,12 @@ def dask_overhead(simulations: int, seeds_per_task: int, repeats: int = 2) -> di
     process, which hosts the scheduler and the coordinator; local: the pool's workers plus the
     coordinator), which a shared machine's scheduling does not distort.
     """
-    distributed: Any = importlib.import_module("distributed")  # optional and untyped
+    try:
+        distributed: Any = importlib.import_module("distributed")  # optional and untyped
+    except ImportError:
+        raise LeaselabError(
+            "dask.distributed is not installed", field="--sweep", hint="pip install 'leaselab[dask]'"
+        ) from None
     config = bench_config(simulations, seeds_per_task)
     warm = bench_config(2 * seeds_per_task, seeds_per_task)
     with (

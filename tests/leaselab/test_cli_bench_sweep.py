@@ -3,12 +3,15 @@ for the memory figure, is run by hand): every section present, figures consisten
 
 from __future__ import annotations
 
+import importlib
 import json
 from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from leaselab.cli import app
+from sim import sweep_bench
 from sim.sweep_bench import _slope, bench_config, table
 
 runner = CliRunner()
@@ -41,3 +44,18 @@ def test_the_growth_slope_is_least_squares() -> None:
     assert _slope([(0, 10), (1, 12), (2, 14)]) == 2.0
     assert _slope([(5, 7)]) == 0.0
     assert bench_config(10, 4).tasks()[-1].seed_count == 2
+
+
+def test_bench_sweep_without_dask_is_one_line_and_exit_2(monkeypatch: pytest.MonkeyPatch) -> None:
+    real_import = importlib.import_module
+
+    def no_distributed(name: str, package: str | None = None) -> object:
+        if name == "distributed":
+            raise ImportError(name)
+        return real_import(name, package)
+
+    monkeypatch.setattr(sweep_bench.importlib, "import_module", no_distributed)
+    result = runner.invoke(app, ["bench", "--sweep", "--simulations", "20", "--memory-simulations", "20"])
+    assert result.exit_code == 2
+    assert "leaselab: --sweep: dask.distributed is not installed" in result.stderr
+    assert "Traceback" not in result.stderr
