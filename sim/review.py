@@ -17,13 +17,11 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import subprocess
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +48,8 @@ from sim.review_jobs import (
 )
 from sim.sweep import run_sweep
 from sim.sweep_config import SweepConfig
+from sim.sweep_dir import versions
+from sim.toml_out import dumps as toml_dumps
 
 VERIFY_SCENARIOS = ("single_run", "happy_path", "audit_failure_after_write", "worker_crash_mid_write")
 """Small library scenarios (one or two runs) whose bound-1 enumeration takes well under a second."""
@@ -160,7 +160,9 @@ def fresh_shards(shard_dir: Path, config: SweepConfig) -> None:
     uncommitted changes) old shards could silently stand for new code, so they are deleted first.
     """
     commit = git_commit()
-    stamp = json.dumps({"commit": commit, "config": config.fingerprint(), "versions": versions()}, sort_keys=True)
+    stamp = json.dumps(
+        {"commit": commit, "config": config.fingerprint(), "versions": versions(VERSIONED)}, sort_keys=True
+    )
     path = shard_dir / STAMP
     reusable = not commit.endswith("+dirty") and commit != "unknown"
     if path.exists() and reusable and path.read_text(encoding="utf-8") == stamp:
@@ -474,16 +476,7 @@ def _explanations(
 
 
 VERSIONED = ("leaselab", "simpy", "pandas", "numpy", "pyarrow", "matplotlib", "jinja2", "pydantic", "hypothesis")
-
-
-def versions() -> dict[str, str]:
-    out = {"python": platform.python_version()}
-    for name in VERSIONED:
-        try:
-            out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            out[name] = "not installed"
-    return out
+"""The packages whose versions the report records (a sweep directory records fewer)."""
 
 
 def git_commit(where: Path | None = None) -> str:
@@ -507,31 +500,7 @@ def git_commit(where: Path | None = None) -> str:
 
 def config_toml(config: SweepConfig) -> str:
     """The effective configuration as TOML (after ``--seeds``), as the report records it."""
-    data = config.model_dump(mode="json")
-    lines = [f"name = {_toml(data['name'])}", f"seeds = {data['seeds']}", f"seeds_per_task = {data['seeds_per_task']}"]
-    for policy in data["policy"]:
-        lines += ["", "[[policy]]", f"label = {_toml(policy['label'])}", f"preset = {_toml(policy['preset'])}"]
-        if policy["flags"]:
-            lines.append("flags = { " + ", ".join(f"{k} = {_toml(v)}" for k, v in policy["flags"].items()) + " }")
-    for grid in data["grid"]:
-        lines += ["", "[[grid]]"]
-        for key, value in grid.items():
-            if value is None or value == []:
-                continue
-            lines.append(f"{key} = {_toml(value)}")
-    return "\n".join(lines) + "\n"
-
-
-def _toml(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)
-    if isinstance(value, str):
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    if isinstance(value, list):
-        return "[" + ", ".join(_toml(v) for v in value) + "]"
-    raise TypeError(f"cannot write {value!r} as TOML")
+    return toml_dumps(config.model_dump(mode="json"), drop_empty=True)
 
 
 def _provenance(
@@ -539,7 +508,7 @@ def _provenance(
 ) -> dict[str, Any]:
     return {
         "name": config.name,
-        "versions": versions(),
+        "versions": versions(VERSIONED),
         "commit": git_commit(),
         "config_toml": config_toml(config),
         "seeds": config.seeds,

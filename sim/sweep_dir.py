@@ -45,9 +45,10 @@ _PACKAGES = ("leaselab", "simpy", "pydantic", "pyarrow", "pandas")
 _SPARSE = ("hit.", "dl.")
 
 
-def versions() -> dict[str, str]:
+def versions(packages: tuple[str, ...] = _PACKAGES) -> dict[str, str]:
+    """Python's version and each package's ('not installed' when missing)."""
     out = {"python": platform.python_version()}
-    for name in _PACKAGES:
+    for name in packages:
         try:
             out[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
