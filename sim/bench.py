@@ -28,6 +28,7 @@ from typing import Any
 import simpy
 
 from scenarios.loader import load_scenario
+from sim.bench_layers import layer_budget
 from sim.simulate import simulate
 
 STANDARD_WORKLOAD = "single_run"
@@ -38,6 +39,9 @@ BEFORE: dict[str, dict[str, float]] = {
     "single_run": {"simulations_per_s": 1294.6, "raw_simpy_events_per_s": 1_988_217.3, "ratio_to_raw_simpy": 0.0143},
 }
 """``leaselab bench --json`` on main at 9ab0603, before the speed work (benchmarks/PROFILE.md)."""
+
+LAYER_SIMULATIONS = 60
+"""Profiled simulations of ``default`` for the layer shares (single_run: ten times as many)."""
 
 TARGETS = {
     "default_speedup": 5.0,
@@ -194,6 +198,15 @@ def targets_bench(simulations: int = 2000, memory_simulations: int = 20_000) -> 
         "events_one_fifth_of_raw": default.ratio_to_raw_simpy >= TARGETS["ratio_to_raw_simpy"],
         "memory_flat": abs(memory["growth_bytes_per_sim"]) < 64,
     }
+    # The time budget each target leaves one simulation, next to what its layers cost (bench_layers).
+    target_rate = TARGETS["default_speedup"] * before["simulations_per_s"] * raw / before["raw_simpy_events_per_s"]
+    default_budget_us = 1e6 / target_rate
+    single_budget_us = 1e6 / TARGETS["single_run_simulations_per_s_per_core"]
+    profiled = min(LAYER_SIMULATIONS, max(5, simulations // 30))
+    layers = {
+        "default": layer_budget("default", profiled, 1e6 / default.simulations_per_s, default_budget_us),
+        "single_run": layer_budget("single_run", profiled * 10, 1e6 / single.simulations_per_s, single_budget_us),
+    }
     return {
         "raw_simpy_events_per_s": round(raw, 1),
         "default": default.as_dict(),
@@ -203,4 +216,5 @@ def targets_bench(simulations: int = 2000, memory_simulations: int = 20_000) -> 
         "ratios": ratios,
         "targets": TARGETS,
         "met": met,
+        "layers": layers,
     }

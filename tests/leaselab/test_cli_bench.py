@@ -167,6 +167,9 @@ def test_bench_without_search_reports_both_workloads_and_the_targets_as_ratios_o
     assert ratios["default_events_per_s_over_raw_simpy"] == document["default"]["ratio_to_raw_simpy"]
     assert ratios["single_run_simulations_per_s_per_core"] == document["single_run"]["simulations_per_s"]
     assert set(document["met"]) == {"default_5x", "single_run_2500_per_core", "events_one_fifth_of_raw", "memory_flat"}
+    for workload in ("default", "single_run"):
+        layers = document["layers"][workload]
+        assert layers["workload"] == workload and sum(layers["shares"].values()) == pytest.approx(1.0, abs=0.01)
 
 
 # ---- censored medians and speed-ups ---------------------------------------------------------------
