@@ -29,9 +29,11 @@ def _rows_of_run(ix: Index, run: str) -> list[Op]:
     return [op for op in ix.rows if op.run == run]
 
 
-def _first_row_after(rows: Iterable[Op], index: int, identity: str) -> Op | None:
+def _first_row_after(rows: Iterable[Op], index: int, process: str) -> Op | None:
+    """The first row after ``index`` written by ``process`` (ground truth: the identity a process
+    presents can change under the identity fault, the process that wrote cannot)."""
     for op in rows:
-        if op.index > index and op.get("identity") == identity:
+        if op.index > index and op.process == process:
             return op
     return None
 
@@ -49,7 +51,7 @@ def completed_write_rerun(ix: Index, verdict: Verdict) -> bool:
     if _audit_failed(ix, first.run, first.get("execution")):
         return False
     rows = _rows_of_run(ix, first.run)
-    clear = _first_row_after(rows, first.index, str(first.get("identity")))
+    clear = _first_row_after(rows, first.index, str(first.get("process")))
     if clear is None or ix.number(clear) != "T5" or row_of(clear).get("pending_effect") != "":
         return False
     return any(clear.index < op.index < second.index and ix.number(op) in REQUEUES for op in rows)
@@ -178,17 +180,35 @@ def recovery_dispatch_orphan(ix: Index, verdict: Verdict) -> bool:
 
 def recovery_dispatch_outcome(ix: Index, verdict: Verdict) -> bool:
     """F-05 through segment_outcome_matches_row: the worker segment reports FAILED while the row it
-    leaves is the QUEUED row of recovery's own requeue (T11), whose wake-up dispatch failed."""
+    leaves is the QUEUED row of recovery's own requeue (T11), whose wake-up dispatch failed. Also
+    when a user's cancel (T8) lands between the failed dispatch and the dead-letter: the guarded
+    dead-letter matches nothing either way and the segment reports FAILED over a CANCELLED row."""
     if verdict.name != "segment_outcome_matches_row":
         return recovery_dispatch_orphan(ix, verdict)
     ops = _witness(ix, verdict)
     if len(ops) != 2:
         return False
     row, segment = ops
-    if row.op != H.STORE or ix.number(row) != "T11" or segment.get("outcome") != "failed":
+    if row.op != H.STORE or segment.get("outcome") != "failed":
+        return False
+    if ix.number(row) == "T8":
+        requeue = _requeue_before_cancel(ix, row, segment)
+        if requeue is None:
+            return False
+        row = requeue
+    elif ix.number(row) != "T11":
         return False
     dispatches = [(site, ok) for site, ok in _dispatches_after(ix, row.run, row.index) if site == "recovery.dispatch"]
     return bool(dispatches) and not dispatches[0][1]
+
+
+def _requeue_before_cancel(ix: Index, cancel: Op, segment: Op) -> Op | None:
+    """The segment's own recovery requeue (T11) that the user's cancel overwrote: the run's last row
+    before the cancel, written by the segment's process."""
+    before = [op for op in _rows_of_run(ix, cancel.run) if op.index < cancel.index]
+    if not before or ix.number(before[-1]) != "T11" or before[-1].process != segment.process:
+        return None
+    return before[-1]
 
 
 def _queued_final(ix: Index, verdict: Verdict) -> Op | None:
