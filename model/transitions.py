@@ -10,7 +10,7 @@ policy. The simulated database applies one transition atomically.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -290,12 +290,17 @@ def is_stale(row: RunRow, now: int) -> bool:
     return row.status is RunStatus.RUNNING and 0 < row.lease_expires < now
 
 
-def find_stale_running(rows: list[RunRow], now: int, limit: int) -> list[RunRow]:
+def find_stale_running(rows: Iterable[RunRow], now: int, limit: int) -> list[RunRow]:
     """T12 findStaleRunning: stale rows, oldest lease first (uid breaks ties), at most ``limit``."""
     running = RunStatus.RUNNING
     stale = [r for r in rows if r.status is running and 0 < r.lease_expires < now]  # = is_stale, inlined
-    stale.sort(key=lambda r: (r.lease_expires, r.uid))
+    if len(stale) > 1:
+        stale.sort(key=_lease_then_uid)
     return stale[:limit]
+
+
+def _lease_then_uid(row: RunRow) -> tuple[int, int]:
+    return row.lease_expires, row.uid
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,7 @@ from simpy.core import SimTime
 from simpy.events import NORMAL, AnyOf, Event, EventPriority, Process, ProcessGenerator, Timeout
 
 TieKey = tuple[float, int]
+_new = object.__new__
 
 
 @dataclass
@@ -43,11 +44,27 @@ class Kernel(simpy.Environment):
         self.processes: list[Process] = []
         # simpy binds these to the instance only for Environment itself (``bind_early`` reads
         # the class's own __dict__); bound once here, each call skips a descriptor lookup.
-        self.timeout = MethodType(Timeout, self)  # type: ignore[method-assign]
         self.event = MethodType(Event, self)  # type: ignore[method-assign]
         self.any_of = MethodType(AnyOf, self)  # type: ignore[method-assign]
         if ties is not None:
             self.schedule = self._schedule_observed  # type: ignore[method-assign]
+            self.timeout = MethodType(Timeout, self)  # type: ignore[method-assign]
+        else:
+            self.timeout = self._timeout  # type: ignore[method-assign]
+
+    def _timeout(self, delay: SimTime = 0, value: Any | None = None) -> Timeout:
+        """``Timeout(self, delay, value)`` built in one frame: the same event, scheduled as
+        simpy's own ``schedule`` would (the world waits ~500 times a simulation)."""
+        if delay < 0:
+            raise ValueError(f"Negative delay {delay}")
+        event: Timeout = _new(Timeout)
+        event.env = self
+        event.callbacks = []
+        event._value = value
+        event._delay = delay
+        event._ok = True
+        heappush(self._queue, (self._now + delay, NORMAL, next(self._eid), event))
+        return event
 
     def process(self, generator: ProcessGenerator) -> Process:
         """simpy's ``process``, remembering the process so :meth:`release` can drop it."""

@@ -14,6 +14,11 @@ from model.records import EventRow, RunRow
 from model.requests import UpdateResult
 from model.transitions import Transition, find_stale_running, max_event_sequence
 
+_REFUSED = UpdateResult(False, False)
+_CHANGED = UpdateResult(True, True)
+_UNCHANGED = UpdateResult(True, False)
+"""The three results an UPDATE can report: frozen values, shared rather than built per statement."""
+
 
 class Database:
     """`tx_nrllm_agentrun` + `tx_nrllm_agentrun_event`, keyed by uuid."""
@@ -46,15 +51,15 @@ class Database:
         """Apply one guarded UPDATE atomically; returns the result and the row after it."""
         row = self.rows.get(uuid)
         if row is None:
-            return UpdateResult(False, False), None
+            return _REFUSED, None
         new = transition.apply(row)
         if new is None:
-            return UpdateResult(False, False), row
+            return _REFUSED, row
         self.rows[uuid] = new
-        return UpdateResult(True, new != row), new
+        return (_CHANGED if new != row else _UNCHANGED), new
 
     def select_stale(self, now: int, limit: int) -> tuple[RunRow, ...]:
-        return tuple(find_stale_running(list(self.rows.values()), now, limit))
+        return tuple(find_stale_running(self.rows.values(), now, limit))
 
     def insert_event(self, uuid: str, event: EventRow) -> None:
         self.events.setdefault(uuid, []).append(event)

@@ -16,6 +16,7 @@ import random
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from enum import Enum
+from operator import attrgetter
 from typing import Any
 
 import simpy
@@ -85,6 +86,8 @@ class Proc:
     own_identity: str = ""
     tools: dict[str, ToolModel] | None = None
     """Ground truth: the tool code this process loaded at hydration (the world's deployed set)."""
+    ctx: Context | None = None
+    """The last runtime context handed to this process: reused while it would be identical."""
 
     def __post_init__(self) -> None:
         self.own_identity = self.own_identity or self.identity
@@ -177,19 +180,25 @@ class World:
         self.deployed: dict[str, ToolModel] = dict(self.tools_by_name)
         """Ground truth: the tools physically deployed now (deploys rename or remove entries)."""
         self._provider = self.scenario.provider
+        self._provider_deadline_s = self._provider.deadline_s or LEASE_S
         self._outages = self.scenario.faults.audit.outages
         self._chaos_s = self.world_cfg.chaos_s
-        self.handlers = {
-            FindRun: self._read,
-            MaxSequence: self._read,
-            CountEvents: self._read,
-            SelectStale: self._read,
+        self._store_latency_s = self.world_cfg.store_latency_s
+        self._reads: dict[type[Request], Callable[[Proc, Any, Fault | None], tuple[Any, StoreError | None]]] = {
+            FindRun: self._find_run,
+            MaxSequence: self._max_sequence,
+            CountEvents: self._count_events,
+            SelectStale: self._select_stale,
+        }
+        self.handlers: dict[type[Request], Callable[[Proc, Any, Fault | None], SimGen]] = {
             InsertRun: self._write,
             Update: self._write,
-            InsertEvent: self._event,
             CallProvider: self._provider_call,
             InvokeTool: self._tool,
             Dispatch: self._dispatch,
+        }
+        self._instants: dict[type[Request], Callable[[Proc, Any, Fault | None], tuple[Any, StoreError | None]]] = {
+            InsertEvent: self._event,
             EmitStep: self._emit,
         }
 
@@ -204,16 +213,22 @@ class World:
         return proc
 
     def context(self, proc: Proc, *, observer: bool = False) -> Context:
-        """A runtime context for one entry-point call; the registry is hydrated now."""
-        proc.registry = self.registry
+        """A runtime context for one entry-point call; the registry is hydrated now.
+
+        Contexts are frozen values: the process's previous one is handed out again while
+        registry, identity and observer are unchanged (a reaper asks for one every tick)."""
+        registry = proc.registry = self.registry
         proc.tools = self.deployed
-        return Context(
-            self.policy,
-            self.registry,
-            proc.identity,
-            observer=observer,
-            provider_deadline_s=self._provider.deadline_s or LEASE_S,
-        )
+        ctx = proc.ctx
+        if ctx is None or ctx.registry is not registry or ctx.identity != proc.identity or ctx.observer != observer:
+            ctx = proc.ctx = Context(
+                self.policy,
+                registry,
+                proc.identity,
+                observer=observer,
+                provider_deadline_s=self._provider_deadline_s,
+            )
+        return ctx
 
     def retire(self, proc: Proc) -> None:
         self.procs_alive.pop(proc.name, None)
@@ -221,34 +236,60 @@ class World:
     # ---- the interpreter ---------------------------------------------------------------------
 
     def drive(self, proc: Proc, gen: Generator[Request, Any, Any]) -> SimGen:
-        """Run a runtime generator to completion inside a simpy process; raises Crashed."""
+        """Run a runtime generator to completion inside a simpy process; raises Crashed.
+
+        Reads are answered here after their statement latency, audit inserts and observer
+        emits at once (``_reads``, ``_instants``: plain functions); every other request goes to
+        its handler generator. The clock and notes cost no time.
+        """
         value: Any = None
         error: BaseException | None = None
-        plan, handlers = self.plan, self.handlers
+        plan, handlers, reads, instants, env = self.plan, self.handlers, self._reads, self._instants, self.env
+        send, request_types = gen.send, self.request_types
         while True:
             try:
-                request = gen.send(value) if error is None else gen.throw(error)
+                if error is None:
+                    request = send(value)
+                else:
+                    request = gen.throw(error)
+                    error = None
             except StopIteration as stop:
                 return stop.value
-            value, error = None, None
             rtype = type(request)
             if rtype is ReadClock:
-                value = proc.clock(self.env._now)
+                value = int(env._now + proc.skew_s)  # proc.clock(now), inlined: the commonest request
                 continue
+            value = None
             if rtype is Note:
                 assert isinstance(request, Note)
                 self.recorder.add(proc.name, H.DECIDE, request.uuid, OK, dict(request.detail))
                 continue
             index = self.requests
             self.requests = index + 1
-            self.request_types.append(rtype)
-            fault = None if plan.healed else plan.decide(index, request, proc.kind)
-            if fault is not None:
-                fault = self._nemesis(proc, request, fault)
-            if fault is not None and fault.family == "crash" and fault.kind == "before":
-                gen.close()
-                raise Crashed
-            value, error = yield from handlers[rtype](proc, request, fault)
+            request_types.append(rtype)
+            fault = None
+            if not plan.healed:
+                fault = plan.decide(index, request, proc.kind)
+                if fault is not None:
+                    fault = self._nemesis(proc, request, fault)
+                    if fault is not None and fault.family == "crash" and fault.kind == "before":
+                        gen.close()
+                        raise Crashed
+            read = reads.get(rtype)
+            if read is not None:
+                if fault is None:
+                    delay = self._store_latency_s
+                else:
+                    delay = self._store_delay(proc, getattr(request, "uuid", ""), fault)
+                if delay:
+                    yield env.timeout(delay)
+                value, error = read(proc, request, fault)
+            else:
+                instant = instants.get(rtype)
+                if instant is not None:
+                    value, error = instant(proc, request, fault)
+                else:
+                    value, error = yield from handlers[rtype](proc, request, fault)
             if fault is not None and fault.family == "crash":
                 gen.close()
                 raise Crashed
@@ -292,76 +333,97 @@ class World:
                 delay += fault.value
         return delay
 
-    def _read(self, proc: Proc, request: Any, fault: Fault | None) -> SimGen:
-        rtype = type(request)
-        what, site = rtype.__name__, getattr(request, "site", "")
-        uuid = getattr(request, "uuid", "")
-        delay = self.world_cfg.store_latency_s if fault is None else self._store_delay(proc, uuid, fault)
-        if delay:
-            yield self.env.timeout(delay)
+    # Reads: called by ``drive`` once the statement's latency has passed.
+
+    def _read_failed(self, proc: Proc, what: str, site: str, uuid: str) -> tuple[None, StoreError]:
+        self.recorder.add(proc.name, H.READ, uuid, FAIL, {"what": what, "site": site, "error": "StoreError"})
+        return None, StoreError("read failed")
+
+    def _find_run(self, proc: Proc, request: Any, fault: Fault | None) -> tuple[Any, StoreError | None]:
+        uuid = request.uuid
         if fault is not None and fault.family == "store" and fault.kind == "fail":
-            self.recorder.add(proc.name, H.READ, uuid, FAIL, {"what": what, "site": site, "error": "StoreError"})
-            return None, StoreError("read failed")
-        db = self.db
-        result: Any
-        extra: dict[str, Any] = {}
-        if rtype is FindRun:
-            value: Any = db.rows.get(request.uuid)
-            result = value.status._value_ if value is not None else None
-            if value is not None:
-                extra = {"fence": value.pending_effect}
-        elif rtype is MaxSequence:
-            value = result = db.max_sequence(request.uuid)
-        elif rtype is CountEvents:
-            value = result = db.count_events(request.uuid)
+            return self._read_failed(proc, "FindRun", request.site, uuid)
+        row = self.db.rows.get(uuid)
+        if row is None:
+            value = {"what": "FindRun", "site": request.site, "result": None}
         else:
-            value = db.select_stale(request.now, request.limit)
-            result = [r.uuid for r in value]
-            extra = {"fences": [r.pending_effect for r in value]}
-        self.recorder.add(proc.name, H.READ, uuid, OK, {"what": what, "site": site, "result": result, **extra})
-        return value, None
+            value = {"what": "FindRun", "site": request.site, "result": row.status._value_, "fence": row.pending_effect}
+        self.recorder.add(proc.name, H.READ, uuid, OK, value)
+        return row, None
+
+    def _max_sequence(self, proc: Proc, request: Any, fault: Fault | None) -> tuple[Any, StoreError | None]:
+        uuid = request.uuid
+        if fault is not None and fault.family == "store" and fault.kind == "fail":
+            return self._read_failed(proc, "MaxSequence", request.site, uuid)
+        result = self.db.max_sequence(uuid)
+        self.recorder.add(proc.name, H.READ, uuid, OK, {"what": "MaxSequence", "site": request.site, "result": result})
+        return result, None
+
+    def _count_events(self, proc: Proc, request: Any, fault: Fault | None) -> tuple[Any, StoreError | None]:
+        uuid = request.uuid
+        if fault is not None and fault.family == "store" and fault.kind == "fail":
+            return self._read_failed(proc, "CountEvents", "", uuid)
+        result = self.db.count_events(uuid)
+        self.recorder.add(proc.name, H.READ, uuid, OK, {"what": "CountEvents", "site": "", "result": result})
+        return result, None
+
+    def _select_stale(self, proc: Proc, request: Any, fault: Fault | None) -> tuple[Any, StoreError | None]:
+        if fault is not None and fault.family == "store" and fault.kind == "fail":
+            return self._read_failed(proc, "SelectStale", "", "")
+        rows = self.db.select_stale(request.now, request.limit)
+        value = {
+            "what": "SelectStale",
+            "site": "",
+            "result": [r.uuid for r in rows],
+            "fences": [r.pending_effect for r in rows],
+        }
+        self.recorder.add(proc.name, H.READ, "", OK, value)
+        return rows, None
 
     def _write(self, proc: Proc, request: Any, fault: Fault | None) -> SimGen:
         rec = self.recorder
-        if isinstance(request, InsertRun):
-            uuid, name = (
-                request.row.uuid,
-                ("T1 startRun" if request.row.status is RunStatus.RUNNING else "T2 enqueueRun"),
-            )
+        insert = type(request) is InsertRun
+        if insert:
+            uuid = request.row.uuid
+            name = "T1 startRun" if request.row.status is RunStatus.RUNNING else "T2 enqueueRun"
         else:
             uuid, name = request.uuid, request.transition.name
         base = {"transition": name, "site": request.site, "identity": proc.identity, "actor": proc.kind}
         rec.add(proc.name, H.STORE, uuid, INVOKE, base)
-        delay = self.world_cfg.store_latency_s if fault is None else self._store_delay(proc, uuid, fault)
+        delay = self._store_latency_s if fault is None else self._store_delay(proc, uuid, fault)
         if delay:
             yield self.env.timeout(delay)
         if fault is not None and fault.family == "store" and fault.kind == "fail":
             rec.add(proc.name, H.STORE, uuid, FAIL, {**base, "error": "StoreError"})
             return None, StoreError("statement failed")
-        if isinstance(request, InsertRun):
+        if insert:
             row = self.db.insert(request.row)
             rec.add(proc.name, H.STORE, uuid, OK, {**base, "matched": True, "changed": True, "row": H.row_value(row)})
             self._note_status(uuid, row.status)
             return row, None
         result, after = self.db.update(uuid, request.transition)
-        row_value = H.row_value(after) if result.matched and after is not None else None
-        rec.add(
-            proc.name,
-            H.STORE,
-            uuid,
-            OK,
-            {**base, "matched": result.matched, "changed": result.changed, "row": row_value},
-        )
         if result.matched and after is not None:
+            rec.add(
+                proc.name,
+                H.STORE,
+                uuid,
+                OK,
+                {**base, "matched": result.matched, "changed": result.changed, "row": H.row_value(after)},
+            )
             self._note_status(uuid, after.status)
+        else:
+            value = {**base, "matched": result.matched, "changed": result.changed, "row": None}
+            rec.add(proc.name, H.STORE, uuid, OK, value)
         return result, None
 
     def _note_status(self, uuid: str, status: RunStatus) -> None:
-        if status.is_awaiting and not self.waiting_signal.triggered:
-            self.waiting_signal.succeed()
-        if status.is_terminal:
+        if status in _AWAITING:
+            if not self.waiting_signal.triggered:
+                self.waiting_signal.succeed()
+        elif status in _TERMINAL:
             self.terminal.add(uuid)
-        elif status in NON_TERMINAL:
+            return
+        if status in NON_TERMINAL:
             self.terminal.discard(uuid)
 
     def true_effect(self, proc: Proc, tool: str) -> str:
@@ -374,12 +436,13 @@ class World:
         spec = (proc.registry or self.registry).get(tool)
         return spec is not None and spec.remote
 
-    def _event(self, proc: Proc, request: Any, fault: Fault | None) -> SimGen:
+    def _event(self, proc: Proc, request: Any, fault: Fault | None) -> tuple[None, StoreError | None]:
         rec = self.recorder
-        step = request.event.step
+        event = request.event
+        step = event.step
         kind = step.kind._value_
         value = {
-            "seq": request.event.sequence,
+            "seq": event.sequence,
             "kind": kind,
             "round": step.round_no,
             "tool": step.tool,
@@ -389,17 +452,22 @@ class World:
             "true_effect": self.true_effect(proc, step.tool) if kind == "tool" else "",
             "identity": proc.identity,
         }
-        rec.add(proc.name, H.EVENT, request.uuid, INVOKE, value)
-        now = self.env._now
-        outage = now < self._chaos_s and any(lo <= now < hi for lo, hi in self._outages)
+        uuid = request.uuid
+        rec.add(proc.name, H.EVENT, uuid, INVOKE, value)
+        outage = self._in_outage(self.env._now)
         if outage or (fault is not None and fault.family == "audit"):
-            rec.fault("audit", "outage" if outage else "fail", proc.name, request.uuid, {"request": self.requests - 1})
-            rec.add(proc.name, H.EVENT, request.uuid, FAIL, {**value, "error": "StoreError"})
+            rec.fault("audit", "outage" if outage else "fail", proc.name, uuid, {"request": self.requests - 1})
+            rec.add(proc.name, H.EVENT, uuid, FAIL, {**value, "error": "StoreError"})
             return None, StoreError("event insert failed")
-        self.db.insert_event(request.uuid, request.event)
-        rec.add(proc.name, H.EVENT, request.uuid, OK, value)
+        self.db.insert_event(uuid, event)
+        rec.add(proc.name, H.EVENT, uuid, OK, value)
         return None, None
-        yield  # pragma: no cover - makes this a generator
+
+    def _in_outage(self, now: float) -> bool:
+        """Whether the audit store is down at ``now`` (outage windows hold in the chaos phase only)."""
+        if now >= self._chaos_s:
+            return False
+        return any(lo <= now < hi for lo, hi in self._outages)
 
     def _duration(self, span: tuple[float, float], fault: Fault | None) -> float:
         if fault is not None and fault.family == "slow":
@@ -519,10 +587,9 @@ class World:
             self.deliver(Message(request.uuid, duplicate=True), request.delay_ms / 1000.0 + fault.value)
         return None, None
 
-    def _emit(self, proc: Proc, request: Any, fault: Fault | None) -> SimGen:
+    def _emit(self, proc: Proc, request: Any, fault: Fault | None) -> tuple[None, None]:
         self.recorder.add(proc.name, H.EMIT, request.uuid, OK, {"round": request.round_no, "kind": request.kind})
         return None, None
-        yield  # pragma: no cover - makes this a generator
 
     # ---- the bus -----------------------------------------------------------------------------
 
@@ -614,26 +681,41 @@ class World:
             self.done.succeed()
 
 
+_AWAITING = (RunStatus.WAITING_FOR_APPROVAL, RunStatus.WAITING_FOR_INPUT)
+_TERMINAL = (RunStatus.COMPLETED, RunStatus.FAILED, RunStatus.CANCELLED)
+"""``RunStatus.is_awaiting`` / ``is_terminal`` as tuples: a membership test by identity, without
+the enum property and hash (``_note_status`` runs for every matched store statement)."""
+
+
 def outcome_value(outcome: Any) -> Any:
     """A history-friendly form of what an entry point returned (an enum's value, a report's fields)."""
     if isinstance(outcome, Enum):
-        return outcome.value
-    names = _FLAT_FIELDS.get(type(outcome))
-    if names is not None:
-        flat = {name: getattr(outcome, name) for name in names}
-        for v in flat.values():
-            if type(v) not in _ATOMS:
-                break
-        else:  # only atoms: what asdict would return, without its deep copy
-            return flat
+        return outcome._value_
+    fields = _FLAT_FIELDS.get(type(outcome))
+    if fields is not None:
+        names, getter = fields
+        values = getter(outcome)
+        if _ATOMS.issuperset(map(type, values)):  # only atoms: what asdict returns, without its deep copy
+            return dict(zip(names, values, strict=True))
     if dataclasses.is_dataclass(outcome) and not isinstance(outcome, type):
-        _FLAT_FIELDS.setdefault(type(outcome), tuple(f.name for f in dataclasses.fields(outcome)))
+        if type(outcome) not in _FLAT_FIELDS:
+            names = tuple(f.name for f in dataclasses.fields(outcome))
+            _FLAT_FIELDS[type(outcome)] = (names, _fields_getter(names))
         return dataclasses.asdict(outcome)
     return outcome
 
 
+def _fields_getter(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    """The fields' values of an object as one tuple (``attrgetter`` returns a bare value for one name)."""
+    if len(names) == 1:
+        name = names[0]
+        return lambda obj: (getattr(obj, name),)
+    getter: Callable[[Any], tuple[Any, ...]] = attrgetter(*names)
+    return getter
+
+
 _ATOMS = frozenset({int, str, float, bool, type(None)})
-_FLAT_FIELDS: dict[type, tuple[str, ...]] = {}
-"""Field names of the dataclass outcomes seen so far: most (the reaper's report, every tick) hold
-only atoms, whose ``asdict`` is a plain dict of the fields; ``asdict``'s recursion and deep copy
-cost more than the rest of a reaper tick."""
+_FLAT_FIELDS: dict[type, tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]]]] = {}
+"""Field names (and a getter of their values) of the dataclass outcomes seen so far: most (the
+reaper's report, every tick) hold only atoms, whose ``asdict`` is a plain dict of the fields;
+``asdict``'s recursion and deep copy cost more than the rest of a reaper tick."""
