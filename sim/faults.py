@@ -152,6 +152,8 @@ class FaultPlan:
     fired: list[Fault] = field(default_factory=list)
     healed: bool = False
     _table: Table = field(default_factory=dict)
+    _total: dict[type[Request], float] = field(default_factory=dict)
+    """Per request type, the probability that any family fires (the last cumulative row)."""
     _counts: dict[tuple[str, type[Request]], int] = field(default_factory=dict)
 
     @classmethod
@@ -170,6 +172,7 @@ class FaultPlan:
             plan.anchored = {f.anchor_key(): f for f in anchored}
         else:
             plan._table = _table_for(faults)
+            plan._total = {rtype: rows[-1][1] for rtype, rows in plan._table.items() if rows}
             plan.targeted = [_Targeted(t) for t in targeted if t.at is None]
             for t in targeted:
                 if t.at is not None:
@@ -186,8 +189,7 @@ class FaultPlan:
         uuid: str = getattr(request, "uuid", "")
         counts = self._counts
         key = (uuid, rtype)
-        nth = counts.get(key, 0) + 1
-        counts[key] = nth
+        nth = counts[key] = counts.get(key, 0) + 1
         u = self.rng.random()
         fault: Fault | None = None
         if self.script is not None:
@@ -195,8 +197,8 @@ class FaultPlan:
         elif self.anchored is not None:
             fault = self.anchored.get((uuid, rtype.__name__, nth))
         else:
-            rows = self._table.get(rtype)
-            if rows and u < rows[-1][1]:
+            if u < self._total.get(rtype, 0.0):
+                rows = self._table[rtype]
                 family = next(name for name, acc in rows if u < acc)
                 kind, value = draw_kind(family, self.faults, self.rng.random())
                 fault = Fault(index, family, kind, value)
@@ -204,6 +206,8 @@ class FaultPlan:
                 fault = self.pinned.get(index) or self._match_targeted(index, request, process_kind)
                 if fault is not None:
                     self.rng.random()
+            if fault is None:  # the common case: nothing fires
+                return None
         if fault is None:
             return None
         if self.script is not None or self.anchored is not None:
