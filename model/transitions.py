@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from model.constants import LEASE_S
+from model.frozen import fast_init
 from model.records import EventRow, RunRequest, RunRow, SuspendedState
 from model.vocab import NON_TERMINAL, RunStatus, TerminationReason
 
@@ -70,6 +71,7 @@ class Transition:
         raise NotImplementedError
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class ClaimQueued(Transition):
     """T3: WHERE uid AND status=queued. Overwrites started_at. No payload predicate."""
@@ -91,6 +93,7 @@ class ClaimQueued(Transition):
         )
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class RenewLease(Transition):
     """T4: WHERE uid AND status=running AND claimed_by=me. NO lease-expiry predicate."""
@@ -105,6 +108,7 @@ class RenewLease(Transition):
         return _replace(row, lease_expires=self.now + LEASE_S, tstamp=self.now)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class MarkPendingEffect(Transition):
     """T5: as T4; sets the write fence (``effect`` '' clears it) and renews the lease.
@@ -125,6 +129,7 @@ class MarkPendingEffect(Transition):
         return _replace(row, pending_effect=self.effect, lease_expires=self.now + self.lease_s, tstamp=self.now)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class ExtendLease(Transition):
     """Proposal ``operation_deadline`` only: as T4, but the lease runs to now + ``lease_s``."""
@@ -140,6 +145,7 @@ class ExtendLease(Transition):
         return _replace(row, lease_expires=self.now + max(self.lease_s, LEASE_S), tstamp=self.now)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class FinishRun(Transition):
     """T7 finishRun (settle).
@@ -180,6 +186,7 @@ class FinishRun(Transition):
         )
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Cancel(Transition):
     """T8 cancel: as T7 without an owner guard. Keeps the totals it read; clears payloads."""
@@ -204,6 +211,7 @@ class Cancel(Transition):
         )
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Suspend(Transition):
     """T9 suspendRun / suspendRunForInput: WHERE uid AND status=running, NO owner guard.
@@ -225,6 +233,7 @@ class Suspend(Transition):
         return _replace(row, status=status, suspended_state=self.state, claimed_by="", lease_expires=0, tstamp=self.now)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class ClaimForResume(Transition):
     """T10 claimForResume(FromInput): WHERE uid AND status=the matching waiting status.
@@ -266,6 +275,7 @@ def _requeued(row: RunRow, now: int, clear_fence: bool) -> RunRow:
     )
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Requeue(Transition):
     """T11 requeue (owner retry): WHERE uid AND status=running AND claimed_by=me.
@@ -303,6 +313,7 @@ def _lease_then_uid(row: RunRow) -> tuple[int, int]:
     return row.lease_expires, row.uid
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class RequeueStale(Transition):
     """T13 requeueStale: WHERE uid AND status=running AND 0 < lease_expires < ``now``.
@@ -321,6 +332,7 @@ class RequeueStale(Transition):
         return _requeued(row, self.now, self.clear_fence)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class DeadLetterStale(Transition):
     """T14 deadLetterStale: same predicate as T13 with the captured ``now``.
