@@ -76,6 +76,7 @@ class SuspendedState:
     decodable: bool = True
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class RunRow:
     """A `tx_nrllm_agentrun` row. ``queued_request``/``suspended_state`` None = NULL/''."""

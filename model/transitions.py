@@ -21,25 +21,28 @@ from model.vocab import NON_TERMINAL, RunStatus, TerminationReason
 
 
 def _row_replacer() -> Callable[..., RunRow]:
-    """``dataclasses.replace`` for RunRow, generated once: the same new row, about twice as fast.
+    """``dataclasses.replace`` for RunRow, generated once: the same new row, several times faster.
 
     Every guarded UPDATE builds a new row; the generic ``replace`` walks the field list and
-    goes through the frozen ``__init__`` each time. This sets each slot once from a keyword or
-    the old row. RunRow has no ``__post_init__``, so nothing is skipped.
+    goes through the frozen ``__init__`` each time. This sets each slot once, through the
+    slot's own descriptor, from a keyword or the old row. RunRow has no ``__post_init__``, so
+    nothing is skipped.
     """
     names = [f.name for f in dataclasses.fields(RunRow)]
     source = (
         f"def replace(row, *, {', '.join(f'{n}=_MISSING' for n in names)}):\n    new = _new(RunRow)\n"
-        + "".join(f"    _set(new, {n!r}, row.{n} if {n} is _MISSING else {n})\n" for n in names)
+        + "".join(f"    _set_{n}(new, row.{n} if {n} is _MISSING else {n})\n" for n in names)
         + "    return new\n"
     )
-    scope: dict[str, Any] = {"_MISSING": object(), "_new": object.__new__, "_set": object.__setattr__, "RunRow": RunRow}
+    scope: dict[str, Any] = {"_MISSING": object(), "_new": object.__new__, "RunRow": RunRow}
+    scope.update({f"_set_{n}": getattr(RunRow, n).__set__ for n in names})
     exec(source, scope)
     replacer: Callable[..., RunRow] = scope["replace"]
     return replacer
 
 
-_replace = _row_replacer()
+replace_row = _replace = _row_replacer()
+"""``dataclasses.replace(row, **changes)`` for a RunRow (keyword changes only)."""
 
 
 def start_run(uid: int, uuid: str, identity: str, lease_expires: int, now: int) -> RunRow:

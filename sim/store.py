@@ -9,10 +9,15 @@ is deterministic.
 from __future__ import annotations
 
 import dataclasses
+from operator import attrgetter
 
 from model.records import EventRow, RunRow
 from model.requests import UpdateResult
-from model.transitions import Transition, find_stale_running, max_event_sequence
+from model.transitions import Transition, find_stale_running, max_event_sequence, replace_row
+
+_columns = attrgetter(*(f.name for f in dataclasses.fields(RunRow)))
+"""Every column of a row as one tuple: ``new != row`` as RunRow's own ``__eq__`` computes it
+(every field compares), without its two Python-level tuple builds."""
 
 _REFUSED = UpdateResult(False, False)
 _CHANGED = UpdateResult(True, True)
@@ -37,7 +42,7 @@ class Database:
         """T1/T2: the store assigns the auto-increment uid."""
         if row.uuid in self.rows:
             raise ValueError(f"duplicate uuid {row.uuid}")
-        stored = dataclasses.replace(row, uid=self._next_uid)
+        stored = replace_row(row, uid=self._next_uid)
         self._next_uid += 1
         self.rows[row.uuid] = stored
         return stored
@@ -56,7 +61,7 @@ class Database:
         if new is None:
             return _REFUSED, row
         self.rows[uuid] = new
-        return (_CHANGED if new != row else _UNCHANGED), new
+        return (_CHANGED if _columns(new) != _columns(row) else _UNCHANGED), new
 
     def select_stale(self, now: int, limit: int) -> tuple[RunRow, ...]:
         return tuple(find_stale_running(self.rows.values(), now, limit))
