@@ -42,6 +42,8 @@ class Kernel(simpy.Environment):
         super().__init__()
         self.ties = ties
         self.processes: list[Process] = []
+        self._alone = False
+        """True while the event being processed has one callback (a process resuming): see advance()."""
         # simpy binds these to the instance only for Environment itself (``bind_early`` reads
         # the class's own __dict__); bound once here, each call skips a descriptor lookup.
         self.event = MethodType(Event, self)  # type: ignore[method-assign]
@@ -76,6 +78,7 @@ class Kernel(simpy.Environment):
                 return until.value
             until.callbacks.append(StopSimulation.callback)
         queue = self._queue
+        inline = self.ties is None
         try:
             while True:
                 try:
@@ -84,9 +87,16 @@ class Kernel(simpy.Environment):
                     raise EmptySchedule from None
                 callbacks, event.callbacks = event.callbacks, None  # type: ignore[assignment]
                 try:
-                    for callback in callbacks:
+                    if len(callbacks) == 1 and inline:
+                        self._alone = True  # see advance()
+                        callback = callbacks[0]
                         callback(event)
+                        self._alone = False
+                    else:
+                        for callback in callbacks:
+                            callback(event)
                 except StopSimulation:
+                    self._alone = False
                     event.callbacks = callbacks[callbacks.index(callback) + 1 :]
                     self.schedule(event, EventPriority(-1))
                     raise
@@ -100,7 +110,32 @@ class Kernel(simpy.Environment):
             if until is not None:
                 assert not until.triggered
                 raise RuntimeError(f'No scheduled events left but "until" event was not triggered: {until}') from None
+        finally:
+            self._alone = False
         return None
+
+    def advance(self, delay: SimTime) -> bool:
+        """Take a wait of ``delay`` at once, when simpy would run nothing else before it ends.
+
+        A process that waits yields a timeout; simpy numbers and queues it, pops it when it is
+        the earliest event, moves the clock and resumes the process. When (a) the running
+        process was resumed by the only callback of the event being processed (nothing else
+        runs at this instant after it), and (b) every queued event is due strictly later than
+        ``now + delay`` (so the timeout would be the very next event, ties included), that
+        outcome is certain: this moves the clock and consumes the event number the timeout
+        would have taken (``scheduled`` counts it), and the caller goes on without yielding.
+        Returns False, and changes nothing, otherwise: the caller yields ``timeout(delay)``.
+        Never taken while same-instant groups are observed (a :class:`TieControl`).
+        """
+        if not self._alone or delay < 0:
+            return False
+        at = self._now + delay
+        queue = self._queue
+        if queue and queue[0][0] <= at:
+            return False
+        next(self._eid)
+        self._now = at
+        return True
 
     def process(self, generator: ProcessGenerator) -> Process:
         """simpy's ``process``, remembering the process so :meth:`release` can drop it."""

@@ -281,7 +281,7 @@ class World:
                     delay = self._store_latency_s
                 else:
                     delay = self._store_delay(proc, getattr(request, "uuid", ""), fault)
-                if delay:
+                if delay and not env.advance(delay):
                     yield env.timeout(delay)
                 value, error = read(proc, request, fault)
             else:
@@ -319,10 +319,6 @@ class World:
         return fault
 
     # ---- handlers: each returns (value, error) ----------------------------------------------
-
-    def _latency(self, seconds: float) -> SimGen:
-        if seconds > 0:
-            yield self.env.timeout(seconds)
 
     def _store_delay(self, proc: Proc, uuid: str, fault: Fault | None) -> float:
         """Statement latency; a store fault is recorded here, when it strikes (before any wait)."""
@@ -391,7 +387,7 @@ class World:
         base = {"transition": name, "site": request.site, "identity": proc.identity, "actor": proc.kind}
         rec.add(proc.name, H.STORE, uuid, INVOKE, base)
         delay = self._store_latency_s if fault is None else self._store_delay(proc, uuid, fault)
-        if delay:
+        if delay and not self.env.advance(delay):
             yield self.env.timeout(delay)
         if fault is not None and fault.family == "store" and fault.kind == "fail":
             rec.add(proc.name, H.STORE, uuid, FAIL, {**base, "error": "StoreError"})
@@ -484,7 +480,9 @@ class World:
             rec.fault("slow", fault.kind, proc.name, request.uuid, {"duration_s": LEASE_S * fault.value})
         if fault is not None and fault.family == "provider":
             rec.fault("provider", fault.kind, proc.name, request.uuid, {"request": fault.at})
-        yield self.env.timeout(self._duration(self._provider.latency_s, fault))
+        latency = self._duration(self._provider.latency_s, fault)
+        if not self.env.advance(latency):
+            yield self.env.timeout(latency)
         failure = None
         if fault is not None and fault.family == "provider":
             failure = _PROVIDER_FAILURES[fault.kind]()
@@ -541,7 +539,9 @@ class World:
         landed = true_effect not in ("read_only", "unknown")
         land_at = model.land_at if model is not None else 0.5
         if landed:
-            yield self.env.timeout(duration * land_at)
+            until_landing = duration * land_at
+            if not self.env.advance(until_landing):
+                yield self.env.timeout(until_landing)
             rec.add(
                 H.WORLD,
                 H.LANDING,
@@ -563,9 +563,12 @@ class World:
             if fault is not None and fault.family == "crash":
                 rec.add(proc.name, H.TOOL, uuid, INFO, {"crashed": True, "execution": execution})
                 return result, None
-            yield self.env.timeout(duration * (1 - land_at))
+            rest = duration * (1 - land_at)
+            if not self.env.advance(rest):
+                yield self.env.timeout(rest)
         else:
-            yield self.env.timeout(duration)
+            if not self.env.advance(duration):
+                yield self.env.timeout(duration)
             result = ToolResult(execution=execution)
         rec.add(proc.name, H.TOOL, uuid, OK, {"execution": execution, "landed": landed, "replayed": False})
         return result, None
