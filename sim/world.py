@@ -191,8 +191,6 @@ class World:
             SelectStale: self._select_stale,
         }
         self.handlers: dict[type[Request], Callable[[Proc, Any, Fault | None], SimGen]] = {
-            InsertRun: self._write,
-            Update: self._write,
             CallProvider: self._provider_call,
             InvokeTool: self._tool,
             Dispatch: self._dispatch,
@@ -238,14 +236,15 @@ class World:
     def drive(self, proc: Proc, gen: Generator[Request, Any, Any]) -> SimGen:
         """Run a runtime generator to completion inside a simpy process; raises Crashed.
 
-        Reads are answered here after their statement latency, audit inserts and observer
-        emits at once (``_reads``, ``_instants``: plain functions); every other request goes to
-        its handler generator. The clock and notes cost no time.
+        Store statements (reads and writes) are answered here after their latency, audit
+        inserts and observer emits at once (``_reads``, ``_write_*``, ``_instants``: plain
+        functions); every other request goes to its handler generator. The clock and notes
+        cost no time.
         """
         value: Any = None
         error: BaseException | None = None
         plan, handlers, reads, instants, env = self.plan, self.handlers, self._reads, self._instants, self.env
-        send, request_types = gen.send, self.request_types
+        send, request_types, decide = gen.send, self.request_types, plan.decide
         while True:
             try:
                 if error is None:
@@ -269,7 +268,7 @@ class World:
             request_types.append(rtype)
             fault = None
             if not plan.healed:
-                fault = plan.decide(index, request, proc.kind)
+                fault = decide(index, request, proc.kind)
                 if fault is not None:
                     fault = self._nemesis(proc, request, fault)
                     if fault is not None and fault.family == "crash" and fault.kind == "before":
@@ -284,6 +283,12 @@ class World:
                 if delay and not env.advance(delay):
                     yield env.timeout(delay)
                 value, error = read(proc, request, fault)
+            elif rtype is Update or rtype is InsertRun:
+                uuid, base = self._write_invoke(proc, request)
+                delay = self._store_latency_s if fault is None else self._store_delay(proc, uuid, fault)
+                if delay and not env.advance(delay):
+                    yield env.timeout(delay)
+                value, error = self._write_apply(proc, request, fault, uuid, base)
             else:
                 instant = instants.get(rtype)
                 if instant is not None:
@@ -367,45 +372,42 @@ class World:
         if fault is not None and fault.family == "store" and fault.kind == "fail":
             return self._read_failed(proc, "SelectStale", "", "")
         rows = self.db.select_stale(request.now, request.limit)
-        value = {
-            "what": "SelectStale",
-            "site": "",
-            "result": [r.uuid for r in rows],
-            "fences": [r.pending_effect for r in rows],
-        }
+        if rows:
+            uuids, fences = [r.uuid for r in rows], [r.pending_effect for r in rows]
+        else:  # most reaper ticks find nothing
+            uuids, fences = [], []
+        value = {"what": "SelectStale", "site": "", "result": uuids, "fences": fences}
         self.recorder.add(proc.name, H.READ, "", OK, value)
         return rows, None
 
-    def _write(self, proc: Proc, request: Any, fault: Fault | None) -> SimGen:
-        rec = self.recorder
-        insert = type(request) is InsertRun
-        if insert:
+    # Writes: ``drive`` records the statement, waits its latency, then applies it.
+
+    def _write_invoke(self, proc: Proc, request: Any) -> tuple[str, dict[str, Any]]:
+        if type(request) is InsertRun:
             uuid = request.row.uuid
             name = "T1 startRun" if request.row.status is RunStatus.RUNNING else "T2 enqueueRun"
         else:
             uuid, name = request.uuid, request.transition.name
         base = {"transition": name, "site": request.site, "identity": proc.identity, "actor": proc.kind}
-        rec.add(proc.name, H.STORE, uuid, INVOKE, base)
-        delay = self._store_latency_s if fault is None else self._store_delay(proc, uuid, fault)
-        if delay and not self.env.advance(delay):
-            yield self.env.timeout(delay)
+        self.recorder.add(proc.name, H.STORE, uuid, INVOKE, base)
+        return uuid, base
+
+    def _write_apply(
+        self, proc: Proc, request: Any, fault: Fault | None, uuid: str, base: dict[str, Any]
+    ) -> tuple[Any, StoreError | None]:
+        rec = self.recorder
         if fault is not None and fault.family == "store" and fault.kind == "fail":
             rec.add(proc.name, H.STORE, uuid, FAIL, {**base, "error": "StoreError"})
             return None, StoreError("statement failed")
-        if insert:
+        if type(request) is InsertRun:
             row = self.db.insert(request.row)
             rec.add(proc.name, H.STORE, uuid, OK, {**base, "matched": True, "changed": True, "row": H.row_value(row)})
             self._note_status(uuid, row.status)
             return row, None
         result, after = self.db.update(uuid, request.transition)
         if result.matched and after is not None:
-            rec.add(
-                proc.name,
-                H.STORE,
-                uuid,
-                OK,
-                {**base, "matched": result.matched, "changed": result.changed, "row": H.row_value(after)},
-            )
+            value = {**base, "matched": result.matched, "changed": result.changed, "row": H.row_value(after)}
+            rec.add(proc.name, H.STORE, uuid, OK, value)
             self._note_status(uuid, after.status)
         else:
             value = {**base, "matched": result.matched, "changed": result.changed, "row": None}
@@ -450,7 +452,13 @@ class World:
         }
         uuid = request.uuid
         rec.add(proc.name, H.EVENT, uuid, INVOKE, value)
-        outage = self._in_outage(self.env._now)
+        outage = False
+        now = self.env._now
+        if now < self._chaos_s:  # outage windows hold in the chaos phase only
+            for lo, hi in self._outages:
+                if lo <= now < hi:
+                    outage = True
+                    break
         if outage or (fault is not None and fault.family == "audit"):
             rec.fault("audit", "outage" if outage else "fail", proc.name, uuid, {"request": self.requests - 1})
             rec.add(proc.name, H.EVENT, uuid, FAIL, {**value, "error": "StoreError"})
@@ -458,12 +466,6 @@ class World:
         self.db.insert_event(uuid, event)
         rec.add(proc.name, H.EVENT, uuid, OK, value)
         return None, None
-
-    def _in_outage(self, now: float) -> bool:
-        """Whether the audit store is down at ``now`` (outage windows hold in the chaos phase only)."""
-        if now >= self._chaos_s:
-            return False
-        return any(lo <= now < hi for lo, hi in self._outages)
 
     def _duration(self, span: tuple[float, float], fault: Fault | None) -> float:
         if fault is not None and fault.family == "slow":
