@@ -25,10 +25,11 @@ class RunStatus(StrEnum):
 
     @property
     def is_awaiting(self) -> bool:
-        return self in (RunStatus.WAITING_FOR_APPROVAL, RunStatus.WAITING_FOR_INPUT)
+        return self in _AWAITING
 
 
 _TERMINAL = frozenset({RunStatus.COMPLETED, RunStatus.FAILED, RunStatus.CANCELLED})
+_AWAITING = (RunStatus.WAITING_FOR_APPROVAL, RunStatus.WAITING_FOR_INPUT)
 NON_TERMINAL = (
     RunStatus.QUEUED,
     RunStatus.RUNNING,

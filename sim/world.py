@@ -159,6 +159,7 @@ class World:
         self.db = Database()
         self.recorder = Recorder(self.env)
         self.plan = FaultPlan.build(self.scenario.faults, self.rng, self.script, self.scenario.script, self.anchored)
+        self._decide = self.plan.decider()
         self.queue: simpy.Store = simpy.Store(self.env)
         self.registry = registry(self.scenario)
         self.requests = 0
@@ -244,7 +245,7 @@ class World:
         value: Any = None
         error: BaseException | None = None
         plan, handlers, reads, instants, env = self.plan, self.handlers, self._reads, self._instants, self.env
-        send, request_types, decide = gen.send, self.request_types, plan.decide
+        send, request_types, decide = gen.send, self.request_types, self._decide
         while True:
             try:
                 if error is None:
