@@ -16,7 +16,6 @@ import random
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from enum import Enum
-from operator import attrgetter
 from typing import Any
 
 import simpy
@@ -695,33 +694,30 @@ the enum property and hash (``_note_status`` runs for every matched store statem
 
 def outcome_value(outcome: Any) -> Any:
     """A history-friendly form of what an entry point returned (an enum's value, a report's fields)."""
-    if isinstance(outcome, Enum):
+    flatten = _FLATTEN.get(type(outcome))
+    if flatten is not None:
+        flat = flatten(outcome)
+        if _ATOMS.issuperset(map(type, flat.values())):  # only atoms: what asdict returns, without its deep copy
+            return flat
+    elif isinstance(outcome, Enum):
         return outcome._value_
-    fields = _FLAT_FIELDS.get(type(outcome))
-    if fields is not None:
-        names, getter = fields
-        values = getter(outcome)
-        if _ATOMS.issuperset(map(type, values)):  # only atoms: what asdict returns, without its deep copy
-            return dict(zip(names, values, strict=True))
     if dataclasses.is_dataclass(outcome) and not isinstance(outcome, type):
-        if type(outcome) not in _FLAT_FIELDS:
-            names = tuple(f.name for f in dataclasses.fields(outcome))
-            _FLAT_FIELDS[type(outcome)] = (names, _fields_getter(names))
+        _FLATTEN.setdefault(type(outcome), _flattener(tuple(f.name for f in dataclasses.fields(outcome))))
         return dataclasses.asdict(outcome)
     return outcome
 
 
-def _fields_getter(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
-    """The fields' values of an object as one tuple (``attrgetter`` returns a bare value for one name)."""
-    if len(names) == 1:
-        name = names[0]
-        return lambda obj: (getattr(obj, name),)
-    getter: Callable[[Any], tuple[Any, ...]] = attrgetter(*names)
-    return getter
+def _flattener(names: tuple[str, ...]) -> Callable[[Any], dict[str, Any]]:
+    """``lambda o: {name: o.name, ...}`` for these field names, generated once per dataclass."""
+    source = "def flat(o):\n    return {" + ", ".join(f"{n!r}: o.{n}" for n in names) + "}\n"
+    scope: dict[str, Any] = {}
+    exec(source, scope)
+    flat: Callable[[Any], dict[str, Any]] = scope["flat"]
+    return flat
 
 
 _ATOMS = frozenset({int, str, float, bool, type(None)})
-_FLAT_FIELDS: dict[type, tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]]]] = {}
-"""Field names (and a getter of their values) of the dataclass outcomes seen so far: most (the
-reaper's report, every tick) hold only atoms, whose ``asdict`` is a plain dict of the fields;
-``asdict``'s recursion and deep copy cost more than the rest of a reaper tick."""
+_FLATTEN: dict[type, Callable[[Any], dict[str, Any]]] = {}
+"""A flat-dict builder per dataclass outcome seen so far: most (the reaper's report, every tick)
+hold only atoms, whose ``asdict`` is exactly that dict; ``asdict``'s recursion and deep copy cost
+more than the rest of a reaper tick."""
