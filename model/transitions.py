@@ -24,18 +24,21 @@ def _row_replacer() -> Callable[..., RunRow]:
     """``dataclasses.replace`` for RunRow, generated once: the same new row, several times faster.
 
     Every guarded UPDATE builds a new row; the generic ``replace`` walks the field list and
-    goes through the frozen ``__init__`` each time. This sets each slot once, through the
-    slot's own descriptor, from a keyword or the old row. RunRow has no ``__post_init__``, so
-    nothing is skipped.
+    goes through the frozen ``__init__`` (``object.__setattr__`` per field) each time. This
+    fills a blank instance of a mutable twin of RunRow (the same ``__slots__``, so the same
+    memory layout) with plain attribute stores, from a keyword or the old row, then makes it
+    a RunRow by assigning ``__class__`` (CPython allows that between layout-identical
+    classes). The result is an ordinary frozen RunRow, equal to what ``replace`` returns.
+    RunRow has no ``__post_init__``, so nothing is skipped.
     """
     names = [f.name for f in dataclasses.fields(RunRow)]
+    twin = type("_RunRowDraft", (), {"__slots__": RunRow.__slots__})
     source = (
-        f"def replace(row, *, {', '.join(f'{n}=_MISSING' for n in names)}):\n    new = _new(RunRow)\n"
-        + "".join(f"    _set_{n}(new, row.{n} if {n} is _MISSING else {n})\n" for n in names)
-        + "    return new\n"
+        f"def replace(row, *, {', '.join(f'{n}=_MISSING' for n in names)}):\n    new = _new(_Draft)\n"
+        + "".join(f"    new.{n} = row.{n} if {n} is _MISSING else {n}\n" for n in names)
+        + "    new.__class__ = RunRow\n    return new\n"
     )
-    scope: dict[str, Any] = {"_MISSING": object(), "_new": object.__new__, "RunRow": RunRow}
-    scope.update({f"_set_{n}": getattr(RunRow, n).__set__ for n in names})
+    scope: dict[str, Any] = {"_MISSING": object(), "_new": object.__new__, "_Draft": twin, "RunRow": RunRow}
     exec(source, scope)
     replacer: Callable[..., RunRow] = scope["replace"]
     return replacer
