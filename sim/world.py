@@ -205,8 +205,7 @@ class World:
     def new_proc(self, kind: str, name: str, host_no: int) -> Proc:
         self._pid += 1
         host = f"h{host_no}"
-        identity_kind = {"worker": "worker", "interactive": "interactive", "resume": "resume"}.get(kind, kind)
-        proc = Proc(name, kind, execution_identity(identity_kind, host, self._pid), host)
+        proc = Proc(name, kind, execution_identity(kind, host, self._pid), host)
         self.procs_alive[name] = proc
         return proc
 
