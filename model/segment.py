@@ -22,6 +22,7 @@ Gen = Generator[Request, Any, T]
 """A runtime coroutine: yields requests, receives their results, returns ``T``."""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Context:
     """What a process hands the runtime for one entry-point call.
