@@ -25,6 +25,10 @@ from model.tools import effect_for
 from model.transitions import ExtendLease, MarkPendingEffect, RenewLease
 from model.vocab import RunStatus, StepKind, ToolEffect
 
+_TOOL_STEP, _READ_ONLY, _CANCELLED = StepKind.TOOL, ToolEffect.READ_ONLY, RunStatus.CANCELLED
+"""Enum members read at every step boundary, as module constants (a member lookup on an enum
+class goes through ``EnumType.__getattr__``'s slow path)."""
+
 
 @dataclass(slots=True)
 class Segment:
@@ -47,8 +51,8 @@ class Segment:
 
     def step_effect(self, step: Step) -> ToolEffect:
         """`stepEffect`: non-tool steps are read_only; tool steps resolve by name."""
-        if step.kind is not StepKind.TOOL:
-            return ToolEffect.READ_ONLY
+        if step.kind is not _TOOL_STEP:
+            return _READ_ONLY
         return effect_for(self.ctx.registry, step.tool, self.ctx.policy)
 
     @property
@@ -113,7 +117,7 @@ def on_record(seg: Segment, step: Step) -> Gen[None]:
         row = yield FindRun(seg.uuid, "executor.cancellation_probe")
     except StoreError:
         row = None
-    if row is not None and row.status is RunStatus.CANCELLED:
+    if row is not None and row.status is _CANCELLED:
         yield from _persist_fail_closed(seg, step, effect)
         raise RunCancellationRequested("cancelled")
     if seg.policy.kb5_persist_before_renewal:
