@@ -4,7 +4,8 @@ simpy runs events that fall at the same instant first-in-first-out. The exhausti
 explorer needs the other orders too: with a :class:`TieControl` the kernel records
 every group of events scheduled for one (time, priority) and can run one chosen
 group in reverse order. Without one, scheduling is simpy's own (no override on the
-hot path).
+hot path), and a process's wait that would be the very next event is taken at once
+(:meth:`Kernel.advance`: same clock, same event numbers, no event object).
 """
 
 from __future__ import annotations

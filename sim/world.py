@@ -5,7 +5,8 @@ external ledger of side effects, the process table (workers, clients, approvers,
 reaper, users) and the fault plan. ``drive`` is the interpreter: it steps a runtime
 generator, asks the plan for a fault at each request, spends simulated time, applies
 the request, records it, and sends the answer (or throws the failure) back.
-Zero-latency requests are answered inline without a simpy event; that is what keeps a
+Zero-latency requests are answered inline without a simpy event, and a wait that simpy
+would run next anyway is taken at once (:meth:`Kernel.advance`); that is what keeps a
 simulation cheap.
 """
 
