@@ -11,7 +11,7 @@ from model.executor import execute
 from model.failures import DispatchError, RunEnqueueFailed, StoreError
 from model.hooks import Segment
 from model.records import RunRequest
-from model.requests import Dispatch, FindRun, InsertRun, MaxSequence, ReadClock, Update
+from model.requests import READ_CLOCK, Dispatch, FindRun, InsertRun, MaxSequence, Update
 from model.segment import Context, Gen, Handle
 from model.settle import settle_failed
 from model.transitions import Cancel, ClaimQueued, enqueue_run, start_run
@@ -26,7 +26,7 @@ def enqueue(ctx: Context, uuid: str, request: RunRequest, *, has_bus: bool = Tru
     """
     if not has_bus or not request.decodable:
         raise RunEnqueueFailed("cannot enqueue")
-    now = yield ReadClock()
+    now = yield READ_CLOCK
     try:
         yield InsertRun(enqueue_run(0, uuid, request, now), "enqueue.insert")
     except StoreError:
@@ -47,7 +47,7 @@ def run_queued(ctx: Context, uuid: str) -> Gen[Outcome | None]:
         return None
     if row is None or row.status is not RunStatus.QUEUED or row.queued_request is None:
         return None
-    now = yield ReadClock()
+    now = yield READ_CLOCK
     try:
         claim = yield Update(uuid, ClaimQueued(ctx.identity, now), "run_queued.claim")
     except StoreError:
@@ -81,7 +81,7 @@ def run_interactive(ctx: Context, uuid: str, request: RunRequest) -> Gen[Outcome
     KB-10 begin passes no identity (''/0), so the segment is unleased.
     """
     unleased = ctx.policy.kb10_unleased_segments
-    now = yield ReadClock()
+    now = yield READ_CLOCK
     identity = "" if unleased else ctx.identity
     lease = 0 if unleased else now + LEASE_S
     try:
@@ -102,7 +102,7 @@ def cancel(ctx: Context, uuid: str) -> Gen[bool]:
         return False
     if row is None:
         return False
-    now = yield ReadClock()
+    now = yield READ_CLOCK
     try:
         result = yield Update(uuid, Cancel(now), "cancel")
     except StoreError:

@@ -18,7 +18,7 @@ from model.hooks import Segment
 from model.loop import resume, start
 from model.records import RunRequest, SuspendedState
 from model.recovery import recover
-from model.requests import ReadClock, Update
+from model.requests import READ_CLOCK, Update
 from model.segment import Gen, LoopResult, ResumeSeed, ToolApprovalRequired, ToolInputRequired, Trace
 from model.settle import settle, settle_failed
 from model.transitions import Suspend
@@ -71,7 +71,7 @@ def _suspend(seg: Segment, state: SuspendedState, *, for_input: bool) -> Gen[Out
     """T9; a refused or failed suspension fails closed (SUSPEND_FAILED, spec C5)."""
     if seg.handle is None:
         return Outcome.SUSPEND_FAILED
-    now = yield ReadClock()
+    now = yield READ_CLOCK
     transition = Suspend(state, for_input, now, status_guard=not seg.policy.kb3_suspend_unguarded)
     try:
         result = yield Update(seg.uuid, transition, "executor.suspend")

@@ -7,7 +7,7 @@ Everything here yields requests; nothing reads a clock except through ReadClock.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from model.constants import LEASE_S
 from model.failures import (
@@ -19,34 +19,40 @@ from model.failures import (
 )
 from model.policy import Policy
 from model.records import EventRow, Step
-from model.requests import EmitStep, FindRun, InsertEvent, ReadClock, Update, UpdateResult
+from model.requests import READ_CLOCK, EmitStep, FindRun, InsertEvent, Update, UpdateResult
 from model.segment import Context, Gen, Handle
 from model.tools import effect_for
 from model.transitions import ExtendLease, MarkPendingEffect, RenewLease
 from model.vocab import RunStatus, StepKind, ToolEffect
 
+_TOOL_STEP, _READ_ONLY, _CANCELLED = StepKind.TOOL, ToolEffect.READ_ONLY, RunStatus.CANCELLED
+"""Enum members read at every step boundary, as module constants (a member lookup on an enum
+class goes through ``EnumType.__getattr__``'s slow path)."""
+
 
 @dataclass(slots=True)
 class Segment:
-    """One executing segment: context, handle (None = unpersisted) and lease owner (None = unleased)."""
+    """One executing segment: context, handle (None = unpersisted) and lease owner (None = unleased).
+
+    ``policy`` (the context's) and ``uuid`` (the handle's, '' when unpersisted) are fixed at
+    construction: a segment's context and handle never change, and both are read at every step.
+    """
 
     ctx: Context
     handle: Handle | None
     lease_owner: str | None
     queued: bool
+    policy: Policy = field(init=False, repr=False, compare=False)
+    uuid: str = field(init=False, repr=False, compare=False)
 
-    @property
-    def policy(self) -> Policy:
-        return self.ctx.policy
-
-    @property
-    def uuid(self) -> str:
-        return self.handle.uuid if self.handle is not None else ""
+    def __post_init__(self) -> None:
+        self.policy = self.ctx.policy
+        self.uuid = self.handle.uuid if self.handle is not None else ""
 
     def step_effect(self, step: Step) -> ToolEffect:
         """`stepEffect`: non-tool steps are read_only; tool steps resolve by name."""
-        if step.kind is not StepKind.TOOL:
-            return ToolEffect.READ_ONLY
+        if step.kind is not _TOOL_STEP:
+            return _READ_ONLY
         return effect_for(self.ctx.registry, step.tool, self.ctx.policy)
 
     @property
@@ -69,7 +75,7 @@ def record_step(seg: Segment, step: Step, effect: ToolEffect, site: str = "execu
     handle = seg.handle
     if handle is None:
         return False
-    now = yield ReadClock()
+    now = yield READ_CLOCK
     try:
         yield InsertEvent(handle.uuid, EventRow(0, handle.sequence, step, now), effect.value, site)
     except StoreError:
@@ -88,7 +94,7 @@ def _renew_or_clear(seg: Segment, effect: ToolEffect) -> Gen[None]:
     owner = seg.lease_owner
     if owner is None:
         return
-    now = yield ReadClock()
+    now = yield READ_CLOCK
     transition = (
         MarkPendingEffect(owner, "", now) if effect.is_write and seg.policy.write_fence else RenewLease(owner, now)
     )
@@ -111,7 +117,7 @@ def on_record(seg: Segment, step: Step) -> Gen[None]:
         row = yield FindRun(seg.uuid, "executor.cancellation_probe")
     except StoreError:
         row = None
-    if row is not None and row.status is RunStatus.CANCELLED:
+    if row is not None and row.status is _CANCELLED:
         yield from _persist_fail_closed(seg, step, effect)
         raise RunCancellationRequested("cancelled")
     if seg.policy.kb5_persist_before_renewal:
@@ -135,7 +141,7 @@ def on_before_tool(seg: Segment, name: str) -> Gen[ToolEffect]:
         return effect
     if seg.handle is None or seg.lease_owner is None:
         raise WriteWithoutDurableExecution(f"write {name} on an unleased or unpersisted segment")
-    now = yield ReadClock()
+    now = yield READ_CLOCK
     lease_s = tool_deadline_s(seg, name)
     try:
         result = yield Update(
@@ -159,7 +165,7 @@ def extend_for_operation(seg: Segment, lease_s: int) -> Gen[None]:
     """Proposal ``operation_deadline``: extend the lease to cover the next call's deadline."""
     if not seg.policy.operation_deadline or seg.lease_owner is None or seg.handle is None:
         return
-    now = yield ReadClock()
+    now = yield READ_CLOCK
     try:
         result = yield Update(seg.uuid, ExtendLease(seg.lease_owner, now, lease_s), "executor.deadline")
     except StoreError:

@@ -36,9 +36,14 @@ def _record(seg: Segment, trace: Trace, step: Step) -> Gen[None]:
     yield from on_record(seg, step)
 
 
+_NORMAL = TurnOutcome.NORMAL
+
+
 def _pipeline(turn: Turn) -> None:
     """Budget and guardrail middleware: they stop a scripted turn before the provider answers."""
     outcome = turn.outcome
+    if outcome is _NORMAL:  # the common case; the checks below are exclusive
+        return
     if outcome is TurnOutcome.BUDGET_EXHAUSTED:
         raise BudgetExceeded("budget exhausted")
     if outcome is TurnOutcome.GUARDRAIL_DENIED:

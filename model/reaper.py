@@ -11,14 +11,16 @@ from dataclasses import dataclass
 
 from model.constants import MAX_REQUEUES, REAPER_DEFAULT_LIMIT
 from model.failures import DispatchError, StoreError
+from model.frozen import fast_init
 from model.records import RunRow
-from model.requests import Dispatch, MaxSequence, Note, ReadClock, SelectStale, Update
+from model.requests import READ_CLOCK, Dispatch, MaxSequence, Note, SelectStale, Update
 from model.segment import Context, Gen
 from model.settle import settle_failed
 from model.transitions import DeadLetterStale, RequeueStale
 from model.vocab import TerminationReason, ToolEffect
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class ReapReport:
     """What the command prints, and its exit code (0 success, 1 failure, 2 invalid)."""
@@ -63,7 +65,7 @@ def reap(ctx: Context, limit: str | float | int = REAPER_DEFAULT_LIMIT, *, has_b
     parsed = parse_limit(limit)
     if parsed is None:
         return ReapReport(exit_code=2)
-    now = yield ReadClock()
+    now = yield READ_CLOCK
     try:
         rows = yield SelectStale(now, parsed)
     except StoreError:
@@ -94,7 +96,7 @@ def reap(ctx: Context, limit: str | float | int = REAPER_DEFAULT_LIMIT, *, has_b
 
 
 def _dead_letter(row: RunRow, reason: TerminationReason, now: int) -> Gen[bool]:
-    write_now = yield ReadClock()
+    write_now = yield READ_CLOCK
     try:
         result = yield Update(row.uuid, DeadLetterStale(reason, now, write_now), "reaper.dead_letter")
     except StoreError:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from model.frozen import fast_init
 from model.vocab import RunStatus, StepKind, TerminationReason, ToolEffect
 
 
@@ -22,6 +23,7 @@ class TurnOutcome(StrEnum):
     CONTEXT_TRUNCATED = "context_truncated"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class ToolCall:
     """One tool call the model asks for. ``call_id`` is stable across attempts of a run."""
@@ -30,6 +32,7 @@ class ToolCall:
     name: str
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Turn:
     """One scripted model answer: the calls it asks for (none = final answer)."""
@@ -38,6 +41,7 @@ class Turn:
     outcome: TurnOutcome = TurnOutcome.NORMAL
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class RunRequest:
     """`AgentRunRequest`: what a queued row stores to be re-executed from round 1.
@@ -60,6 +64,7 @@ class RunRequest:
         return Turn()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class SuspendedState:
     """The transcript position and pending calls a waiting run keeps (`suspended_state`)."""
@@ -71,6 +76,7 @@ class SuspendedState:
     decodable: bool = True
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class RunRow:
     """A `tx_nrllm_agentrun` row. ``queued_request``/``suspended_state`` None = NULL/''."""
@@ -97,6 +103,7 @@ class RunRow:
         return self.status is RunStatus.RUNNING and self.claimed_by == identity
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Step:
     """A `RunStep` in the in-memory trace, and the payload of its event row."""
@@ -111,6 +118,7 @@ class Step:
     decision: str = ""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class EventRow:
     """A `tx_nrllm_agentrun_event` row. (run, sequence) is a plain index, not unique."""
@@ -121,6 +129,7 @@ class EventRow:
     crdate: int = 0
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class ToolSpec:
     """A registered tool as the code declares it.
@@ -159,6 +168,7 @@ class Registry:
         return self._by_name.get(name)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class ToolResult:
     """What `invoke` returns: an error result, or a result of a real execution.

@@ -11,7 +11,7 @@ from __future__ import annotations
 from model.constants import MAX_REQUEUES, requeue_backoff_ms
 from model.failures import DispatchError, StoreError, classify
 from model.hooks import Segment
-from model.requests import Dispatch, FindRun, Note, ReadClock, Update
+from model.requests import READ_CLOCK, Dispatch, FindRun, Note, Update
 from model.segment import Gen
 from model.settle import settle_dead_lettered
 from model.tools import may_retry_after_fence
@@ -56,7 +56,7 @@ def recover(seg: Segment, error: BaseException) -> Gen[Outcome]:
     if count < 0 or count >= MAX_REQUEUES:
         return (yield from _dead_letter(seg, TerminationReason.RETRIES_EXHAUSTED, error_class))
     owner = seg.lease_owner or ""
-    now = yield ReadClock()
+    now = yield READ_CLOCK
     try:
         result = yield Update(
             seg.uuid, Requeue(owner, now, clear_fence=not policy.kb9_fence_survives_requeue), "recovery.requeue"

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from model.frozen import fast_init
 from model.records import EventRow, RunRequest, RunRow, ToolCall, Turn
 from model.transitions import Transition
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class UpdateResult:
     """What a guarded UPDATE reports. ``changed`` is MySQL's *changed* rows (KB-6)."""
@@ -29,11 +31,17 @@ class Request:
     __slots__ = ()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class ReadClock(Request):
     """`time()` of the calling process (its clock may be skewed). Returns int seconds."""
 
 
+READ_CLOCK = ReadClock()
+"""The clock request the runtime yields: it has no fields, so one value serves every read."""
+
+
+@fast_init
 @dataclass(frozen=True, slots=True)
 class FindRun(Request):
     """`findRun(uuid)`: the row or None. May throw StoreError."""
@@ -42,6 +50,7 @@ class FindRun(Request):
     site: str = ""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class InsertRun(Request):
     """T1/T2 INSERT of a fully formed row (uid assigned by the store). Returns the stored row."""
@@ -50,6 +59,7 @@ class InsertRun(Request):
     site: str = ""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Update(Request):
     """A guarded UPDATE: apply ``transition`` to the row of ``uuid`` atomically. Returns UpdateResult."""
@@ -59,6 +69,7 @@ class Update(Request):
     site: str = ""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class SelectStale(Request):
     """T12 findStaleRunning with the reaper's captured ``now``. Returns tuple[RunRow, ...]."""
@@ -67,6 +78,7 @@ class SelectStale(Request):
     limit: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class InsertEvent(Request):
     """T6 recordEvent into the audit store; no guard on the run row. Returns None.
@@ -80,6 +92,7 @@ class InsertEvent(Request):
     site: str = ""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class MaxSequence(Request):
     """T15 maxEventSequence: int, -1 for none. May throw StoreError."""
@@ -88,6 +101,7 @@ class MaxSequence(Request):
     site: str = ""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class CountEvents(Request):
     """COUNT(events) of a run: the pre-ADR-101 resume position (KB-2). May throw StoreError."""
@@ -95,6 +109,7 @@ class CountEvents(Request):
     uuid: str
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class CallProvider(Request):
     """A provider call through the middleware pipeline. Returns the tokens used (int).
@@ -109,6 +124,7 @@ class CallProvider(Request):
     synthesis: bool = False
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class InvokeTool(Request):
     """Execute a tool. Returns a ToolResult; a ToolFailure thrown in becomes an error result.
@@ -123,6 +139,7 @@ class InvokeTool(Request):
     idempotency_key: str = ""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Dispatch(Request):
     """Dispatch `AgentRunQueuedMessage(uuid)` with a DelayStamp. Returns None or throws DispatchError."""
@@ -132,6 +149,7 @@ class Dispatch(Request):
     site: str = ""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class EmitStep(Request):
     """The live observer's `onStep` (emit-before-persist). Only yielded when an observer is wired."""
@@ -141,6 +159,7 @@ class EmitStep(Request):
     kind: str
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Note(Request):
     """Informational: the runtime states a decision (e.g. the reaper's verdict on a row).
@@ -154,6 +173,7 @@ class Note(Request):
 
 
 __all__ = [
+    "READ_CLOCK",
     "CallProvider",
     "CountEvents",
     "Dispatch",

@@ -13,7 +13,7 @@ from model.executor import execute
 from model.failures import RunAlreadyResuming, StoreError
 from model.hooks import Segment, record_step
 from model.records import Step, SuspendedState
-from model.requests import CountEvents, FindRun, MaxSequence, ReadClock, Update
+from model.requests import READ_CLOCK, CountEvents, FindRun, MaxSequence, Update
 from model.segment import Context, Gen, Handle, ResumeSeed
 from model.settle import settle_failed
 from model.tools import turn_declares_write
@@ -36,7 +36,7 @@ def _position(ctx: Context, uuid: str, site: str) -> Gen[int | None]:
 
 def _release(ctx: Context, uuid: str, state: SuspendedState, for_input: bool) -> Gen[Outcome]:
     """Hand a refused decision back: T9 to waiting again; a failed release settles FAILED (unguarded)."""
-    now = yield ReadClock()
+    now = yield READ_CLOCK
     transition = Suspend(state, for_input, now, status_guard=not ctx.policy.kb3_suspend_unguarded)
     try:
         result = yield Update(uuid, transition, "resume.release")
@@ -63,7 +63,7 @@ def _claim(ctx: Context, uuid: str, for_input: bool) -> Gen[tuple[Handle, Suspen
     probe = yield from _position(ctx, uuid, "resume.probe")
     if probe is None:
         return None
-    now = yield ReadClock()
+    now = yield READ_CLOCK
     leased = not ctx.policy.kb10_unleased_segments
     try:
         claim = yield Update(uuid, ClaimForResume(ctx.identity, for_input, now, leased), "resume.claim")

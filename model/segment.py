@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 from model.constants import LEASE_S
 from model.failures import RuntimeThrowable
+from model.frozen import fast_init
 from model.policy import Policy
 from model.records import Registry, RunRequest, Step, SuspendedState, ToolCall
 from model.requests import Request
@@ -21,6 +22,7 @@ Gen = Generator[Request, Any, T]
 """A runtime coroutine: yields requests, receives their results, returns ``T``."""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Context:
     """What a process hands the runtime for one entry-point call.
@@ -47,6 +49,7 @@ class Handle:
     sequence: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class ResumeSeed:
     """How a resume segment starts: the suspended state and the decision on its pending calls."""
@@ -66,6 +69,7 @@ class Trace:
     rounds: int = 0
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class LoopResult:
     """What `runLoop` returns normally."""

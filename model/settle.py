@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from model.failures import StoreError
 from model.policy import Policy
-from model.requests import ReadClock, Update
+from model.requests import READ_CLOCK, Update
 from model.segment import Gen
 from model.transitions import FinishRun
 from model.vocab import RunStatus, TerminationReason
@@ -27,7 +27,7 @@ def settle(
     total_tokens: int = 0,
 ) -> Gen[bool]:
     """One T7 settle; KB-1 drops the non-terminal predicate."""
-    now = yield ReadClock()
+    now = yield READ_CLOCK
     transition = FinishRun(
         status,
         reason,

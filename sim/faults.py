@@ -21,7 +21,7 @@ the explorers can shrink the list.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from model.requests import (
@@ -152,6 +152,8 @@ class FaultPlan:
     fired: list[Fault] = field(default_factory=list)
     healed: bool = False
     _table: Table = field(default_factory=dict)
+    _total: dict[type[Request], float] = field(default_factory=dict)
+    """Per request type, the probability that any family fires (the last cumulative row)."""
     _counts: dict[tuple[str, type[Request]], int] = field(default_factory=dict)
 
     @classmethod
@@ -170,6 +172,7 @@ class FaultPlan:
             plan.anchored = {f.anchor_key(): f for f in anchored}
         else:
             plan._table = _table_for(faults)
+            plan._total = {rtype: rows[-1][1] for rtype, rows in plan._table.items() if rows}
             plan.targeted = [_Targeted(t) for t in targeted if t.at is None]
             for t in targeted:
                 if t.at is not None:
@@ -186,8 +189,7 @@ class FaultPlan:
         uuid: str = getattr(request, "uuid", "")
         counts = self._counts
         key = (uuid, rtype)
-        nth = counts.get(key, 0) + 1
-        counts[key] = nth
+        nth = counts[key] = counts.get(key, 0) + 1
         u = self.rng.random()
         fault: Fault | None = None
         if self.script is not None:
@@ -195,12 +197,9 @@ class FaultPlan:
         elif self.anchored is not None:
             fault = self.anchored.get((uuid, rtype.__name__, nth))
         else:
-            rows = self._table.get(rtype)
-            if rows and u < rows[-1][1]:
-                family = next(name for name, acc in rows if u < acc)
-                kind, value = draw_kind(family, self.faults, self.rng.random())
-                fault = Fault(index, family, kind, value)
-            elif self.pinned or self.targeted:
+            if u < self._total.get(rtype, 0.0):
+                return self._strike(index, rtype, uuid, nth, u)
+            if self.pinned or self.targeted:
                 fault = self.pinned.get(index) or self._match_targeted(index, request, process_kind)
                 if fault is not None:
                     self.rng.random()
@@ -211,6 +210,36 @@ class FaultPlan:
         fired = Fault(index, fault.family, fault.kind, fault.value, f"{uuid}/{rtype.__name__}/{nth}")
         self.fired.append(fired)
         return fired
+
+    def _strike(self, index: int, rtype: type[Request], uuid: str, nth: int, u: float) -> Fault:
+        """Profile mode: the draw ``u`` fell under the request type's total; one more draw picks
+        the kind and value of the family it fell in."""
+        family = next(name for name, acc in self._table[rtype] if u < acc)
+        kind, value = draw_kind(family, self.faults, self.rng.random())
+        fired = Fault(index, family, kind, value, f"{uuid}/{rtype.__name__}/{nth}")
+        self.fired.append(fired)
+        return fired
+
+    def decider(self) -> Callable[[int, Request, str], Fault | None]:
+        """:meth:`decide`, as a closure over the plan's tables in the commonest mode (profile mode
+        without targeted faults): the same draws and faults, fewer lookups per request."""
+        if self.script is not None or self.anchored is not None or self.pinned or self.targeted:
+            return self.decide
+        plan, counts, draw, total = self, self._counts, self.rng.random, self._total
+
+        def decide(index: int, request: Request, process_kind: str) -> Fault | None:
+            if plan.healed:
+                return None
+            rtype = type(request)
+            uuid: str = getattr(request, "uuid", "")
+            key = (uuid, rtype)
+            nth = counts[key] = counts.get(key, 0) + 1
+            u = draw()
+            if u < total.get(rtype, 0.0):
+                return plan._strike(index, rtype, uuid, nth, u)
+            return None
+
+        return decide
 
     def _match_targeted(self, index: int, request: Request, process_kind: str) -> Fault | None:
         for entry in self.targeted:

@@ -4,22 +4,24 @@ simpy runs events that fall at the same instant first-in-first-out. The exhausti
 explorer needs the other orders too: with a :class:`TieControl` the kernel records
 every group of events scheduled for one (time, priority) and can run one chosen
 group in reverse order. Without one, scheduling is simpy's own (no override on the
-hot path).
+hot path), and a process's wait that would be the very next event is taken at once
+(:meth:`Kernel.advance`: same clock, same event numbers, no event object).
 """
 
 from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
-from heapq import heappush
+from heapq import heappop, heappush
 from types import MethodType
 from typing import Any
 
 import simpy
-from simpy.core import SimTime
+from simpy.core import EmptySchedule, SimTime, StopSimulation
 from simpy.events import NORMAL, AnyOf, Event, EventPriority, Process, ProcessGenerator, Timeout
 
 TieKey = tuple[float, int]
+_new = object.__new__
 
 
 @dataclass
@@ -41,13 +43,100 @@ class Kernel(simpy.Environment):
         super().__init__()
         self.ties = ties
         self.processes: list[Process] = []
+        self._alone = False
+        """True while the event being processed has one callback (a process resuming): see advance()."""
         # simpy binds these to the instance only for Environment itself (``bind_early`` reads
         # the class's own __dict__); bound once here, each call skips a descriptor lookup.
-        self.timeout = MethodType(Timeout, self)  # type: ignore[method-assign]
         self.event = MethodType(Event, self)  # type: ignore[method-assign]
         self.any_of = MethodType(AnyOf, self)  # type: ignore[method-assign]
         if ties is not None:
             self.schedule = self._schedule_observed  # type: ignore[method-assign]
+            self.timeout = MethodType(Timeout, self)  # type: ignore[method-assign]
+        else:
+            self.timeout = self._timeout  # type: ignore[method-assign]
+
+    def _timeout(self, delay: SimTime = 0, value: Any | None = None) -> Timeout:
+        """``Timeout(self, delay, value)`` built in one frame: the same event, scheduled as
+        simpy's own ``schedule`` would (the world waits ~500 times a simulation)."""
+        if delay < 0:
+            raise ValueError(f"Negative delay {delay}")
+        event: Timeout = _new(Timeout)
+        event.env = self
+        event.callbacks = []
+        event._value = value
+        event._delay = delay
+        event._ok = True
+        heappush(self._queue, (self._now + delay, NORMAL, next(self._eid), event))
+        return event
+
+    def run(self, until: SimTime | Event | None = None) -> Any | None:
+        """simpy's ``run`` with its ``step`` inlined into the loop: the same events in the same
+        order, the same handling of ``until``, failures and StopSimulation, one call fewer per event."""
+        if until is not None:
+            if not isinstance(until, Event):
+                return super().run(until)
+            if until.callbacks is None:
+                return until.value
+            until.callbacks.append(StopSimulation.callback)
+        queue = self._queue
+        inline = self.ties is None
+        try:
+            while True:
+                try:
+                    self._now, _, _, event = heappop(queue)
+                except IndexError:
+                    raise EmptySchedule from None
+                callbacks, event.callbacks = event.callbacks, None  # type: ignore[assignment]
+                try:
+                    if len(callbacks) == 1 and inline:
+                        self._alone = True  # see advance()
+                        callback = callbacks[0]
+                        callback(event)
+                        self._alone = False
+                    else:
+                        for callback in callbacks:
+                            callback(event)
+                except StopSimulation:
+                    self._alone = False
+                    event.callbacks = callbacks[callbacks.index(callback) + 1 :]
+                    self.schedule(event, EventPriority(-1))
+                    raise
+                if not event._ok and not hasattr(event, "_defused"):
+                    exc = type(event._value)(*event._value.args)
+                    exc.__cause__ = event._value
+                    raise exc
+        except StopSimulation as stop:
+            return stop.args[0]
+        except EmptySchedule:
+            if until is not None:
+                assert not until.triggered
+                raise RuntimeError(f'No scheduled events left but "until" event was not triggered: {until}') from None
+        finally:
+            self._alone = False
+        return None
+
+    def advance(self, delay: SimTime) -> bool:
+        """Take a wait of ``delay`` at once, when simpy would run nothing else before it ends.
+
+        A process that waits yields a timeout; simpy numbers and queues it, pops it when it is
+        the earliest event, moves the clock and resumes the process. When (a) the running
+        process was resumed by the only callback of the event being processed (nothing else
+        runs at this instant after it), and (b) every queued event is due strictly later than
+        ``now + delay`` (so the timeout would be the very next event, ties included), that
+        outcome is certain: this moves the clock and consumes the event number the timeout
+        would have taken (``scheduled`` counts it), and the caller goes on without yielding.
+        Returns False, and changes nothing, otherwise: the caller yields ``timeout(delay)``.
+        Never taken while same-instant groups are observed (a :class:`TieControl`).
+        """
+        if not self._alone or delay < 0:
+            return False
+        at = self._now + delay
+        queue = self._queue
+        if queue and queue[0][0] <= at:
+            return False
+        next(self._eid)
+        self._now = at
+        return True
 
     def process(self, generator: ProcessGenerator) -> Process:
         """simpy's ``process``, remembering the process so :meth:`release` can drop it."""

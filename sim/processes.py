@@ -73,7 +73,9 @@ def worker(world: World, slot: int) -> SimGen:
             _crashed(world, proc)
             if message is not None:
                 world.deliver(message, cfg.redeliver_s)
-            yield env.timeout(_restart_delay(world))
+            downtime = _restart_delay(world)
+            if not env.advance(downtime):
+                yield env.timeout(downtime)
             incarnation += 1
             world.recorder.add(H.NEMESIS, H.RESTART, "", INFO, {"process": f"worker{slot}#{incarnation}"})
 
@@ -108,7 +110,8 @@ def approver(world: World, slot: int) -> SimGen:
     while True:
         yield world.waiting_signal
         world.waiting_signal = env.event()
-        yield env.timeout(cfg.approver_poll_s)
+        if not env.advance(cfg.approver_poll_s):
+            yield env.timeout(cfg.approver_poll_s)
         for row in list(world.db.rows.values()):
             state = row.suspended_state
             if not row.status.is_awaiting or state is None:
@@ -127,7 +130,8 @@ def approver(world: World, slot: int) -> SimGen:
 def _decision(
     world: World, slot: int, key: str, uuid: str, digest: str, approved: bool, for_input: bool, delay: float
 ) -> SimGen:
-    yield world.env.timeout(delay)
+    if not world.env.advance(delay):
+        yield world.env.timeout(delay)
     world.decisions += 1
     proc = world.new_proc("resume", f"approver{slot}-{world.decisions}", slot)
     ctx = world.context(proc)
@@ -154,12 +158,15 @@ def reaper(world: World) -> SimGen:
     incarnation = 1
     proc = world.new_proc("reaper", f"reaper#{incarnation}", 1)
     while True:
-        yield env.timeout(cfg.reaper_interval_s)
+        if not env.advance(cfg.reaper_interval_s):
+            yield env.timeout(cfg.reaper_interval_s)
         try:
             yield from run_segment(world, proc, "reap", "", reap(world.context(proc), cfg.reaper_limit))
         except Crashed:
             _crashed(world, proc)
-            yield env.timeout(_restart_delay(world))
+            downtime = _restart_delay(world)
+            if not env.advance(downtime):
+                yield env.timeout(downtime)
             incarnation += 1
             proc = world.new_proc("reaper", f"reaper#{incarnation}", 1)
             world.recorder.add(H.NEMESIS, H.RESTART, "", INFO, {"process": proc.name})

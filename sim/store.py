@@ -9,21 +9,57 @@ is deterministic.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
+from typing import Any
 
 from model.records import EventRow, RunRow
 from model.requests import UpdateResult
-from model.transitions import Transition, find_stale_running, max_event_sequence
+from model.transitions import Transition, find_stale_running, max_event_sequence, replace_row
+from model.vocab import RunStatus
+
+
+def _row_comparer() -> Callable[[RunRow, RunRow], bool]:
+    """``new != row`` for two RunRows, generated once: column by column, an identical object
+    counting as equal (as RunRow's own tuple comparison does), ``tstamp`` first since nearly
+    every statement sets it, so a changed row is told apart at the first column compared."""
+    names = [f.name for f in dataclasses.fields(RunRow) if f.compare]
+    names.sort(key=lambda n: n != "tstamp")
+    source = "def differs(a, b):\n    return (\n" + "".join(
+        f"        {'or ' if i else ''}(a.{n} is not b.{n} and a.{n} != b.{n})\n" for i, n in enumerate(names)
+    ) + "    )\n"
+    scope: dict[str, Any] = {}
+    exec(source, scope)
+    differs: Callable[[RunRow, RunRow], bool] = scope["differs"]
+    return differs
+
+
+_differs = _row_comparer()
+
+_RUNNING = RunStatus.RUNNING
+_REFUSED = UpdateResult(False, False)
+_CHANGED = UpdateResult(True, True)
+_UNCHANGED = UpdateResult(True, False)
+"""The three results an UPDATE can report: frozen values, shared rather than built per statement."""
 
 
 class Database:
     """`tx_nrllm_agentrun` + `tx_nrllm_agentrun_event`, keyed by uuid."""
 
-    __slots__ = ("_next_uid", "events", "rows")
+    __slots__ = ("_next_uid", "_running", "events", "rows")
 
     def __init__(self) -> None:
         self.rows: dict[str, RunRow] = {}
         self.events: dict[str, list[EventRow]] = {}
         self._next_uid = 1
+        self._running: dict[str, RunRow] = {}
+        """The rows whose status is RUNNING (kept with ``rows``): the only rows T12 can select."""
+
+    def _place(self, row: RunRow) -> None:
+        self.rows[row.uuid] = row
+        if row.status is _RUNNING:
+            self._running[row.uuid] = row
+        else:
+            self._running.pop(row.uuid, None)
 
     def find(self, uuid: str) -> RunRow | None:
         return self.rows.get(uuid)
@@ -32,29 +68,31 @@ class Database:
         """T1/T2: the store assigns the auto-increment uid."""
         if row.uuid in self.rows:
             raise ValueError(f"duplicate uuid {row.uuid}")
-        stored = dataclasses.replace(row, uid=self._next_uid)
+        stored = replace_row(row, uid=self._next_uid)
         self._next_uid += 1
-        self.rows[row.uuid] = stored
+        self._place(stored)
         return stored
 
     def put(self, row: RunRow) -> None:
         """Place a row as-is (test fixtures only)."""
-        self.rows[row.uuid] = row
+        self._place(row)
         self._next_uid = max(self._next_uid, row.uid + 1)
 
     def update(self, uuid: str, transition: Transition) -> tuple[UpdateResult, RunRow | None]:
         """Apply one guarded UPDATE atomically; returns the result and the row after it."""
         row = self.rows.get(uuid)
         if row is None:
-            return UpdateResult(False, False), None
+            return _REFUSED, None
         new = transition.apply(row)
         if new is None:
-            return UpdateResult(False, False), row
-        self.rows[uuid] = new
-        return UpdateResult(True, new != row), new
+            return _REFUSED, row
+        self._place(new)
+        return (_CHANGED if _differs(new, row) else _UNCHANGED), new
 
     def select_stale(self, now: int, limit: int) -> tuple[RunRow, ...]:
-        return tuple(find_stale_running(list(self.rows.values()), now, limit))
+        """T12 over the running rows only: the same rows it would pick from all of them, in the
+        same order (it sorts by lease expiry and uid, which no two rows share)."""
+        return tuple(find_stale_running(self._running.values(), now, limit))
 
     def insert_event(self, uuid: str, event: EventRow) -> None:
         self.events.setdefault(uuid, []).append(event)

@@ -5,7 +5,8 @@ external ledger of side effects, the process table (workers, clients, approvers,
 reaper, users) and the fault plan. ``drive`` is the interpreter: it steps a runtime
 generator, asks the plan for a fault at each request, spends simulated time, applies
 the request, records it, and sends the answer (or throws the failure) back.
-Zero-latency requests are answered inline without a simpy event; that is what keeps a
+Zero-latency requests are answered inline without a simpy event, and a wait that simpy
+would run next anyway is taken at once (:meth:`Kernel.advance`); that is what keeps a
 simulation cheap.
 """
 
@@ -85,6 +86,8 @@ class Proc:
     own_identity: str = ""
     tools: dict[str, ToolModel] | None = None
     """Ground truth: the tool code this process loaded at hydration (the world's deployed set)."""
+    ctx: Context | None = None
+    """The last runtime context handed to this process: reused while it would be identical."""
 
     def __post_init__(self) -> None:
         self.own_identity = self.own_identity or self.identity
@@ -156,6 +159,7 @@ class World:
         self.db = Database()
         self.recorder = Recorder(self.env)
         self.plan = FaultPlan.build(self.scenario.faults, self.rng, self.script, self.scenario.script, self.anchored)
+        self._decide = self.plan.decider()
         self.queue: simpy.Store = simpy.Store(self.env)
         self.registry = registry(self.scenario)
         self.requests = 0
@@ -177,19 +181,23 @@ class World:
         self.deployed: dict[str, ToolModel] = dict(self.tools_by_name)
         """Ground truth: the tools physically deployed now (deploys rename or remove entries)."""
         self._provider = self.scenario.provider
+        self._provider_deadline_s = self._provider.deadline_s or LEASE_S
         self._outages = self.scenario.faults.audit.outages
         self._chaos_s = self.world_cfg.chaos_s
-        self.handlers = {
-            FindRun: self._read,
-            MaxSequence: self._read,
-            CountEvents: self._read,
-            SelectStale: self._read,
-            InsertRun: self._write,
-            Update: self._write,
-            InsertEvent: self._event,
+        self._store_latency_s = self.world_cfg.store_latency_s
+        self._reads: dict[type[Request], Callable[[Proc, Any, Fault | None], tuple[Any, StoreError | None]]] = {
+            FindRun: self._find_run,
+            MaxSequence: self._max_sequence,
+            CountEvents: self._count_events,
+            SelectStale: self._select_stale,
+        }
+        self.handlers: dict[type[Request], Callable[[Proc, Any, Fault | None], SimGen]] = {
             CallProvider: self._provider_call,
             InvokeTool: self._tool,
             Dispatch: self._dispatch,
+        }
+        self._instants: dict[type[Request], Callable[[Proc, Any, Fault | None], tuple[Any, StoreError | None]]] = {
+            InsertEvent: self._event,
             EmitStep: self._emit,
         }
 
@@ -198,22 +206,27 @@ class World:
     def new_proc(self, kind: str, name: str, host_no: int) -> Proc:
         self._pid += 1
         host = f"h{host_no}"
-        identity_kind = {"worker": "worker", "interactive": "interactive", "resume": "resume"}.get(kind, kind)
-        proc = Proc(name, kind, execution_identity(identity_kind, host, self._pid), host)
+        proc = Proc(name, kind, execution_identity(kind, host, self._pid), host)
         self.procs_alive[name] = proc
         return proc
 
     def context(self, proc: Proc, *, observer: bool = False) -> Context:
-        """A runtime context for one entry-point call; the registry is hydrated now."""
-        proc.registry = self.registry
+        """A runtime context for one entry-point call; the registry is hydrated now.
+
+        Contexts are frozen values: the process's previous one is handed out again while
+        registry, identity and observer are unchanged (a reaper asks for one every tick)."""
+        registry = proc.registry = self.registry
         proc.tools = self.deployed
-        return Context(
-            self.policy,
-            self.registry,
-            proc.identity,
-            observer=observer,
-            provider_deadline_s=self._provider.deadline_s or LEASE_S,
-        )
+        ctx = proc.ctx
+        if ctx is None or ctx.registry is not registry or ctx.identity != proc.identity or ctx.observer != observer:
+            ctx = proc.ctx = Context(
+                self.policy,
+                registry,
+                proc.identity,
+                observer=observer,
+                provider_deadline_s=self._provider_deadline_s,
+            )
+        return ctx
 
     def retire(self, proc: Proc) -> None:
         self.procs_alive.pop(proc.name, None)
@@ -221,34 +234,67 @@ class World:
     # ---- the interpreter ---------------------------------------------------------------------
 
     def drive(self, proc: Proc, gen: Generator[Request, Any, Any]) -> SimGen:
-        """Run a runtime generator to completion inside a simpy process; raises Crashed."""
+        """Run a runtime generator to completion inside a simpy process; raises Crashed.
+
+        Store statements (reads and writes) are answered here after their latency, audit
+        inserts and observer emits at once (``_reads``, ``_write_*``, ``_instants``: plain
+        functions); every other request goes to its handler generator. The clock and notes
+        cost no time.
+        """
         value: Any = None
         error: BaseException | None = None
-        plan, handlers = self.plan, self.handlers
+        plan, handlers, reads, instants, env = self.plan, self.handlers, self._reads, self._instants, self.env
+        send, request_types, decide = gen.send, self.request_types, self._decide
         while True:
             try:
-                request = gen.send(value) if error is None else gen.throw(error)
+                if error is None:
+                    request = send(value)
+                else:
+                    request = gen.throw(error)
+                    error = None
             except StopIteration as stop:
                 return stop.value
-            value, error = None, None
             rtype = type(request)
             if rtype is ReadClock:
-                value = proc.clock(self.env._now)
+                value = int(env._now + proc.skew_s)  # proc.clock(now), inlined: the commonest request
                 continue
+            value = None
             if rtype is Note:
                 assert isinstance(request, Note)
                 self.recorder.add(proc.name, H.DECIDE, request.uuid, OK, dict(request.detail))
                 continue
             index = self.requests
             self.requests = index + 1
-            self.request_types.append(rtype)
-            fault = None if plan.healed else plan.decide(index, request, proc.kind)
-            if fault is not None:
-                fault = self._nemesis(proc, request, fault)
-            if fault is not None and fault.family == "crash" and fault.kind == "before":
-                gen.close()
-                raise Crashed
-            value, error = yield from handlers[rtype](proc, request, fault)
+            request_types.append(rtype)
+            fault = None
+            if not plan.healed:
+                fault = decide(index, request, proc.kind)
+                if fault is not None:
+                    fault = self._nemesis(proc, request, fault)
+                    if fault is not None and fault.family == "crash" and fault.kind == "before":
+                        gen.close()
+                        raise Crashed
+            read = reads.get(rtype)
+            if read is not None:
+                if fault is None:
+                    delay = self._store_latency_s
+                else:
+                    delay = self._store_delay(proc, getattr(request, "uuid", ""), fault)
+                if delay and not env.advance(delay):
+                    yield env.timeout(delay)
+                value, error = read(proc, request, fault)
+            elif rtype is Update or rtype is InsertRun:
+                uuid, base = self._write_invoke(proc, request)
+                delay = self._store_latency_s if fault is None else self._store_delay(proc, uuid, fault)
+                if delay and not env.advance(delay):
+                    yield env.timeout(delay)
+                value, error = self._write_apply(proc, request, fault, uuid, base)
+            else:
+                instant = instants.get(rtype)
+                if instant is not None:
+                    value, error = instant(proc, request, fault)
+                else:
+                    value, error = yield from handlers[rtype](proc, request, fault)
             if fault is not None and fault.family == "crash":
                 gen.close()
                 raise Crashed
@@ -279,10 +325,6 @@ class World:
 
     # ---- handlers: each returns (value, error) ----------------------------------------------
 
-    def _latency(self, seconds: float) -> SimGen:
-        if seconds > 0:
-            yield self.env.timeout(seconds)
-
     def _store_delay(self, proc: Proc, uuid: str, fault: Fault | None) -> float:
         """Statement latency; a store fault is recorded here, when it strikes (before any wait)."""
         delay = self.world_cfg.store_latency_s
@@ -292,76 +334,94 @@ class World:
                 delay += fault.value
         return delay
 
-    def _read(self, proc: Proc, request: Any, fault: Fault | None) -> SimGen:
-        rtype = type(request)
-        what, site = rtype.__name__, getattr(request, "site", "")
-        uuid = getattr(request, "uuid", "")
-        delay = self.world_cfg.store_latency_s if fault is None else self._store_delay(proc, uuid, fault)
-        if delay:
-            yield self.env.timeout(delay)
-        if fault is not None and fault.family == "store" and fault.kind == "fail":
-            self.recorder.add(proc.name, H.READ, uuid, FAIL, {"what": what, "site": site, "error": "StoreError"})
-            return None, StoreError("read failed")
-        db = self.db
-        result: Any
-        extra: dict[str, Any] = {}
-        if rtype is FindRun:
-            value: Any = db.rows.get(request.uuid)
-            result = value.status._value_ if value is not None else None
-            if value is not None:
-                extra = {"fence": value.pending_effect}
-        elif rtype is MaxSequence:
-            value = result = db.max_sequence(request.uuid)
-        elif rtype is CountEvents:
-            value = result = db.count_events(request.uuid)
-        else:
-            value = db.select_stale(request.now, request.limit)
-            result = [r.uuid for r in value]
-            extra = {"fences": [r.pending_effect for r in value]}
-        self.recorder.add(proc.name, H.READ, uuid, OK, {"what": what, "site": site, "result": result, **extra})
-        return value, None
+    # Reads: called by ``drive`` once the statement's latency has passed.
 
-    def _write(self, proc: Proc, request: Any, fault: Fault | None) -> SimGen:
-        rec = self.recorder
-        if isinstance(request, InsertRun):
-            uuid, name = (
-                request.row.uuid,
-                ("T1 startRun" if request.row.status is RunStatus.RUNNING else "T2 enqueueRun"),
-            )
+    def _read_failed(self, proc: Proc, what: str, site: str, uuid: str) -> tuple[None, StoreError]:
+        self.recorder.add(proc.name, H.READ, uuid, FAIL, {"what": what, "site": site, "error": "StoreError"})
+        return None, StoreError("read failed")
+
+    def _find_run(self, proc: Proc, request: Any, fault: Fault | None) -> tuple[Any, StoreError | None]:
+        uuid = request.uuid
+        if fault is not None and fault.family == "store" and fault.kind == "fail":
+            return self._read_failed(proc, "FindRun", request.site, uuid)
+        row = self.db.rows.get(uuid)
+        if row is None:
+            value = {"what": "FindRun", "site": request.site, "result": None}
+        else:
+            value = {"what": "FindRun", "site": request.site, "result": row.status._value_, "fence": row.pending_effect}
+        self.recorder.add(proc.name, H.READ, uuid, OK, value)
+        return row, None
+
+    def _max_sequence(self, proc: Proc, request: Any, fault: Fault | None) -> tuple[Any, StoreError | None]:
+        uuid = request.uuid
+        if fault is not None and fault.family == "store" and fault.kind == "fail":
+            return self._read_failed(proc, "MaxSequence", request.site, uuid)
+        result = self.db.max_sequence(uuid)
+        self.recorder.add(proc.name, H.READ, uuid, OK, {"what": "MaxSequence", "site": request.site, "result": result})
+        return result, None
+
+    def _count_events(self, proc: Proc, request: Any, fault: Fault | None) -> tuple[Any, StoreError | None]:
+        uuid = request.uuid
+        if fault is not None and fault.family == "store" and fault.kind == "fail":
+            return self._read_failed(proc, "CountEvents", "", uuid)
+        result = self.db.count_events(uuid)
+        self.recorder.add(proc.name, H.READ, uuid, OK, {"what": "CountEvents", "site": "", "result": result})
+        return result, None
+
+    def _select_stale(self, proc: Proc, request: Any, fault: Fault | None) -> tuple[Any, StoreError | None]:
+        if fault is not None and fault.family == "store" and fault.kind == "fail":
+            return self._read_failed(proc, "SelectStale", "", "")
+        rows = self.db.select_stale(request.now, request.limit)
+        if rows:
+            uuids, fences = [r.uuid for r in rows], [r.pending_effect for r in rows]
+        else:  # most reaper ticks find nothing
+            uuids, fences = [], []
+        value = {"what": "SelectStale", "site": "", "result": uuids, "fences": fences}
+        self.recorder.add(proc.name, H.READ, "", OK, value)
+        return rows, None
+
+    # Writes: ``drive`` records the statement, waits its latency, then applies it.
+
+    def _write_invoke(self, proc: Proc, request: Any) -> tuple[str, dict[str, Any]]:
+        if type(request) is InsertRun:
+            uuid = request.row.uuid
+            name = "T1 startRun" if request.row.status is RunStatus.RUNNING else "T2 enqueueRun"
         else:
             uuid, name = request.uuid, request.transition.name
         base = {"transition": name, "site": request.site, "identity": proc.identity, "actor": proc.kind}
-        rec.add(proc.name, H.STORE, uuid, INVOKE, base)
-        delay = self.world_cfg.store_latency_s if fault is None else self._store_delay(proc, uuid, fault)
-        if delay:
-            yield self.env.timeout(delay)
+        self.recorder.add(proc.name, H.STORE, uuid, INVOKE, base)
+        return uuid, base
+
+    def _write_apply(
+        self, proc: Proc, request: Any, fault: Fault | None, uuid: str, base: dict[str, Any]
+    ) -> tuple[Any, StoreError | None]:
+        rec = self.recorder
         if fault is not None and fault.family == "store" and fault.kind == "fail":
             rec.add(proc.name, H.STORE, uuid, FAIL, {**base, "error": "StoreError"})
             return None, StoreError("statement failed")
-        if isinstance(request, InsertRun):
+        if type(request) is InsertRun:
             row = self.db.insert(request.row)
             rec.add(proc.name, H.STORE, uuid, OK, {**base, "matched": True, "changed": True, "row": H.row_value(row)})
             self._note_status(uuid, row.status)
             return row, None
         result, after = self.db.update(uuid, request.transition)
-        row_value = H.row_value(after) if result.matched and after is not None else None
-        rec.add(
-            proc.name,
-            H.STORE,
-            uuid,
-            OK,
-            {**base, "matched": result.matched, "changed": result.changed, "row": row_value},
-        )
         if result.matched and after is not None:
+            value = {**base, "matched": result.matched, "changed": result.changed, "row": H.row_value(after)}
+            rec.add(proc.name, H.STORE, uuid, OK, value)
             self._note_status(uuid, after.status)
+        else:
+            value = {**base, "matched": result.matched, "changed": result.changed, "row": None}
+            rec.add(proc.name, H.STORE, uuid, OK, value)
         return result, None
 
     def _note_status(self, uuid: str, status: RunStatus) -> None:
-        if status.is_awaiting and not self.waiting_signal.triggered:
-            self.waiting_signal.succeed()
-        if status.is_terminal:
+        if status in _AWAITING:
+            if not self.waiting_signal.triggered:
+                self.waiting_signal.succeed()
+        elif status in _TERMINAL:
             self.terminal.add(uuid)
-        elif status in NON_TERMINAL:
+            return
+        if status in NON_TERMINAL:
             self.terminal.discard(uuid)
 
     def true_effect(self, proc: Proc, tool: str) -> str:
@@ -374,12 +434,13 @@ class World:
         spec = (proc.registry or self.registry).get(tool)
         return spec is not None and spec.remote
 
-    def _event(self, proc: Proc, request: Any, fault: Fault | None) -> SimGen:
+    def _event(self, proc: Proc, request: Any, fault: Fault | None) -> tuple[None, StoreError | None]:
         rec = self.recorder
-        step = request.event.step
+        event = request.event
+        step = event.step
         kind = step.kind._value_
         value = {
-            "seq": request.event.sequence,
+            "seq": event.sequence,
             "kind": kind,
             "round": step.round_no,
             "tool": step.tool,
@@ -389,17 +450,22 @@ class World:
             "true_effect": self.true_effect(proc, step.tool) if kind == "tool" else "",
             "identity": proc.identity,
         }
-        rec.add(proc.name, H.EVENT, request.uuid, INVOKE, value)
+        uuid = request.uuid
+        rec.add(proc.name, H.EVENT, uuid, INVOKE, value)
+        outage = False
         now = self.env._now
-        outage = now < self._chaos_s and any(lo <= now < hi for lo, hi in self._outages)
+        if now < self._chaos_s:  # outage windows hold in the chaos phase only
+            for lo, hi in self._outages:
+                if lo <= now < hi:
+                    outage = True
+                    break
         if outage or (fault is not None and fault.family == "audit"):
-            rec.fault("audit", "outage" if outage else "fail", proc.name, request.uuid, {"request": self.requests - 1})
-            rec.add(proc.name, H.EVENT, request.uuid, FAIL, {**value, "error": "StoreError"})
+            rec.fault("audit", "outage" if outage else "fail", proc.name, uuid, {"request": self.requests - 1})
+            rec.add(proc.name, H.EVENT, uuid, FAIL, {**value, "error": "StoreError"})
             return None, StoreError("event insert failed")
-        self.db.insert_event(request.uuid, request.event)
-        rec.add(proc.name, H.EVENT, request.uuid, OK, value)
+        self.db.insert_event(uuid, event)
+        rec.add(proc.name, H.EVENT, uuid, OK, value)
         return None, None
-        yield  # pragma: no cover - makes this a generator
 
     def _duration(self, span: tuple[float, float], fault: Fault | None) -> float:
         if fault is not None and fault.family == "slow":
@@ -416,7 +482,9 @@ class World:
             rec.fault("slow", fault.kind, proc.name, request.uuid, {"duration_s": LEASE_S * fault.value})
         if fault is not None and fault.family == "provider":
             rec.fault("provider", fault.kind, proc.name, request.uuid, {"request": fault.at})
-        yield self.env.timeout(self._duration(self._provider.latency_s, fault))
+        latency = self._duration(self._provider.latency_s, fault)
+        if not self.env.advance(latency):
+            yield self.env.timeout(latency)
         failure = None
         if fault is not None and fault.family == "provider":
             failure = _PROVIDER_FAILURES[fault.kind]()
@@ -473,7 +541,9 @@ class World:
         landed = true_effect not in ("read_only", "unknown")
         land_at = model.land_at if model is not None else 0.5
         if landed:
-            yield self.env.timeout(duration * land_at)
+            until_landing = duration * land_at
+            if not self.env.advance(until_landing):
+                yield self.env.timeout(until_landing)
             rec.add(
                 H.WORLD,
                 H.LANDING,
@@ -495,9 +565,12 @@ class World:
             if fault is not None and fault.family == "crash":
                 rec.add(proc.name, H.TOOL, uuid, INFO, {"crashed": True, "execution": execution})
                 return result, None
-            yield self.env.timeout(duration * (1 - land_at))
+            rest = duration * (1 - land_at)
+            if not self.env.advance(rest):
+                yield self.env.timeout(rest)
         else:
-            yield self.env.timeout(duration)
+            if not self.env.advance(duration):
+                yield self.env.timeout(duration)
             result = ToolResult(execution=execution)
         rec.add(proc.name, H.TOOL, uuid, OK, {"execution": execution, "landed": landed, "replayed": False})
         return result, None
@@ -519,10 +592,9 @@ class World:
             self.deliver(Message(request.uuid, duplicate=True), request.delay_ms / 1000.0 + fault.value)
         return None, None
 
-    def _emit(self, proc: Proc, request: Any, fault: Fault | None) -> SimGen:
+    def _emit(self, proc: Proc, request: Any, fault: Fault | None) -> tuple[None, None]:
         self.recorder.add(proc.name, H.EMIT, request.uuid, OK, {"round": request.round_no, "kind": request.kind})
         return None, None
-        yield  # pragma: no cover - makes this a generator
 
     # ---- the bus -----------------------------------------------------------------------------
 
@@ -614,26 +686,38 @@ class World:
             self.done.succeed()
 
 
+_AWAITING = (RunStatus.WAITING_FOR_APPROVAL, RunStatus.WAITING_FOR_INPUT)
+_TERMINAL = (RunStatus.COMPLETED, RunStatus.FAILED, RunStatus.CANCELLED)
+"""``RunStatus.is_awaiting`` / ``is_terminal`` as tuples: a membership test by identity, without
+the enum property and hash (``_note_status`` runs for every matched store statement)."""
+
+
 def outcome_value(outcome: Any) -> Any:
     """A history-friendly form of what an entry point returned (an enum's value, a report's fields)."""
-    if isinstance(outcome, Enum):
-        return outcome.value
-    names = _FLAT_FIELDS.get(type(outcome))
-    if names is not None:
-        flat = {name: getattr(outcome, name) for name in names}
-        for v in flat.values():
-            if type(v) not in _ATOMS:
-                break
-        else:  # only atoms: what asdict would return, without its deep copy
+    flatten = _FLATTEN.get(type(outcome))
+    if flatten is not None:
+        flat = flatten(outcome)
+        if _ATOMS.issuperset(map(type, flat.values())):  # only atoms: what asdict returns, without its deep copy
             return flat
+    elif isinstance(outcome, Enum):
+        return outcome._value_
     if dataclasses.is_dataclass(outcome) and not isinstance(outcome, type):
-        _FLAT_FIELDS.setdefault(type(outcome), tuple(f.name for f in dataclasses.fields(outcome)))
+        _FLATTEN.setdefault(type(outcome), _flattener(tuple(f.name for f in dataclasses.fields(outcome))))
         return dataclasses.asdict(outcome)
     return outcome
 
 
+def _flattener(names: tuple[str, ...]) -> Callable[[Any], dict[str, Any]]:
+    """``lambda o: {name: o.name, ...}`` for these field names, generated once per dataclass."""
+    source = "def flat(o):\n    return {" + ", ".join(f"{n!r}: o.{n}" for n in names) + "}\n"
+    scope: dict[str, Any] = {}
+    exec(source, scope)
+    flat: Callable[[Any], dict[str, Any]] = scope["flat"]
+    return flat
+
+
 _ATOMS = frozenset({int, str, float, bool, type(None)})
-_FLAT_FIELDS: dict[type, tuple[str, ...]] = {}
-"""Field names of the dataclass outcomes seen so far: most (the reaper's report, every tick) hold
-only atoms, whose ``asdict`` is a plain dict of the fields; ``asdict``'s recursion and deep copy
-cost more than the rest of a reaper tick."""
+_FLATTEN: dict[type, Callable[[Any], dict[str, Any]]] = {}
+"""A flat-dict builder per dataclass outcome seen so far: most (the reaper's report, every tick)
+hold only atoms, whose ``asdict`` is exactly that dict; ``asdict``'s recursion and deep copy cost
+more than the rest of a reaper tick."""
