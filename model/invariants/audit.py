@@ -12,14 +12,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from model.history import EVENT, LANDING, PROVIDER, TOOL, Op, OpType
-from model.invariants.index import AUDIT_FAILED, WRITE_EFFECTS, Index, merged, row_of
+from model.invariants.index import AUDIT_FAILED, WRITE_EFFECTS, Index, Span, merged, row_of
 from model.invariants.judgement import Finding, Tally
-from model.invariants.segments import Span, within_segments
 
 _TOOL_KIND = "tool"
 _APPROVAL_KIND = "approval"
 _APPROVE_ENTRY = "approve"
 _AUDITABLE_FAILURES = WRITE_EFFECTS | {"unknown"}
+_INVOKE, _OK = OpType.INVOKE, OpType.OK
 
 
 def _records_unaudited_write(row: Mapping[str, Any]) -> bool:
@@ -74,9 +74,10 @@ def no_success_over_unrecorded_write(ix: Index) -> Finding:
     """No run reaches a COMPLETED row after a landed write execution of it failed its audit."""
     tainted: dict[str, Op] = {}
     tally = Tally()
-    for op in merged(ix.of_type(EVENT, OpType.FAIL), ix.rows):
+    failed_audits = [op for op in ix.of_type(EVENT, OpType.FAIL) if _is_failed_write_audit(op, ix.landed)]
+    for op in merged(failed_audits, ix.rows):
         if op.op == EVENT:
-            if _is_failed_write_audit(op, ix.landed) and op.run not in tainted:
+            if op.run not in tainted:
                 tainted[op.run] = op
                 tally.hold()  # a case: a run with a landed write whose audit failed
             continue
@@ -118,21 +119,23 @@ def approved_write_turn_recorded(ix: Index) -> Finding:
     round's write is a new turn with its own gate (it suspends again, or needs no approval),
     so it is not judged here. A denial executes nothing of the turn, so any write executed
     in it stands on an approving decision, which must have been recorded (ADR-132).
+    Walks each approve segment's own records (the index lists them) up to its first provider call.
     """
-    approval: dict[int, Op] = {}
-    turn_over: set[int] = set()
     tally = Tally()
-    streams = (ix.of_type(EVENT, OpType.OK), ix.of_type(TOOL, OpType.INVOKE), ix.of_type(PROVIDER, OpType.INVOKE))
-    for op, span in within_segments(ix, *streams):
-        if span is None or span.entry != _APPROVE_ENTRY or op.run != span.run or span.key in turn_over:
+    for span in ix.spans:
+        if span.entry != _APPROVE_ENTRY:
             continue
-        if op.op == PROVIDER:
-            turn_over.add(span.key)
-        elif op.op == EVENT:
-            if op.get("kind") == _APPROVAL_KIND:
-                approval.setdefault(span.key, op)
-        elif op.get("true_effect") in _AUDITABLE_FAILURES:
-            _judge_approved_write(tally, span, op, approval.get(span.key))
+        approval: Op | None = None
+        for op in span.records:
+            name, type_ = op[3], op[5]
+            if name == PROVIDER:
+                if type_ is _INVOKE:
+                    break  # the turn is over
+            elif name == EVENT:
+                if type_ is _OK and approval is None and op.get("kind") == _APPROVAL_KIND:
+                    approval = op
+            elif name == TOOL and type_ is _INVOKE and op.get("true_effect") in _AUDITABLE_FAILURES:
+                _judge_approved_write(tally, span, op, approval)
     return tally.finding("writes of approved turns")
 
 
@@ -144,6 +147,7 @@ def _judge_approved_write(tally: Tally, span: Span, invoke: Op, approval: Op | N
         (span.invoke.index, invoke.index),
         f"write {invoke.get('tool')!r} ({invoke.get('true_effect')}) of run {invoke.run!r} executed at "
         f"{invoke.index} on the approve segment of {span.invoke.index} with no approval event stored before it",
+        at=invoke.index,
     )
 
 
@@ -155,9 +159,11 @@ def builtin_write_approved(ix: Index) -> Finding:
     Tool invokes that do not say whether the tool is remote are not judged.
     """
     tally = Tally()
-    for op, span in within_segments(ix, ix.of_type(TOOL, OpType.INVOKE)):
+    span_of = ix.span_of
+    for op in ix.of_type(TOOL, OpType.INVOKE):
         if op.get("remote", True) or op.get("true_effect") not in WRITE_EFFECTS:
             continue
+        span = span_of.get(op.index)
         if span is not None and span.entry == _APPROVE_ENTRY:
             tally.hold()
             continue

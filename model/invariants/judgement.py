@@ -29,26 +29,34 @@ class Finding:
 
 @dataclass(slots=True)
 class Tally:
-    """Counts the cases a checker judged and keeps the first violation and first unknown."""
+    """Counts the cases a checker judged and keeps the first violation and first unknown.
+
+    "First" is the order of the calls, or, for a checker that visits its cases out of history
+    order (segment by segment), the least ``at`` it passes: the history index of the record
+    that decided the case, so the finding is the one a walk in history order would keep."""
 
     held: int = 0
     violations: int = 0
     unknowns: int = 0
     _violation: tuple[tuple[int, ...], str] | None = field(default=None, repr=False)
     _unknown: tuple[tuple[int, ...], str] | None = field(default=None, repr=False)
+    _violation_at: int = field(default=-1, repr=False)
+    _unknown_at: int = field(default=-1, repr=False)
 
     def hold(self) -> None:
         self.held += 1
 
-    def violate(self, witness: Iterable[int], why: str) -> None:
+    def violate(self, witness: Iterable[int], why: str, at: int = -1) -> None:
         self.violations += 1
-        if self._violation is None:
+        if self._violation is None or 0 <= at < self._violation_at:
             self._violation = (tuple(sorted(set(witness))), why)
+            self._violation_at = at
 
-    def unknown(self, witness: Iterable[int], why: str) -> None:
+    def unknown(self, witness: Iterable[int], why: str, at: int = -1) -> None:
         self.unknowns += 1
-        if self._unknown is None:
+        if self._unknown is None or 0 <= at < self._unknown_at:
             self._unknown = (tuple(sorted(set(witness))), why)
+            self._unknown_at = at
 
     @property
     def judged(self) -> int:
