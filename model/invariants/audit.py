@@ -81,7 +81,8 @@ def no_success_over_unrecorded_write(ix: Index) -> Finding:
                 tainted[op.run] = op
                 tally.hold()  # a case: a run with a landed write whose audit failed
             continue
-        if row_of(op).get("status") != "completed":
+        row = op[6].get("row")
+        if (row if type(row) is dict else row_of(op)).get("status") != "completed":
             continue
         failed_audit = tainted.get(op.run)
         if failed_audit is None:

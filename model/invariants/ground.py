@@ -35,6 +35,7 @@ _STRICTEST = "non_idempotent_write"
 _UNRESTRICTED_SETTLES = frozenset({("reaper", "T14"), ("user", "T8")})
 """(actor, transition) pairs that may settle a row another process holds: the reaper's dead-letter
 re-checks staleness in its WHERE (spec T14) and a user's cancel is unguarded by design (T8)."""
+_SETTLE_NUMBERS = tuple(sorted(SETTLES))
 _FAIL_CLOSED_KINDS = frozenset({"approval"})
 """Event kinds whose failed insert legitimately changes the course of a run: an approval of a
 write turn that cannot be recorded releases the run back to waiting (ADR-132)."""
@@ -109,11 +110,18 @@ def fence_matches_inflight_write(ix: Index) -> Finding:
     """Every write fence a store read returns was stamped (T5) after the run's latest claim.
 
     Most reads return no write fence (the reaper's scans return every row); only those that
-    may are merged with the rows."""
+    may are merged with the rows. A FindRun read carries one ``fence``; a scan ``fences``."""
     claim: dict[str, Op] = {}
     stamps: dict[str, dict[str, Op]] = {}
     tally = Tally()
-    fenced_reads = [read for read in ix.of_type(READ, OpType.OK) if _may_hold_write_fence(read[6])]
+    fenced_reads: list[Op] = []
+    for read in ix.of_type(READ, OpType.OK):
+        value = read[6]
+        if "fence" in value:
+            if value["fence"] in WRITE_EFFECTS:
+                fenced_reads.append(read)
+        elif _may_hold_write_fence(value):
+            fenced_reads.append(read)
     if not fenced_reads:
         return tally.finding("reads of a write fence")
     for op in merged(ix.rows, fenced_reads):
@@ -134,8 +142,6 @@ def fence_matches_inflight_write(ix: Index) -> Finding:
 
 def _may_hold_write_fence(value: Mapping[str, Any]) -> bool:
     """A cheap pre-test of a read's value: False only when :func:`_fences` yields no write fence."""
-    if "fence" in value:
-        return value.get("fence") in WRITE_EFFECTS
     fences = value.get("fences")
     return isinstance(fences, list | tuple) and not WRITE_EFFECTS.isdisjoint(fences)
 
@@ -171,7 +177,7 @@ def settles_by_owner(ix: Index) -> Finding:
     """A RUNNING row is settled (T7/T8/T14) only by its claimant, a staleness-guarded reaper
     dead-letter or a user's cancel; who issued the statement is the world's ``actor``."""
     tally = Tally()
-    for op in merged(*(ix.rows_of(number) for number in sorted(SETTLES))):
+    for op in merged(*[ix.rows_of(number) for number in _SETTLE_NUMBERS]):
         prior = ix.row_before(op.run, op.index)
         if prior is None:
             tally.unknown((op.index,), f"settle of run {op.run!r} at {op.index} has no earlier row to judge")

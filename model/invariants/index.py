@@ -33,6 +33,7 @@ REQUEUES = frozenset({"T11", "T13"})
 
 _EMPTY: tuple[Op, ...] = ()
 _INVOKE, _OK = OpType.INVOKE, OpType.OK
+_TYPES = tuple(OpType)
 _by_index = attrgetter("index")
 
 
@@ -66,7 +67,7 @@ def merged(*streams: Iterable[Op]) -> Iterator[Op]:
     as ``heapq.merge`` does. Empty buckets (most fail buckets) are dropped first, and a single
     stream left is walked as it is."""
     if len(streams) != 1:
-        streams = tuple(stream for stream in streams if stream)
+        streams = tuple([stream for stream in streams if stream])
     if len(streams) == 1:
         return iter(streams[0])
     return iter(sorted(chain.from_iterable(streams), key=_by_index))
@@ -75,34 +76,37 @@ def merged(*streams: Iterable[Op]) -> Iterator[Op]:
 _NEVER = sys.maxsize
 
 
-@dataclass(slots=True, eq=False)
 class Span:
     """One segment (an entry-point call): its invoke, the history index of its completion
-    (``_NEVER`` while none) and the records of its own run that ran in it.
+    (``_NEVER`` while none), the records of its own run that ran in it and the row it left.
 
     A record of a process belongs to the innermost segment of that process open at it (the
     segment invokes and completions pair last-in-first-out per process, so a wake-up handled
     inline on the Sync transport is a segment nested inside the dispatching one). ``records``
     holds those of the segment's run, in history order, without segment records; a record of
     another run is attributed too (see :attr:`Index.span_of`) but not listed here.
+
+    A plain slotted class rather than a dataclass: the index pass builds one per segment.
     """
 
-    invoke: Op
-    end: int = _NEVER
-    completion: Op | None = None
-    records: list[Op] = field(default_factory=list)
-    key: int = field(init=False)
-    """A stable key for per-segment state: the index of the segment invoke."""
-    entry: str = field(init=False)
-    identity: str = field(init=False)
-    run: str = field(init=False)
+    __slots__ = ("completion", "end", "entry", "identity", "invoke", "key", "last_row", "records", "run")
 
-    def __post_init__(self) -> None:
-        value = self.invoke[6]
-        self.key = self.invoke[0]
+    def __init__(self, invoke: Op) -> None:
+        value = invoke[6]
+        self.invoke = invoke
+        self.end = _NEVER
+        self.completion: Op | None = None
+        self.last_row: Op | None = None
+        """The run's latest matched store row when the segment completed (None before)."""
+        self.records: list[Op] = []
+        self.key = invoke[0]
+        """A stable key for per-segment state: the index of the segment invoke."""
         self.entry = str(value.get("entry", ""))
         self.identity = str(value.get("identity", ""))
-        self.run = self.invoke[4]
+        self.run = invoke[4]
+
+    def __repr__(self) -> str:
+        return f"Span(key={self.key}, entry={self.entry!r}, run={self.run!r}, end={self.end})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,7 +154,8 @@ class Index:
 
     def all(self, op: str) -> Iterator[Op]:
         """The records of one operation, any type, in history order."""
-        return merged(*(self.buckets.get((op, type_), _EMPTY) for type_ in OpType))
+        buckets = self.buckets
+        return merged(*[buckets.get((op, type_), _EMPTY) for type_ in _TYPES])
 
     def number(self, row: Op) -> str:
         """The T-number of one of :attr:`rows` (computed once, in the index pass)."""
@@ -253,6 +258,8 @@ def _build(history: tuple[Op, ...]) -> Index:
                 span = segments.pop()
                 span.end = index
                 span.completion = op
+                run_rows = rows_by_run.get(span.run)
+                span.last_row = run_rows[-1] if run_rows else None
             continue
         if segments:
             span = segments[-1]

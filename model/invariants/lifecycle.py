@@ -30,6 +30,7 @@ _STRANDED = frozenset({"queued", "running"})
 RETRYABLE_CLASSES: frozenset[str] = frozenset({"connection", "rateLimit", "serverError", "circuitOpen"})
 _WORKER_ENTRY = "run_queued"
 _by_index = attrgetter("index")
+_REQUEUE_NUMBERS = tuple(sorted(REQUEUES))
 _RESOLVES = frozenset({"T7", "T11"})  # how a queued segment's recovery settles a failure: dead-letter or requeue
 
 
@@ -63,7 +64,7 @@ def _changed_totals(before: Mapping[str, Any], after: Mapping[str, Any]) -> list
 def requeue_budget_respected(ix: Index) -> Finding:
     """No requeue (T11/T13) leaves a row with requeue_count above MAX_REQUEUES."""
     tally = Tally()
-    for op in merged(*(ix.rows_of(number) for number in sorted(REQUEUES))):
+    for op in merged(*[ix.rows_of(number) for number in _REQUEUE_NUMBERS]):
         count = row_of(op).get("requeue_count")
         if isinstance(count, int) and count > MAX_REQUEUES:
             tally.violate(

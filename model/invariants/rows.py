@@ -167,7 +167,7 @@ def segment_outcome_matches_row(ix: Index) -> Finding:
         if span.invoke.get("entry") not in _JUDGED_ENTRIES or not isinstance(outcome, str):
             continue
         expected = _SETTLED_OUTCOMES.get(outcome)
-        row = ix.row_before(span.run, done.index)
+        row = span.last_row
         if expected is None or row is None:
             continue
         status = row_of(row).get("status")
@@ -254,24 +254,28 @@ _KEPT = ("started_at", "finished_at")
 def row_timestamps_kept(ix: Index) -> Finding:
     """Once a row's started_at or finished_at is set (non-zero), no later statement changes it.
     Rows recorded without a timestamp column are not judged on it."""
-    first: dict[tuple[str, str], Op] = {}
+    firsts: tuple[tuple[str, dict[str, tuple[Op, Any]]], ...] = tuple((column, {}) for column in _KEPT)
     tally = Tally()
     for op in ix.rows:
-        row = row_of(op)
-        for column in _KEPT:
+        row = op[6].get("row")
+        if type(row) is not dict:
+            row = row_of(op)
+        run = op[4]
+        for column, first in firsts:
             value = row.get(column)
             if not value:
                 continue
-            earlier = first.setdefault((op.run, column), op)
-            if earlier is op:
-                tally.hold()
+            earlier = first.get(run)
+            if earlier is None:
+                first[run] = (op, value)
+                tally.held += 1
                 continue
-            before = row_of(earlier).get(column)
+            before = earlier[1]
             if before != value:
                 tally.violate(
-                    (earlier.index, op.index),
+                    (earlier[0].index, op.index),
                     f"{op.get('transition')!r} at {op.index} overwrote {column} of run {op.run!r}: "
-                    f"{before!r} (set at {earlier.index}) -> {value!r}",
+                    f"{before!r} (set at {earlier[0].index}) -> {value!r}",
                 )
     return tally.finding("timestamps set")
 
