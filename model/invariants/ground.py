@@ -36,6 +36,7 @@ _UNRESTRICTED_SETTLES = frozenset({("reaper", "T14"), ("user", "T8")})
 """(actor, transition) pairs that may settle a row another process holds: the reaper's dead-letter
 re-checks staleness in its WHERE (spec T14) and a user's cancel is unguarded by design (T8)."""
 _SETTLE_NUMBERS = tuple(sorted(SETTLES))
+_CLAIM_OR_STAMP = (*sorted(CLAIMS), "T5")
 _FAIL_CLOSED_KINDS = frozenset({"approval"})
 """Event kinds whose failed insert legitimately changes the course of a run: an approval of a
 write turn that cannot be recorded releases the run back to waiting (ADR-132)."""
@@ -55,7 +56,12 @@ def unknown_name_is_strictest(ix: Index) -> Finding:
     alone.
     """
     tally = Tally()
-    steps = [op for type_ in (OpType.INVOKE, OpType.FAIL) for op in ix.of_type(EVENT, type_) if _unknown(op)]
+    steps = [
+        op
+        for type_ in (OpType.INVOKE, OpType.FAIL)
+        for op in ix.of_type(EVENT, type_)
+        if op[6].get("true_effect") == _UNKNOWN and op[6].get("kind") == "tool"  # = _unknown(op)
+    ]
     for span in ix.spans_of(steps):
         last_statement: Op | None = None
         failed: Op | None = None
@@ -120,11 +126,13 @@ def fence_matches_inflight_write(ix: Index) -> Finding:
         if "fence" in value:
             if value["fence"] in WRITE_EFFECTS:
                 fenced_reads.append(read)
-        elif _may_hold_write_fence(value):
-            fenced_reads.append(read)
+        else:
+            fences = value.get("fences")
+            if isinstance(fences, (list, tuple)) and not WRITE_EFFECTS.isdisjoint(fences):
+                fenced_reads.append(read)
     if not fenced_reads:
         return tally.finding("reads of a write fence")
-    for op in merged(ix.rows, fenced_reads):
+    for op in merged(*[ix.rows_of(number) for number in _CLAIM_OR_STAMP], fenced_reads):
         if op.op == STORE:
             number = ix.number(op)
             if number in CLAIMS:
@@ -138,12 +146,6 @@ def fence_matches_inflight_write(ix: Index) -> Finding:
             if fence in WRITE_EFFECTS:
                 _judge_fence(tally, op, run, fence, claim.get(run), stamps.get(run, {}).get(fence))
     return tally.finding("reads of a write fence")
-
-
-def _may_hold_write_fence(value: Mapping[str, Any]) -> bool:
-    """A cheap pre-test of a read's value: False only when :func:`_fences` yields no write fence."""
-    fences = value.get("fences")
-    return isinstance(fences, list | tuple) and not WRITE_EFFECTS.isdisjoint(fences)
 
 
 def _fences(read: Op) -> list[tuple[str, Any]]:

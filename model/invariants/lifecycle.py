@@ -41,7 +41,8 @@ def terminal_is_terminal(ix: Index) -> Finding:
     for op in ix.rows:
         first = terminal.get(op.run)
         if first is None:
-            if row_of(op).get("status") in TERMINAL_STATUSES:
+            row = op[6].get("row")
+            if (row if type(row) is dict else row_of(op)).get("status") in TERMINAL_STATUSES:
                 terminal[op.run] = op
                 tally.hold()  # a case: a run that reached a terminal row (its later writes are judged too)
             continue

@@ -164,7 +164,7 @@ def segment_outcome_matches_row(ix: Index) -> Finding:
         if done is None or done.type is not OpType.OK:
             continue
         outcome = done.get("outcome")
-        if span.invoke.get("entry") not in _JUDGED_ENTRIES or not isinstance(outcome, str):
+        if span.entry not in _JUDGED_ENTRIES or not isinstance(outcome, str):
             continue
         expected = _SETTLED_OUTCOMES.get(outcome)
         row = span.last_row
@@ -198,7 +198,9 @@ def terminal_row_no_stale_fence(ix: Index) -> Finding:
     for run, rows in ix.rows_by_run.items():
         stamp: Op | None = None
         for op in rows:
-            row = row_of(op)
+            row = op[6].get("row")
+            if type(row) is not dict:
+                row = row_of(op)
             if numbers[op[0]] == "T5":
                 if row.get("pending_effect") in WRITE_EFFECTS:
                     stamp = op
@@ -254,30 +256,40 @@ _KEPT = ("started_at", "finished_at")
 def row_timestamps_kept(ix: Index) -> Finding:
     """Once a row's started_at or finished_at is set (non-zero), no later statement changes it.
     Rows recorded without a timestamp column are not judged on it."""
-    firsts: tuple[tuple[str, dict[str, tuple[Op, Any]]], ...] = tuple((column, {}) for column in _KEPT)
     tally = Tally()
-    for op in ix.rows:
-        row = op[6].get("row")
-        if type(row) is not dict:
-            row = row_of(op)
-        run = op[4]
-        for column, first in firsts:
-            value = row.get(column)
-            if not value:
-                continue
-            earlier = first.get(run)
-            if earlier is None:
-                first[run] = (op, value)
-                tally.held += 1
-                continue
-            before = earlier[1]
-            if before != value:
-                tally.violate(
-                    (earlier[0].index, op.index),
-                    f"{op.get('transition')!r} at {op.index} overwrote {column} of run {op.run!r}: "
-                    f"{before!r} (set at {earlier[0].index}) -> {value!r}",
-                )
+    started_at, finished_at = _KEPT
+    for rows in ix.rows_by_run.values():  # run by run: the first setting of each column is a local
+        started: tuple[Op, Any] | None = None
+        finished: tuple[Op, Any] | None = None
+        for op in rows:
+            row = op[6].get("row")
+            if type(row) is not dict:
+                row = row_of(op)
+            value = row.get(started_at)
+            if value:
+                if started is None:
+                    started = (op, value)
+                    tally.held += 1
+                elif started[1] != value:
+                    _overwritten(tally, started, op, started_at, value)
+            value = row.get(finished_at)
+            if value:
+                if finished is None:
+                    finished = (op, value)
+                    tally.held += 1
+                elif finished[1] != value:
+                    _overwritten(tally, finished, op, finished_at, value)
     return tally.finding("timestamps set")
+
+
+def _overwritten(tally: Tally, first: tuple[Op, Any], op: Op, column: str, value: Any) -> None:
+    earlier, before = first
+    tally.violate(
+        (earlier.index, op.index),
+        f"{op.get('transition')!r} at {op.index} overwrote {column} of run {op.run!r}: "
+        f"{before!r} (set at {earlier.index}) -> {value!r}",
+        at=op.index,
+    )
 
 
 __all__ = [
