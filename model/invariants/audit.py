@@ -160,11 +160,10 @@ def builtin_write_approved(ix: Index) -> Finding:
     Tool invokes that do not say whether the tool is remote are not judged.
     """
     tally = Tally()
-    span_of = ix.span_of
     for op in ix.of_type(TOOL, OpType.INVOKE):
         if op.get("remote", True) or op.get("true_effect") not in WRITE_EFFECTS:
             continue
-        span = span_of.get(op.index)
+        span = ix.span_at(op)
         if span is not None and span.entry == _APPROVE_ENTRY:
             tally.hold()
             continue

@@ -34,6 +34,7 @@ REQUEUES = frozenset({"T11", "T13"})
 _EMPTY: tuple[Op, ...] = ()
 _INVOKE, _OK = OpType.INVOKE, OpType.OK
 _TYPES = tuple(OpType)
+_span_key = attrgetter("key")
 _by_index = attrgetter("index")
 
 
@@ -84,16 +85,18 @@ class Span:
     segment invokes and completions pair last-in-first-out per process, so a wake-up handled
     inline on the Sync transport is a segment nested inside the dispatching one). ``records``
     holds those of the segment's run, in history order, without segment records; a record of
-    another run is attributed too (see :attr:`Index.span_of`) but not listed here.
+    another run is attributed too (see :meth:`Index.span_at`) but not listed here.
 
     A plain slotted class rather than a dataclass: the index pass builds one per segment.
     """
 
-    __slots__ = ("completion", "end", "entry", "identity", "invoke", "key", "last_row", "records", "run")
+    __slots__ = ("completion", "end", "entry", "identity", "invoke", "key", "last_row", "parent", "records", "run")
 
-    def __init__(self, invoke: Op) -> None:
+    def __init__(self, invoke: Op, parent: Span | None) -> None:
         value = invoke[6]
         self.invoke = invoke
+        self.parent = parent
+        """The segment of the same process open beneath this one at its invoke (None when none)."""
         self.end = _NEVER
         self.completion: Op | None = None
         self.last_row: Op | None = None
@@ -127,9 +130,8 @@ class Index:
     """The matched store rows of each run, in history order."""
     spans: Sequence[Span]
     """Every segment, in the order of its invoke."""
-    span_of: Mapping[int, Span]
-    """History index of a record (not a segment record) -> the innermost segment of its
-    process open at it; records outside every segment are absent."""
+    spans_by_process: Mapping[str, Sequence[Span]]
+    """The segments of each process, in the order of their invoke."""
     _lazy: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
@@ -173,13 +175,29 @@ class Index:
         at = bisect_left(rows, index, key=_by_index)
         return rows[at - 1] if at else None
 
+    def span_at(self, op: Op) -> Span | None:
+        """The innermost segment of the record's process open at it (None outside every segment);
+        ``op`` must not be a segment record.
+
+        The latest segment of the process invoked before the record, or, if that one had
+        completed, the first of its enclosing segments still open: any segment open at the
+        record and invoked earlier was open beneath that latest one when it was invoked."""
+        spans = self.spans_by_process.get(op[2])
+        if not spans:
+            return None
+        index = op[0]
+        at = bisect_left(spans, index, key=_span_key)
+        span = spans[at - 1] if at else None
+        while span is not None and span.end < index:
+            span = span.parent
+        return span
+
     def spans_of(self, records: Iterable[Op]) -> list[Span]:
         """The segments the given records ran in, each once, in the order of their invoke;
         only records of the segment's own run count."""
-        span_of = self.span_of
         found: dict[int, Span] = {}
         for op in records:
-            span = span_of.get(op[0])
+            span = self.span_at(op)
             if span is not None and span.run == op[4]:
                 found[span.key] = span
         return [found[key] for key in sorted(found)]
@@ -237,7 +255,7 @@ def _build(history: tuple[Op, ...]) -> Index:
     landed: set[tuple[str, Any]] = set()
     finals: dict[str, Op] = {}
     spans: list[Span] = []
-    span_of: dict[int, Span] = {}
+    spans_by_process: dict[str, list[Span]] = {}
     invoke_type, ok_type = _INVOKE, _OK
     for op in history:
         index, _, process, name, run, type_, value = op
@@ -248,12 +266,15 @@ def _build(history: tuple[Op, ...]) -> Index:
         segments = open_segments.get(process)
         if name == SEGMENT:
             if type_ is invoke_type:
-                span = Span(op)
-                spans.append(span)
                 if segments is None:
+                    span = Span(op, None)
                     open_segments[process] = [span]
+                    spans_by_process[process] = [span]
                 else:
+                    span = Span(op, segments[-1] if segments else None)
                     segments.append(span)
+                    spans_by_process[process].append(span)
+                spans.append(span)
             elif segments:
                 span = segments.pop()
                 span.end = index
@@ -263,7 +284,6 @@ def _build(history: tuple[Op, ...]) -> Index:
             continue
         if segments:
             span = segments[-1]
-            span_of[index] = span
             if run == span.run:
                 span.records.append(op)
         if name == STORE:
@@ -316,7 +336,7 @@ def _build(history: tuple[Op, ...]) -> Index:
         finals=finals,
         rows_by_run=rows_by_run,
         spans=spans,
-        span_of=span_of,
+        spans_by_process=spans_by_process,
     )
 
 

@@ -58,7 +58,7 @@ def dead_letter_reason_matches_cause(ix: Index) -> Finding:
             continue
         if scripted is None:
             scripted = {plan.run for plan in ix.of_type(PLAN, OpType.OK) if plan.get("stops")}
-        _judge_dead_letter(tally, settle, before, ix.span_of.get(settle.index), settle.run in scripted)
+        _judge_dead_letter(tally, settle, before, ix.span_at(settle), settle.run in scripted)
     return tally.finding("dead-letters")
 
 
