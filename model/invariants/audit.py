@@ -33,7 +33,10 @@ def _records_unaudited_write(row: Mapping[str, Any]) -> bool:
 
 def every_write_accounted(ix: Index) -> Finding:
     """Every landing has its run's tool event of the same execution, or a final row that admits it."""
-    audited = {(e.run, e.get("execution")) for e in ix.of_type(EVENT, OpType.OK) if e.get("kind") == _TOOL_KIND}
+    # ``op.value.get`` rather than ``op.get`` in the loops over whole buckets: one call less per record
+    audited = {
+        (e.run, e.value.get("execution")) for e in ix.of_type(EVENT, OpType.OK) if e.value.get("kind") == _TOOL_KIND
+    }
     tally = Tally()
     for landing in ix.of_type(LANDING, OpType.OK):
         execution = landing.get("execution")
@@ -101,7 +104,7 @@ def unique_event_sequence(ix: Index) -> Finding:
     first: dict[tuple[str, Any], Op] = {}
     tally = Tally()
     for event in ix.of_type(EVENT, OpType.OK):
-        key = (event.run, event.get("seq"))
+        key = (event.run, event.value.get("seq"))
         earlier = first.setdefault(key, event)
         if earlier is event:
             tally.hold()
@@ -133,9 +136,9 @@ def approved_write_turn_recorded(ix: Index) -> Finding:
                 if type_ is _INVOKE:
                     break  # the turn is over
             elif name == EVENT:
-                if type_ is _OK and approval is None and op.get("kind") == _APPROVAL_KIND:
+                if type_ is _OK and approval is None and op.value.get("kind") == _APPROVAL_KIND:
                     approval = op
-            elif name == TOOL and type_ is _INVOKE and op.get("true_effect") in _AUDITABLE_FAILURES:
+            elif name == TOOL and type_ is _INVOKE and op.value.get("true_effect") in _AUDITABLE_FAILURES:
                 _judge_approved_write(tally, span, op, approval)
     return tally.finding("writes of approved turns")
 
@@ -161,7 +164,7 @@ def builtin_write_approved(ix: Index) -> Finding:
     """
     tally = Tally()
     for op in ix.of_type(TOOL, OpType.INVOKE):
-        if op.get("remote", True) or op.get("true_effect") not in WRITE_EFFECTS:
+        if op.value.get("remote", True) or op.value.get("true_effect") not in WRITE_EFFECTS:
             continue
         span = ix.span_at(op)
         if span is not None and span.entry == _APPROVE_ENTRY:

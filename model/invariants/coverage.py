@@ -44,7 +44,7 @@ def lease_expired_mid_write(ix: Index) -> bool:
         return False
     for op in merged(*reaps, ix.of_type(TOOL, OpType.INVOKE)):
         if op.op == TOOL:
-            if op.get("true_effect") in WRITE_EFFECTS:
+            if op.value.get("true_effect") in WRITE_EFFECTS:
                 writing.setdefault(op.run, []).append(op)
         elif op.run in writing:
             still = [inv for inv in writing[op.run] if _outstanding_at(ix, inv, op.index)]
@@ -95,7 +95,7 @@ def idempotent_write_repeated(ix: Index) -> bool:
 
 def duplicate_wakeup_delivered(ix: Index) -> bool:
     """A duplicate wake-up message reached a worker."""
-    return any(op.get("duplicate") is True for type_ in OpType for op in ix.of_type(DELIVER, type_))
+    return any(op.value.get("duplicate") is True for type_ in OpType for op in ix.of_type(DELIVER, type_))
 
 
 def _segment_outcome(ix: Index, outcome: str) -> bool:
@@ -115,7 +115,7 @@ def lease_lost(ix: Index) -> bool:
 def approval_resumed(ix: Index) -> bool:
     """An approve segment ran to an ok completion."""
     for span in ix.spans:
-        if span.invoke.get("entry") != "approve":
+        if span.entry != "approve":
             continue
         completion = span.completion
         if completion is not None and completion.type is OpType.OK:

@@ -152,12 +152,15 @@ def _fences(read: Op) -> list[tuple[str, Any]]:
     if "fence" in read.value:
         return [(read.run, read.get("fence"))]
     runs, fences = read.get("result"), read.get("fences")
-    if not isinstance(runs, list | tuple) or not isinstance(fences, list | tuple):
+    if not isinstance(runs, (list, tuple)) or not isinstance(fences, (list, tuple)):
         return []
     return list(zip(runs, fences, strict=False))
 
 
 def _judge_fence(tally: Tally, read: Op, run: str, fence: str, claim: Op | None, stamp: Op | None) -> None:
+    if stamp is not None and (claim is None or claim.index <= stamp.index):
+        tally.hold()
+        return
     who = f"{read.get('what')} by {read.process} at {read.index}"
     if stamp is None:
         witness = (read.index,) if claim is None else (claim.index, read.index)
@@ -168,8 +171,6 @@ def _judge_fence(tally: Tally, read: Op, run: str, fence: str, claim: Op | None,
             f"{who} read the {fence!r} fence of run {run!r} stamped at {stamp.index}, before the latest "
             f"claim at {claim.index}: a previous attempt's write",
         )
-    else:
-        tally.hold()
 
 
 # ---- settles ------------------------------------------------------------------------------------

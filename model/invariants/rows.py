@@ -159,11 +159,12 @@ _JUDGED_ENTRIES = frozenset({"run_queued", "run_interactive", "approve", "submit
 def segment_outcome_matches_row(ix: Index) -> Finding:
     """A segment reporting a settled outcome leaves its run's row in that state when it returns."""
     tally = Tally()
+    ok = OpType.OK
     for span in ix.spans:
         done = span.completion
-        if done is None or done.type is not OpType.OK:
+        if done is None or done.type is not ok:
             continue
-        outcome = done.get("outcome")
+        outcome = done.value.get("outcome")
         if span.entry not in _JUDGED_ENTRIES or not isinstance(outcome, str):
             continue
         expected = _SETTLED_OUTCOMES.get(outcome)
@@ -225,7 +226,7 @@ def _first_call(invokes: Iterable[Op], stamp: Op, before: int) -> Op | None:
     for invoke in invokes:
         if invoke.index > before:
             return None
-        if invoke.index > stamp.index and invoke.get("identity") == identity:
+        if invoke.index > stamp.index and invoke.value.get("identity") == identity:
             return invoke
     return None
 
