@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 from bisect import bisect_left
+from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
@@ -242,7 +243,7 @@ def _build(history: tuple[Op, ...]) -> Index:
     runs once per record of every simulation. It pairs only what the checkers need (segments
     and tool calls, as :func:`_pairing_key` says); the open segments of a process are its
     pending segment invokes, so segment attribution falls out of their pairing."""
-    buckets: dict[tuple[str, OpType], list[Op]] = {}
+    buckets: defaultdict[tuple[str, OpType], list[Op]] = defaultdict(list)
     rows: list[Op] = []
     numbers: dict[int, str] = {}
     rows_by_number: dict[str, list[Op]] = {}
@@ -259,10 +260,7 @@ def _build(history: tuple[Op, ...]) -> Index:
     invoke_type, ok_type = _INVOKE, _OK
     for op in history:
         index, _, process, name, run, type_, value = op
-        bucket = buckets.get((name, type_))
-        if bucket is None:
-            bucket = buckets[(name, type_)] = []
-        bucket.append(op)
+        buckets[name, type_].append(op)
         segments = open_segments.get(process)
         if name == SEGMENT:
             if type_ is invoke_type:
@@ -326,7 +324,7 @@ def _build(history: tuple[Op, ...]) -> Index:
             finals[run] = op
     return Index(
         history=history,
-        buckets=buckets,
+        buckets=dict(buckets),  # a plain dict: a lookup of a missing bucket must not add it
         rows=rows,
         numbers=numbers,
         rows_by_number=rows_by_number,
