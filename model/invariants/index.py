@@ -2,9 +2,12 @@
 
 The checkers must stay linear in the history, so everything several of them need is
 computed here in a single pass: the records bucketed by operation and type, the matched
-store rows (the row's after-states, in order), the completion of every invoke, the
-landing each tool invoke produced, the executions that landed and each run's final row.
-Checkers that must interleave two kinds of record walk a merge of two buckets.
+store rows (the row's after-states, in order, also per T-number and per run), the
+completion of every tool invoke, the landing each tool invoke produced, the executions that
+landed, each run's final row, and the segments (:class:`Span`: which records ran in each, how
+it completed, the row it left). The completion of every other invoke is paired on first use.
+Checkers that must interleave two kinds of record walk a merge of two buckets; checkers that
+judge "within one segment" walk the records of the few segments that can hold a case.
 
 It knows only the history (:mod:`model.history`); it never sees the runtime or the world.
 """
