@@ -71,7 +71,22 @@ class Tally:
         if self._unknown is not None:
             witness, why, _ = self._unknown
             return Finding(Validity.UNKNOWN, witness, _counted(why, self.unknowns, "undecided cases"), judged)
-        return Finding(Validity.VALID, (), f"{self.held} {subject} checked, none violates", judged)
+        key = (subject, judged)
+        found = _VALID_FINDINGS.get(key)
+        if found is None:
+            found = Finding(Validity.VALID, (), f"{judged} {subject} checked, none violates", judged)
+            if len(_VALID_FINDINGS) < _MEMO_LIMIT:
+                _VALID_FINDINGS[key] = found
+        return found
+
+
+_MEMO_LIMIT = 4096
+_VALID_FINDINGS: dict[tuple[str, int], Finding] = {}
+"""A valid finding is a function of what was judged and how many: (subject, count) -> the one
+Finding, kept (up to ``_MEMO_LIMIT`` of them) because most verdicts of every simulation are
+valid ones whose counts recur; findings and verdicts are immutable, so sharing them is safe."""
+_VALID_VERDICTS: dict[tuple[str, str], Verdict] = {}
+"""(invariant name, explanation of a valid finding) -> the one Verdict, as above."""
 
 
 def _counted(why: str, count: int, noun: str) -> str:
@@ -96,7 +111,15 @@ class Invariant:
             valid, witness, explanation, judged = self.judge(history if type(history) is Index else as_index(history))
         except Exception as exc:  # a checker bug must never lose the history's verdicts
             return self.unknown(exc)
-        return verdict_of(self.name, self.kind, valid, witness, explanation, judged)
+        if valid is not Validity.VALID or witness:
+            return verdict_of(self.name, self.kind, valid, witness, explanation, judged)
+        key = (self.name, explanation)
+        verdict = _VALID_VERDICTS.get(key)
+        if verdict is None or verdict.judged != judged or verdict.kind is not self.kind:
+            verdict = verdict_of(self.name, self.kind, valid, witness, explanation, judged)
+            if len(_VALID_VERDICTS) < _MEMO_LIMIT:
+                _VALID_VERDICTS[key] = verdict
+        return verdict
 
     def unknown(self, exc: BaseException) -> Verdict:
         why = f"checker raised {type(exc).__name__}: {exc}"

@@ -127,3 +127,25 @@ def test_a_tally_keeps_the_finding_of_the_earliest_deciding_record() -> None:
     in_order.violate((1,), "first")
     in_order.violate((0,), "second")
     assert in_order.finding("cases").explanation == "first (first of 2 violations)"
+
+
+def test_valid_findings_and_verdicts_kept_for_reuse_equal_fresh_ones() -> None:
+    from model.invariants import Finding, Invariant, Kind, Validity, Verdict
+
+    def holding(count: int) -> Invariant:
+        def judge(_: Index) -> Finding:
+            from model.invariants.judgement import Tally
+
+            tally = Tally()
+            for _ in range(count):
+                tally.hold()
+            return tally.finding("cases")
+
+        return Invariant("memo_probe", Kind.ALWAYS, "probe", judge)
+
+    empty = Index.of([])
+    first, again, other = holding(3).check(empty), holding(3).check(empty), holding(4).check(empty)
+    assert first == again == Verdict("memo_probe", Kind.ALWAYS, Validity.VALID, (), "3 cases checked, none violates", 3)
+    assert other == Verdict("memo_probe", Kind.ALWAYS, Validity.VALID, (), "4 cases checked, none violates", 4)
+    sometimes = Invariant("memo_probe", Kind.SOMETIMES, "probe", holding(3).judge).check(empty)
+    assert sometimes.kind is Kind.SOMETIMES and sometimes.judged == 3
