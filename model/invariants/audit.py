@@ -12,14 +12,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from model.history import EVENT, LANDING, PROVIDER, TOOL, Op, OpType
-from model.invariants.index import AUDIT_FAILED, WRITE_EFFECTS, Index, merged, row_of
+from model.invariants.index import AUDIT_FAILED, WRITE_EFFECTS, Index, Span, merged, row_of
 from model.invariants.judgement import Finding, Tally
-from model.invariants.segments import Span, within_segments
 
 _TOOL_KIND = "tool"
 _APPROVAL_KIND = "approval"
 _APPROVE_ENTRY = "approve"
 _AUDITABLE_FAILURES = WRITE_EFFECTS | {"unknown"}
+_INVOKE, _OK = OpType.INVOKE, OpType.OK
 
 
 def _records_unaudited_write(row: Mapping[str, Any]) -> bool:
@@ -33,7 +33,10 @@ def _records_unaudited_write(row: Mapping[str, Any]) -> bool:
 
 def every_write_accounted(ix: Index) -> Finding:
     """Every landing has its run's tool event of the same execution, or a final row that admits it."""
-    audited = {(e.run, e.get("execution")) for e in ix.of_type(EVENT, OpType.OK) if e.get("kind") == _TOOL_KIND}
+    # ``op.value.get`` rather than ``op.get`` in the loops over whole buckets: one call less per record
+    audited = {
+        (e.run, e.value.get("execution")) for e in ix.of_type(EVENT, OpType.OK) if e.value.get("kind") == _TOOL_KIND
+    }
     tally = Tally()
     for landing in ix.of_type(LANDING, OpType.OK):
         execution = landing.get("execution")
@@ -74,13 +77,15 @@ def no_success_over_unrecorded_write(ix: Index) -> Finding:
     """No run reaches a COMPLETED row after a landed write execution of it failed its audit."""
     tainted: dict[str, Op] = {}
     tally = Tally()
-    for op in merged(ix.of_type(EVENT, OpType.FAIL), ix.rows):
+    failed_audits = [op for op in ix.of_type(EVENT, OpType.FAIL) if _is_failed_write_audit(op, ix.landed)]
+    for op in merged(failed_audits, ix.rows):
         if op.op == EVENT:
-            if _is_failed_write_audit(op, ix.landed) and op.run not in tainted:
+            if op.run not in tainted:
                 tainted[op.run] = op
                 tally.hold()  # a case: a run with a landed write whose audit failed
             continue
-        if row_of(op).get("status") != "completed":
+        row = op[6].get("row")
+        if (row if type(row) is dict else row_of(op)).get("status") != "completed":
             continue
         failed_audit = tainted.get(op.run)
         if failed_audit is None:
@@ -99,7 +104,7 @@ def unique_event_sequence(ix: Index) -> Finding:
     first: dict[tuple[str, Any], Op] = {}
     tally = Tally()
     for event in ix.of_type(EVENT, OpType.OK):
-        key = (event.run, event.get("seq"))
+        key = (event.run, event.value.get("seq"))
         earlier = first.setdefault(key, event)
         if earlier is event:
             tally.hold()
@@ -118,21 +123,23 @@ def approved_write_turn_recorded(ix: Index) -> Finding:
     round's write is a new turn with its own gate (it suspends again, or needs no approval),
     so it is not judged here. A denial executes nothing of the turn, so any write executed
     in it stands on an approving decision, which must have been recorded (ADR-132).
+    Walks each approve segment's own records (the index lists them) up to its first provider call.
     """
-    approval: dict[int, Op] = {}
-    turn_over: set[int] = set()
     tally = Tally()
-    streams = (ix.of_type(EVENT, OpType.OK), ix.of_type(TOOL, OpType.INVOKE), ix.of_type(PROVIDER, OpType.INVOKE))
-    for op, span in within_segments(ix, *streams):
-        if span is None or span.entry != _APPROVE_ENTRY or op.run != span.run or span.key in turn_over:
+    for span in ix.spans:
+        if span.entry != _APPROVE_ENTRY:
             continue
-        if op.op == PROVIDER:
-            turn_over.add(span.key)
-        elif op.op == EVENT:
-            if op.get("kind") == _APPROVAL_KIND:
-                approval.setdefault(span.key, op)
-        elif op.get("true_effect") in _AUDITABLE_FAILURES:
-            _judge_approved_write(tally, span, op, approval.get(span.key))
+        approval: Op | None = None
+        for op in span.records:
+            name, type_ = op[3], op[5]
+            if name == PROVIDER:
+                if type_ is _INVOKE:
+                    break  # the turn is over
+            elif name == EVENT:
+                if type_ is _OK and approval is None and op.value.get("kind") == _APPROVAL_KIND:
+                    approval = op
+            elif name == TOOL and type_ is _INVOKE and op.value.get("true_effect") in _AUDITABLE_FAILURES:
+                _judge_approved_write(tally, span, op, approval)
     return tally.finding("writes of approved turns")
 
 
@@ -144,6 +151,7 @@ def _judge_approved_write(tally: Tally, span: Span, invoke: Op, approval: Op | N
         (span.invoke.index, invoke.index),
         f"write {invoke.get('tool')!r} ({invoke.get('true_effect')}) of run {invoke.run!r} executed at "
         f"{invoke.index} on the approve segment of {span.invoke.index} with no approval event stored before it",
+        at=invoke.index,
     )
 
 
@@ -155,9 +163,10 @@ def builtin_write_approved(ix: Index) -> Finding:
     Tool invokes that do not say whether the tool is remote are not judged.
     """
     tally = Tally()
-    for op, span in within_segments(ix, ix.of_type(TOOL, OpType.INVOKE)):
-        if op.get("remote", True) or op.get("true_effect") not in WRITE_EFFECTS:
+    for op in ix.of_type(TOOL, OpType.INVOKE):
+        if op.value.get("remote", True) or op.value.get("true_effect") not in WRITE_EFFECTS:
             continue
+        span = ix.span_at(op)
         if span is not None and span.entry == _APPROVE_ENTRY:
             tally.hold()
             continue

@@ -23,6 +23,7 @@ from model.invariants.index import (
 from model.invariants.verdict import Kind
 
 _REAPS = frozenset({"T13", "T14"})
+_REAP_NUMBERS = tuple(sorted(_REAPS))
 
 
 def _any_transition(ix: Index, number: str) -> bool:
@@ -31,17 +32,19 @@ def _any_transition(ix: Index, number: str) -> bool:
 
 def _outstanding_at(ix: Index, invoke: Op, index: int) -> bool:
     """The invoke has no completion before history index ``index``."""
-    completion = ix.completions.get(invoke.index)
+    completion = ix.tool_completions.get(invoke.index)
     return completion is None or completion.index > index
 
 
 def lease_expired_mid_write(ix: Index) -> bool:
     """The reaper requeued or dead-lettered a run while a write invoke of it had no completion."""
     writing: dict[str, list[Op]] = {}
-    reaps = merged(*(ix.rows_of(number) for number in sorted(_REAPS)))
-    for op in merged(reaps, ix.of_type(TOOL, OpType.INVOKE)):
+    reaps = [ix.rows_of(number) for number in _REAP_NUMBERS]
+    if not any(reaps):
+        return False
+    for op in merged(*reaps, ix.of_type(TOOL, OpType.INVOKE)):
         if op.op == TOOL:
-            if op.get("true_effect") in WRITE_EFFECTS:
+            if op.value.get("true_effect") in WRITE_EFFECTS:
                 writing.setdefault(op.run, []).append(op)
         elif op.run in writing:
             still = [inv for inv in writing[op.run] if _outstanding_at(ix, inv, op.index)]
@@ -92,11 +95,11 @@ def idempotent_write_repeated(ix: Index) -> bool:
 
 def duplicate_wakeup_delivered(ix: Index) -> bool:
     """A duplicate wake-up message reached a worker."""
-    return any(op.get("duplicate") is True for op in ix.all(DELIVER))
+    return any(op.value.get("duplicate") is True for type_ in OpType for op in ix.of_type(DELIVER, type_))
 
 
 def _segment_outcome(ix: Index, outcome: str) -> bool:
-    return any(op.get("outcome") == outcome for op in ix.of_type(SEGMENT, OpType.OK))
+    return any(op[6].get("outcome") == outcome for op in ix.of_type(SEGMENT, OpType.OK))
 
 
 def cancel_observed(ix: Index) -> bool:
@@ -111,10 +114,10 @@ def lease_lost(ix: Index) -> bool:
 
 def approval_resumed(ix: Index) -> bool:
     """An approve segment ran to an ok completion."""
-    for invoke in ix.of_type(SEGMENT, OpType.INVOKE):
-        if invoke.get("entry") != "approve":
+    for span in ix.spans:
+        if span.entry != "approve":
             continue
-        completion = ix.completions.get(invoke.index)
+        completion = span.completion
         if completion is not None and completion.type is OpType.OK:
             return True
     return False
@@ -128,6 +131,8 @@ def requeued_in_process(ix: Index) -> bool:
 def crash_after_landing(ix: Index) -> bool:
     """A process crashed after its tool call landed but before the call completed."""
     invokes: dict[str, list[Op]] = {}
+    if not ix.landing_of:
+        return False  # only a landed call can hold
     for op in merged(ix.of_type(TOOL, OpType.INVOKE), ix.all(CRASH)):
         if op.op == TOOL:
             invokes.setdefault(op.process, []).append(op)
@@ -147,7 +152,7 @@ def _unfinished_at(ix: Index, invoke: Op, index: int) -> bool:
 
     The simulator records the tool's ``info {crashed}`` before the nemesis ``crash`` record.
     """
-    completion = ix.completions.get(invoke.index)
+    completion = ix.tool_completions.get(invoke.index)
     return completion is None or completion.type is OpType.INFO or completion.index > index
 
 

@@ -29,7 +29,7 @@ def _lease_problems(row: Mapping[str, Any], invoke: Op, effect: str) -> list[str
     if row.get("claimed_by") != invoke.get("identity"):
         problems.append(f"claimed by {row.get('claimed_by')!r}, not {invoke.get('identity')!r}")
     lease = row.get("lease_expires")
-    if not isinstance(lease, int | float) or lease < invoke.time_s:
+    if not isinstance(lease, (int, float)) or lease < invoke.time_s:
         problems.append(f"lease expired ({lease!r} < {invoke.time_s!r})")
     if row.get("pending_effect") != effect:
         problems.append(f"fence is {row.get('pending_effect')!r}, not {effect!r}")
@@ -44,7 +44,7 @@ def writes_fenced_under_lease(ix: Index) -> Finding:
         if op.op == STORE:
             current[op.run] = op
             continue
-        effect = op.get("true_effect")
+        effect = op.value.get("true_effect")
         if effect not in WRITE_EFFECTS:
             continue
         store = current.get(op.run)

@@ -29,13 +29,14 @@ from typing import Any
 from model.history import DISPATCH, EVENT, PLAN, PROVIDER, READ, STORE, TOOL, Op, OpType
 from model.invariants.index import CLAIMS, REQUEUES, SETTLES, WRITE_EFFECTS, Index, merged, row_of
 from model.invariants.judgement import Finding, Tally
-from model.invariants.segments import within_segments
 
 _UNKNOWN = "unknown"
 _STRICTEST = "non_idempotent_write"
 _UNRESTRICTED_SETTLES = frozenset({("reaper", "T14"), ("user", "T8")})
 """(actor, transition) pairs that may settle a row another process holds: the reaper's dead-letter
 re-checks staleness in its WHERE (spec T14) and a user's cancel is unguarded by design (T8)."""
+_SETTLE_NUMBERS = tuple(sorted(SETTLES))
+_CLAIM_OR_STAMP = (*sorted(CLAIMS), "T5")
 _FAIL_CLOSED_KINDS = frozenset({"approval"})
 """Event kinds whose failed insert legitimately changes the course of a run: an approval of a
 write turn that cannot be recorded releases the run back to waiting (ADR-132)."""
@@ -51,42 +52,46 @@ def unknown_name_is_strictest(ix: Index) -> Finding:
     step's audit insert must be a T5 (fence clear), as for any write, not a T4 renewal; and after
     its audit insert fails the segment calls no provider and no tool again (fail-closed). A step
     whose boundary made no statement (an unleased segment, a cancelled run) is not judged on the
-    first count.
+    first count. Only segments with an audit of an unknown tool can hold a case; each is walked
+    alone.
     """
-    last_statement: dict[int, Op] = {}
-    failed: dict[int, Op] = {}
     tally = Tally()
-    streams = (
-        ix.of_type(STORE, OpType.OK),
-        ix.of_type(STORE, OpType.FAIL),
-        ix.of_type(EVENT, OpType.INVOKE),
-        ix.of_type(EVENT, OpType.FAIL),
-        ix.of_type(PROVIDER, OpType.INVOKE),
-        ix.of_type(TOOL, OpType.INVOKE),
-    )
-    for op, span in within_segments(ix, *streams):
-        if span is None or op.run != span.run:
-            continue
-        key = span.key
-        if op.op == STORE:
-            last_statement[key] = op
-        elif op.op == EVENT:
-            unknown = op.get("kind") == "tool" and op.get("true_effect") == _UNKNOWN
-            if op.type is OpType.FAIL:
-                if unknown:
-                    failed[key] = op
-                continue
-            statement = last_statement.pop(key, None)  # only this step's boundary counts
-            if unknown:
-                _judge_boundary(tally, op, statement)
-        elif key in failed:
-            audit = failed.pop(key)
-            tally.violate(
-                (audit.index, op.index),
-                f"the audit of unknown tool {audit.get('tool')!r} of run {op.run!r} failed at {audit.index}, "
-                f"yet its segment went on to a {op.op} call at {op.index}",
-            )
+    steps = [
+        op
+        for type_ in (OpType.INVOKE, OpType.FAIL)
+        for op in ix.of_type(EVENT, type_)
+        if op[6].get("true_effect") == _UNKNOWN and op[6].get("kind") == "tool"  # = _unknown(op)
+    ]
+    for span in ix.spans_of(steps):
+        last_statement: Op | None = None
+        failed: Op | None = None
+        for op in span.records:
+            name, type_ = op[3], op[5]
+            if name == STORE:
+                if type_ is OpType.OK or type_ is OpType.FAIL:
+                    last_statement = op
+            elif name == EVENT:
+                if type_ is OpType.FAIL:
+                    if _unknown(op):
+                        failed = op
+                elif type_ is OpType.INVOKE:
+                    statement, last_statement = last_statement, None  # only this step's boundary counts
+                    if _unknown(op):
+                        _judge_boundary(tally, op, statement)
+            elif name in (PROVIDER, TOOL) and type_ is OpType.INVOKE and failed is not None:
+                tally.violate(
+                    (failed.index, op.index),
+                    f"the audit of unknown tool {failed.get('tool')!r} of run {op.run!r} failed at {failed.index}, "
+                    f"yet its segment went on to a {op.op} call at {op.index}",
+                    at=op.index,
+                )
+                failed = None
     return tally.finding("steps of unknown tools")
+
+
+def _unknown(event: Op) -> bool:
+    """An audit insert of a tool step whose name no loaded tool has (the world's ground truth)."""
+    return bool(event.get("kind") == "tool" and event.get("true_effect") == _UNKNOWN)
 
 
 def _judge_boundary(tally: Tally, event: Op, statement: Op | None) -> None:
@@ -100,6 +105,7 @@ def _judge_boundary(tally: Tally, event: Op, statement: Op | None) -> None:
             (statement.index, event.index),
             f"step of unknown tool {event.get('tool')!r} of run {event.run!r} at {event.index} was renewed "
             f"as a read-only step (T4 at {statement.index}), not cleared as a {_STRICTEST}",
+            at=event.index,
         )
 
 
@@ -107,11 +113,26 @@ def _judge_boundary(tally: Tally, event: Op, statement: Op | None) -> None:
 
 
 def fence_matches_inflight_write(ix: Index) -> Finding:
-    """Every write fence a store read returns was stamped (T5) after the run's latest claim."""
+    """Every write fence a store read returns was stamped (T5) after the run's latest claim.
+
+    Most reads return no write fence (the reaper's scans return every row); only those that
+    may are merged with the rows. A FindRun read carries one ``fence``; a scan ``fences``."""
     claim: dict[str, Op] = {}
     stamps: dict[str, dict[str, Op]] = {}
     tally = Tally()
-    for op in merged(ix.rows, ix.of_type(READ, OpType.OK)):
+    fenced_reads: list[Op] = []
+    for read in ix.of_type(READ, OpType.OK):
+        value = read[6]
+        if "fence" in value:
+            if value["fence"] in WRITE_EFFECTS:
+                fenced_reads.append(read)
+        else:
+            fences = value.get("fences")
+            if isinstance(fences, (list, tuple)) and not WRITE_EFFECTS.isdisjoint(fences):
+                fenced_reads.append(read)
+    if not fenced_reads:
+        return tally.finding("reads of a write fence")
+    for op in merged(*[ix.rows_of(number) for number in _CLAIM_OR_STAMP], fenced_reads):
         if op.op == STORE:
             number = ix.number(op)
             if number in CLAIMS:
@@ -131,12 +152,15 @@ def _fences(read: Op) -> list[tuple[str, Any]]:
     if "fence" in read.value:
         return [(read.run, read.get("fence"))]
     runs, fences = read.get("result"), read.get("fences")
-    if not isinstance(runs, list | tuple) or not isinstance(fences, list | tuple):
+    if not isinstance(runs, (list, tuple)) or not isinstance(fences, (list, tuple)):
         return []
     return list(zip(runs, fences, strict=False))
 
 
 def _judge_fence(tally: Tally, read: Op, run: str, fence: str, claim: Op | None, stamp: Op | None) -> None:
+    if stamp is not None and (claim is None or claim.index <= stamp.index):
+        tally.hold()
+        return
     who = f"{read.get('what')} by {read.process} at {read.index}"
     if stamp is None:
         witness = (read.index,) if claim is None else (claim.index, read.index)
@@ -147,8 +171,6 @@ def _judge_fence(tally: Tally, read: Op, run: str, fence: str, claim: Op | None,
             f"{who} read the {fence!r} fence of run {run!r} stamped at {stamp.index}, before the latest "
             f"claim at {claim.index}: a previous attempt's write",
         )
-    else:
-        tally.hold()
 
 
 # ---- settles ------------------------------------------------------------------------------------
@@ -157,18 +179,13 @@ def _judge_fence(tally: Tally, read: Op, run: str, fence: str, claim: Op | None,
 def settles_by_owner(ix: Index) -> Finding:
     """A RUNNING row is settled (T7/T8/T14) only by its claimant, a staleness-guarded reaper
     dead-letter or a user's cancel; who issued the statement is the world's ``actor``."""
-    before: dict[str, Op] = {}
     tally = Tally()
-    for op in ix.rows:
-        prior = before.get(op.run)
-        before[op.run] = op
-        number = ix.number(op)
-        if number not in SETTLES:
-            continue
+    for op in merged(*[ix.rows_of(number) for number in _SETTLE_NUMBERS]):
+        prior = ix.row_before(op.run, op.index)
         if prior is None:
             tally.unknown((op.index,), f"settle of run {op.run!r} at {op.index} has no earlier row to judge")
             continue
-        _judge_settle(tally, prior, op, number)
+        _judge_settle(tally, prior, op, ix.number(op))
     return tally.finding("settles")
 
 
@@ -198,38 +215,42 @@ def read_only_audit_fail_soft(ix: Index) -> Finding:
     runtime resolved. The next request of the same segment decides: a provider or tool call, a
     read, a dispatch or a statement leaving the row alive means the failure was absorbed. Steps
     of a round the workload scripts to stop in the pipeline (the ``plan`` record's ``stops``)
-    and approval events (fail-closed by ADR-132) are not judged.
+    and approval events (fail-closed by ADR-132) are not judged. Only segments with a failed
+    audit of their run can hold a case; each is walked alone.
     """
-    stops = {plan.run: frozenset(plan.get("stops") or ()) for plan in ix.of_type(PLAN, OpType.OK)}
-    pending: dict[int, Op] = {}
     tally = Tally()
-    streams = (
-        ix.of_type(EVENT, OpType.FAIL),
-        ix.of_type(EVENT, OpType.INVOKE),
-        ix.of_type(STORE, OpType.OK),
-        ix.of_type(STORE, OpType.FAIL),
-        ix.of_type(READ, OpType.OK),
-        ix.of_type(READ, OpType.FAIL),
-        ix.of_type(PROVIDER, OpType.INVOKE),
-        ix.of_type(TOOL, OpType.INVOKE),
-        ix.of_type(DISPATCH, OpType.INVOKE),
-    )
-    for op, span in within_segments(ix, *streams):
-        if span is None or op.run != span.run:
-            continue
-        key = span.key
-        if op.op == EVENT and op.type is OpType.FAIL:
-            if _is_soft(op, stops.get(op.run, frozenset())):
-                pending[key] = op
-            continue
-        failure = pending.pop(key, None)
-        if failure is None:
-            continue
-        if op.op != STORE:
-            tally.hold()
-            continue
-        _judge_next_statement(tally, failure, op)
+    spans = ix.spans_of(ix.of_type(EVENT, OpType.FAIL))
+    if not spans:
+        return tally.finding("failed read-only audits")
+    stops = {plan.run: frozenset(plan.get("stops") or ()) for plan in ix.of_type(PLAN, OpType.OK)}
+    for span in spans:
+        pending: Op | None = None
+        for op in span.records:
+            name, type_ = op[3], op[5]
+            if name == EVENT:
+                if type_ is OpType.FAIL:
+                    if _is_soft(op, stops.get(op.run, frozenset())):
+                        pending = op
+                    continue
+                if type_ is not OpType.INVOKE:
+                    continue
+            elif name in (STORE, READ):
+                if type_ is not OpType.OK and type_ is not OpType.FAIL:
+                    continue
+            elif name not in _NEXT_REQUESTS or type_ is not OpType.INVOKE:
+                continue
+            if pending is None:
+                continue
+            failure, pending = pending, None
+            if name != STORE:
+                tally.hold()
+                continue
+            _judge_next_statement(tally, failure, op)
     return tally.finding("failed read-only audits")
+
+
+_NEXT_REQUESTS = frozenset({PROVIDER, TOOL, DISPATCH})
+"""Besides audits, statements and reads: the invokes that show a segment went on after a failed audit."""
 
 
 def _is_soft(event: Op, stops: frozenset[int]) -> bool:
@@ -257,6 +278,7 @@ def _judge_next_statement(tally: Tally, failure: Op, invoke: Op) -> None:
         f"the audit of {effect!r} of run {invoke.run!r} failed at {failure.index} and the segment's next "
         f"statement {invoke.get('transition')!r} at {invoke.index} left the run {row.get('status')!r} "
         f"(reason {row.get('termination_reason')!r})",
+        at=invoke.index,
     )
 
 

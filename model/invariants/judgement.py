@@ -10,16 +10,18 @@ into an unknown verdict. Knows only the history, through the shared index.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import NamedTuple
 
 from model.history import Op
 from model.invariants.index import Index, as_index
-from model.invariants.verdict import Kind, Validity, Verdict
+from model.invariants.verdict import Kind, Validity, Verdict, verdict_of
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
-    """What a checker concluded, before it is named."""
+class Finding(NamedTuple):
+    """What a checker concluded, before it is named. A NamedTuple: every checker of every
+    simulation returns one, and tuple construction is several times cheaper than a frozen
+    dataclass's."""
 
     valid: Validity
     witness: tuple[int, ...] = ()
@@ -27,28 +29,34 @@ class Finding:
     judged: int = 0
 
 
-@dataclass(slots=True)
 class Tally:
-    """Counts the cases a checker judged and keeps the first violation and first unknown."""
+    """Counts the cases a checker judged and keeps the first violation and first unknown.
 
-    held: int = 0
-    violations: int = 0
-    unknowns: int = 0
-    _violation: tuple[tuple[int, ...], str] | None = field(default=None, repr=False)
-    _unknown: tuple[tuple[int, ...], str] | None = field(default=None, repr=False)
+    "First" is the order of the calls, or, for a checker that visits its cases out of history
+    order (segment by segment), the least ``at`` it passes: the history index of the record
+    that decided the case, so the finding is the one a walk in history order would keep."""
+
+    __slots__ = ("_unknown", "_violation", "held", "unknowns", "violations")
+
+    def __init__(self) -> None:
+        self.held = 0
+        self.violations = 0
+        self.unknowns = 0
+        self._violation: tuple[tuple[int, ...], str, int] | None = None
+        self._unknown: tuple[tuple[int, ...], str, int] | None = None
 
     def hold(self) -> None:
         self.held += 1
 
-    def violate(self, witness: Iterable[int], why: str) -> None:
+    def violate(self, witness: Iterable[int], why: str, at: int = -1) -> None:
         self.violations += 1
-        if self._violation is None:
-            self._violation = (tuple(sorted(set(witness))), why)
+        if self._violation is None or 0 <= at < self._violation[2]:
+            self._violation = (tuple(sorted(set(witness))), why, at)
 
-    def unknown(self, witness: Iterable[int], why: str) -> None:
+    def unknown(self, witness: Iterable[int], why: str, at: int = -1) -> None:
         self.unknowns += 1
-        if self._unknown is None:
-            self._unknown = (tuple(sorted(set(witness))), why)
+        if self._unknown is None or 0 <= at < self._unknown[2]:
+            self._unknown = (tuple(sorted(set(witness))), why, at)
 
     @property
     def judged(self) -> int:
@@ -58,12 +66,27 @@ class Tally:
         """Fold the tally; ``subject`` names what was judged (e.g. 'landings')."""
         judged = self.judged
         if self._violation is not None:
-            witness, why = self._violation
+            witness, why, _ = self._violation
             return Finding(Validity.INVALID, witness, _counted(why, self.violations, "violations"), judged)
         if self._unknown is not None:
-            witness, why = self._unknown
+            witness, why, _ = self._unknown
             return Finding(Validity.UNKNOWN, witness, _counted(why, self.unknowns, "undecided cases"), judged)
-        return Finding(Validity.VALID, (), f"{self.held} {subject} checked, none violates", judged)
+        key = (subject, judged)
+        found = _VALID_FINDINGS.get(key)
+        if found is None:
+            found = Finding(Validity.VALID, (), f"{judged} {subject} checked, none violates", judged)
+            if len(_VALID_FINDINGS) < _MEMO_LIMIT:
+                _VALID_FINDINGS[key] = found
+        return found
+
+
+_MEMO_LIMIT = 4096
+_VALID_FINDINGS: dict[tuple[str, int], Finding] = {}
+"""A valid finding is a function of what was judged and how many: (subject, count) -> the one
+Finding, kept (up to ``_MEMO_LIMIT`` of them) because most verdicts of every simulation are
+valid ones whose counts recur; findings and verdicts are immutable, so sharing them is safe."""
+_VALID_VERDICTS: dict[tuple[str, str], Verdict] = {}
+"""(invariant name, explanation of a valid finding) -> the one Verdict, as above."""
 
 
 def _counted(why: str, count: int, noun: str) -> str:
@@ -85,10 +108,18 @@ class Invariant:
     def check(self, history: Iterable[Op] | Index) -> Verdict:
         """Judge a history; a checker that raises yields UNKNOWN carrying the exception."""
         try:
-            finding = self.judge(as_index(history))
+            valid, witness, explanation, judged = self.judge(history if type(history) is Index else as_index(history))
         except Exception as exc:  # a checker bug must never lose the history's verdicts
             return self.unknown(exc)
-        return Verdict(self.name, self.kind, finding.valid, finding.witness, finding.explanation, finding.judged)
+        if valid is not Validity.VALID or witness:
+            return verdict_of(self.name, self.kind, valid, witness, explanation, judged)
+        key = (self.name, explanation)
+        verdict = _VALID_VERDICTS.get(key)
+        if verdict is None or verdict.judged != judged or verdict.kind is not self.kind:
+            verdict = verdict_of(self.name, self.kind, valid, witness, explanation, judged)
+            if len(_VALID_VERDICTS) < _MEMO_LIMIT:
+                _VALID_VERDICTS[key] = verdict
+        return verdict
 
     def unknown(self, exc: BaseException) -> Verdict:
         why = f"checker raised {type(exc).__name__}: {exc}"

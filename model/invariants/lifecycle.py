@@ -9,6 +9,7 @@ runtime or the world that produced it.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from operator import attrgetter
 from typing import Any
 
 from model.constants import MAX_REQUEUES
@@ -22,13 +23,14 @@ from model.invariants.index import (
     row_of,
 )
 from model.invariants.judgement import Finding, Tally
-from model.invariants.segments import within_segments
 
 _TOTALS = ("status", "iterations", "total_tokens")
 _STRANDED = frozenset({"queued", "running"})
 # ADR-095 / spec 4: the failure classes FailureClass::isRetryable accepts.
 RETRYABLE_CLASSES: frozenset[str] = frozenset({"connection", "rateLimit", "serverError", "circuitOpen"})
 _WORKER_ENTRY = "run_queued"
+_by_index = attrgetter("index")
+_REQUEUE_NUMBERS = tuple(sorted(REQUEUES))
 _RESOLVES = frozenset({"T7", "T11"})  # how a queued segment's recovery settles a failure: dead-letter or requeue
 
 
@@ -39,7 +41,8 @@ def terminal_is_terminal(ix: Index) -> Finding:
     for op in ix.rows:
         first = terminal.get(op.run)
         if first is None:
-            if row_of(op).get("status") in TERMINAL_STATUSES:
+            row = op[6].get("row")
+            if (row if type(row) is dict else row_of(op)).get("status") in TERMINAL_STATUSES:
                 terminal[op.run] = op
                 tally.hold()  # a case: a run that reached a terminal row (its later writes are judged too)
             continue
@@ -62,7 +65,7 @@ def _changed_totals(before: Mapping[str, Any], after: Mapping[str, Any]) -> list
 def requeue_budget_respected(ix: Index) -> Finding:
     """No requeue (T11/T13) leaves a row with requeue_count above MAX_REQUEUES."""
     tally = Tally()
-    for op in merged(*(ix.rows_of(number) for number in sorted(REQUEUES))):
+    for op in merged(*[ix.rows_of(number) for number in _REQUEUE_NUMBERS]):
         count = row_of(op).get("requeue_count")
         if isinstance(count, int) and count > MAX_REQUEUES:
             tally.violate(
@@ -82,28 +85,30 @@ def retryable_failure_retried(ix: Index) -> Finding:
     The failure is resolved by the segment's next matched T7 or T11 of the run under the
     segment's identity: a requeue, or a dead-letter ``retries_exhausted``, holds. A failure
     with no true class, or a segment that never settles (lease lost, crashed), is not judged.
+    Only segments with a provider failure of their run can hold a case; each is walked alone.
     """
-    failure: dict[int, Op] = {}
-    fenced: dict[int, Op] = {}
     tally = Tally()
-    streams = (ix.of_type(PROVIDER, OpType.FAIL), ix.of_type(DECIDE, OpType.OK), ix.rows)
-    for op, span in within_segments(ix, *streams):
-        if span is None or span.entry != _WORKER_ENTRY or op.run != span.run:
+    numbers = ix.numbers
+    for span in ix.spans_of(ix.of_type(PROVIDER, OpType.FAIL)):
+        if span.entry != _WORKER_ENTRY:
             continue
-        key = span.key
-        if op.op == PROVIDER:
-            fenced.pop(key, None)
-            if op.get("true_class") in RETRYABLE_CLASSES:
-                failure[key] = op
-            else:
-                failure.pop(key, None)
-        elif key not in failure:
-            continue
-        elif op.op == DECIDE:
-            if op.get("decider") == "recovery" and op.get("pending_effect") == NON_IDEMPOTENT_WRITE:
-                fenced[key] = op
-        elif op.get("identity") == span.identity and ix.number(op) in _RESOLVES:
-            _judge_retry(tally, ix, failure.pop(key), op, fenced.pop(key, None))
+        failure: Op | None = None
+        fenced: Op | None = None
+        for op in span.records:
+            name, type_ = op[3], op[5]
+            if name == PROVIDER:
+                if type_ is OpType.FAIL:
+                    fenced = None
+                    failure = op if op.get("true_class") in RETRYABLE_CLASSES else None
+            elif failure is None:
+                continue
+            elif name == DECIDE:
+                recovery = type_ is OpType.OK and op.get("decider") == "recovery"
+                if recovery and op.get("pending_effect") == NON_IDEMPOTENT_WRITE:
+                    fenced = op
+            elif numbers.get(op[0]) in _RESOLVES and op.get("identity") == span.identity:
+                _judge_retry(tally, ix, failure, op, fenced)
+                failure = fenced = None
     return tally.finding("retryable provider failures")
 
 
@@ -117,6 +122,7 @@ def _judge_retry(tally: Tally, ix: Index, failure: Op, store: Op, fence: Op | No
         f"run {store.run!r} was dead-lettered not_retryable at {store.index} after a retryable provider "
         f"failure ({failure.get('true_class')}, classified {failure.get('failure_class')!r}) at "
         f"{failure.index}, with no non-idempotent fence standing",
+        at=store.index,
     )
 
 
@@ -125,7 +131,7 @@ def every_run_terminates(ix: Index) -> Finding:
     tally = Tally()
     if not ix.finals:
         tally.unknown((), "the history has no final rows")
-    for final in sorted(ix.finals.values(), key=lambda op: op.index):
+    for final in sorted(ix.finals.values(), key=_by_index):
         status = row_of(final).get("status")
         if status in _STRANDED:
             tally.violate((final.index,), f"run {final.run!r} ended {status!r} (stranded)")

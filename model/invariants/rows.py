@@ -15,21 +15,22 @@ Pure checkers over the shared index of one history; they know only the history.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from model.constants import MAX_REQUEUES
-from model.history import DISPATCH, EVENT, PLAN, PROVIDER, READ, SEGMENT, STORE, TOOL, Op, OpType
+from model.history import DISPATCH, EVENT, PLAN, PROVIDER, READ, STORE, TOOL, Op, OpType
 from model.invariants.index import (
     NON_IDEMPOTENT_WRITE,
     TERMINAL_STATUSES,
     WRITE_EFFECTS,
     Index,
+    Span,
     merged,
     row_of,
 )
 from model.invariants.judgement import Finding, Tally
-from model.invariants.segments import within_segments
 
 RETRYABLE = frozenset({"connection", "rateLimit", "serverError", "circuitOpen"})
 _DEAD_LETTER_REASONS = frozenset({"not_retryable", "retries_exhausted"})
@@ -46,42 +47,18 @@ def dead_letter_reason_matches_cause(ix: Index) -> Finding:
     Reaper dead-letters (T14) are judged on the row as the store held it just before; recovery
     dead-letters (T7 on a worker segment) on the segment's last failure before it. A segment
     whose workload scripts a pipeline stop (``plan`` stops), or with no recorded failure, is not
-    judged on the cause of a ``not_retryable``.
+    judged on the cause of a ``not_retryable``. Only the few T7/T14 rows are visited; a
+    recovery's segment is walked up to its dead-letter when one is judged.
     """
-    scripted = {plan.run for plan in ix.of_type(PLAN, OpType.OK) if plan.get("stops")}
-    prior: dict[str, Op] = {}
-    cause: dict[int, Op] = {}
-    setup_failed: dict[int, Op] = {}
-    fenced: dict[int, Op] = {}
+    scripted: set[str] | None = None
     tally = Tally()
-    streams = (
-        ix.rows,
-        ix.of_type(PROVIDER, OpType.FAIL),
-        ix.of_type(EVENT, OpType.FAIL),
-        ix.of_type(STORE, OpType.FAIL),
-        ix.of_type(READ, OpType.FAIL),
-        ix.of_type(READ, OpType.OK),
-        ix.of_type(DISPATCH, OpType.FAIL),
-    )
-    for op, span in within_segments(ix, *streams):
-        if op.op == STORE and op.type is OpType.OK:
-            before = prior.get(op.run)
-            prior[op.run] = op
-            if before is not None and _is_dead_letter(ix, op):
-                _judge_dead_letter(tally, op, before, span, cause, setup_failed, fenced, op.run in scripted)
+    for settle in merged(ix.rows_of("T7"), ix.rows_of("T14")):
+        before = ix.row_before(settle.run, settle.index)
+        if before is None or not _is_dead_letter(ix, settle):
             continue
-        if span is None or op.run != span.run:
-            continue
-        key = span.key
-        if op.op == READ and op.type is OpType.OK:
-            if op.get("fence") == NON_IDEMPOTENT_WRITE:
-                fenced[key] = op
-        elif op.op in (READ, DISPATCH):
-            setup_failed[key] = op
-        else:
-            cause[key] = op
-            setup_failed.pop(key, None)
-            fenced.pop(key, None)
+        if scripted is None:
+            scripted = {plan.run for plan in ix.of_type(PLAN, OpType.OK) if plan.get("stops")}
+        _judge_dead_letter(tally, settle, before, ix.span_at(settle), settle.run in scripted)
     return tally.finding("dead-letters")
 
 
@@ -94,16 +71,39 @@ def _is_dead_letter(ix: Index, op: Op) -> bool:
     )
 
 
-def _judge_dead_letter(
-    tally: Tally,
-    settle: Op,
-    before: Op,
-    span: Any,
-    cause: Mapping[int, Op],
-    setup_failed: Mapping[int, Op],
-    fenced: Mapping[int, Op],
-    scripted: bool,
-) -> None:
+@dataclass(slots=True)
+class _Cause:
+    """What a segment's own records said before one of its statements: its last failure (of a
+    provider call, an audit or a statement), a failed set-up of the retry (a re-read or a
+    wake-up) and a non-idempotent fence a read returned, the last two since that failure."""
+
+    failure: Op | None = None
+    setup_failed: Op | None = None
+    fenced: Op | None = None
+
+
+def _cause_before(span: Span, index: int) -> _Cause:
+    cause = _Cause()
+    for op in span.records:
+        if op[0] >= index:
+            break
+        name, type_ = op[3], op[5]
+        if name == READ:
+            if type_ is OpType.OK:
+                if op.get("fence") == NON_IDEMPOTENT_WRITE:
+                    cause.fenced = op
+            elif type_ is OpType.FAIL:
+                cause.setup_failed = op
+        elif name == DISPATCH:
+            if type_ is OpType.FAIL:
+                cause.setup_failed = op
+        elif type_ is OpType.FAIL and name in (PROVIDER, EVENT, STORE):
+            cause.failure = op
+            cause.setup_failed = cause.fenced = None
+    return cause
+
+
+def _judge_dead_letter(tally: Tally, settle: Op, before: Op, span: Span | None, scripted: bool) -> None:
     reason = row_of(settle).get("termination_reason")
     row = row_of(before)
     if str(settle.get("transition", "")).startswith("T14"):
@@ -115,17 +115,17 @@ def _judge_dead_letter(
         return
     if span is None or span.entry != "run_queued" or settle.get("identity") != span.identity:
         return  # only the recovery's dead-letters have a cause in their own segment
-    key = span.key
+    cause = _cause_before(span, settle.index)
     if reason == "retries_exhausted":
         spent = (row.get("requeue_count") or 0) >= MAX_REQUEUES
-        allowed = {"retries_exhausted"} if spent or key in setup_failed else {"a requeue"}
+        allowed = {"retries_exhausted"} if spent or cause.setup_failed is not None else {"a requeue"}
         _verdict(tally, settle, before, reason, allowed, "the budget and the retry's set-up")
         return
-    failure = cause.get(key)
+    failure = cause.failure
     if failure is None or scripted:
         return
     retryable = failure.op == PROVIDER and failure.get("true_class") in RETRYABLE
-    allowed = {"retries_exhausted", "a requeue"} if retryable and key not in fenced else {"not_retryable"}
+    allowed = {"retries_exhausted", "a requeue"} if retryable and cause.fenced is None else {"not_retryable"}
     _verdict(tally, settle, failure, reason, allowed, f"the failure at {failure.index}")
 
 
@@ -158,23 +158,17 @@ _JUDGED_ENTRIES = frozenset({"run_queued", "run_interactive", "approve", "submit
 
 def segment_outcome_matches_row(ix: Index) -> Finding:
     """A segment reporting a settled outcome leaves its run's row in that state when it returns."""
-    current: dict[str, Op] = {}
     tally = Tally()
-    invoke_of = {
-        done.index: invoke
-        for invoke in ix.of_type(SEGMENT, OpType.INVOKE)
-        if (done := ix.completions.get(invoke.index)) is not None
-    }
-    for op in merged(ix.rows, ix.of_type(SEGMENT, OpType.OK)):
-        if op.op == STORE:
-            current[op.run] = op
+    ok = OpType.OK
+    for span in ix.spans:
+        done = span.completion
+        if done is None or done.type is not ok:
             continue
-        invoke = invoke_of.get(op.index)
-        outcome = op.get("outcome")
-        if invoke is None or invoke.get("entry") not in _JUDGED_ENTRIES or not isinstance(outcome, str):
+        outcome = done.value.get("outcome")
+        if span.entry not in _JUDGED_ENTRIES or not isinstance(outcome, str):
             continue
         expected = _SETTLED_OUTCOMES.get(outcome)
-        row = current.get(invoke.run)
+        row = span.last_row
         if expected is None or row is None:
             continue
         status = row_of(row).get("status")
@@ -182,9 +176,10 @@ def segment_outcome_matches_row(ix: Index) -> Finding:
             tally.hold()
             continue
         tally.violate(
-            (row.index, op.index),
-            f"the {invoke.get('entry')} segment of run {invoke.run!r} reported {outcome!r} at {op.index}, "
+            (row.index, done.index),
+            f"the {span.entry} segment of run {span.run!r} reported {outcome!r} at {done.index}, "
             f"but the row is {status!r} (row of {row.index})",
+            at=done.index,
         )
     return tally.finding("settled outcomes")
 
@@ -194,30 +189,46 @@ def segment_outcome_matches_row(ix: Index) -> Finding:
 
 def terminal_row_no_stale_fence(ix: Index) -> Finding:
     """A row that turns terminal with a write fence has that write still in flight (or its outcome
-    unknown): the fence's write was not invoked yet, or its call had not returned."""
-    stamp: dict[str, Op] = {}
-    invoke: dict[str, Op] = {}
-    done: set[str] = set()
+    unknown): the fence's write was not invoked yet, or its call had not returned.
+
+    Judged run by run, on the run's first terminal row: the fence is the latest write stamp (T5)
+    before it, the write is the first tool invoke of the stamping identity after that stamp."""
     tally = Tally()
-    for op in merged(ix.rows, ix.of_type(TOOL, OpType.INVOKE)):
-        run = op.run
-        if run in done:
-            continue
-        if op.op == TOOL:
-            if run in stamp and run not in invoke and op.get("identity") == stamp[run].get("identity"):
-                invoke[run] = op
-            continue
-        row = row_of(op)
-        if ix.number(op) == "T5":
-            if row.get("pending_effect") in WRITE_EFFECTS:
-                stamp[run] = op
-                invoke.pop(run, None)
-            continue
-        if row.get("status") not in TERMINAL_STATUSES:
-            continue
-        done.add(run)
-        _judge_terminal_fence(tally, ix, op, stamp.get(run), invoke.get(run))
+    numbers = ix.numbers
+    calls: dict[str, list[Op]] | None = None
+    for run, rows in ix.rows_by_run.items():
+        stamp: Op | None = None
+        for op in rows:
+            row = op[6].get("row")
+            if type(row) is not dict:
+                row = row_of(op)
+            if numbers[op[0]] == "T5":
+                if row.get("pending_effect") in WRITE_EFFECTS:
+                    stamp = op
+                continue
+            if row.get("status") not in TERMINAL_STATUSES:
+                continue
+            call = None
+            if stamp is not None and row.get("pending_effect") in WRITE_EFFECTS:
+                if calls is None:
+                    calls = {}
+                    for invoke in ix.of_type(TOOL, OpType.INVOKE):
+                        calls.setdefault(invoke.run, []).append(invoke)
+                call = _first_call(calls.get(run, ()), stamp, op.index)
+            _judge_terminal_fence(tally, ix, op, stamp, call)
+            break
     return tally.finding("terminal rows")
+
+
+def _first_call(invokes: Iterable[Op], stamp: Op, before: int) -> Op | None:
+    """The first tool invoke of the stamp's identity between the stamp and history index ``before``."""
+    identity = stamp.get("identity")
+    for invoke in invokes:
+        if invoke.index > before:
+            return None
+        if invoke.index > stamp.index and invoke.value.get("identity") == identity:
+            return invoke
+    return None
 
 
 def _judge_terminal_fence(tally: Tally, ix: Index, terminal: Op, stamp: Op | None, call: Op | None) -> None:
@@ -225,7 +236,7 @@ def _judge_terminal_fence(tally: Tally, ix: Index, terminal: Op, stamp: Op | Non
     if fence not in WRITE_EFFECTS or stamp is None or call is None:
         tally.hold()
         return
-    returned = ix.completions.get(call.index)
+    returned = ix.tool_completions.get(call.index)
     if returned is None or returned.type is OpType.INFO or returned.index > terminal.index:
         tally.hold()
         return
@@ -234,6 +245,7 @@ def _judge_terminal_fence(tally: Tally, ix: Index, terminal: Op, stamp: Op | Non
         f"run {terminal.run!r} turned {row_of(terminal).get('status')!r} at {terminal.index} with the "
         f"{fence!r} fence of {stamp.index} standing, although that write ({call.get('tool')!r}) had "
         f"returned at {returned.index}",
+        at=terminal.index,
     )
 
 
@@ -245,26 +257,40 @@ _KEPT = ("started_at", "finished_at")
 def row_timestamps_kept(ix: Index) -> Finding:
     """Once a row's started_at or finished_at is set (non-zero), no later statement changes it.
     Rows recorded without a timestamp column are not judged on it."""
-    first: dict[tuple[str, str], Op] = {}
     tally = Tally()
-    for op in ix.rows:
-        row = row_of(op)
-        for column in _KEPT:
-            value = row.get(column)
-            if not value:
-                continue
-            earlier = first.setdefault((op.run, column), op)
-            if earlier is op:
-                tally.hold()
-                continue
-            before = row_of(earlier).get(column)
-            if before != value:
-                tally.violate(
-                    (earlier.index, op.index),
-                    f"{op.get('transition')!r} at {op.index} overwrote {column} of run {op.run!r}: "
-                    f"{before!r} (set at {earlier.index}) -> {value!r}",
-                )
+    started_at, finished_at = _KEPT
+    for rows in ix.rows_by_run.values():  # run by run: the first setting of each column is a local
+        started: tuple[Op, Any] | None = None
+        finished: tuple[Op, Any] | None = None
+        for op in rows:
+            row = op[6].get("row")
+            if type(row) is not dict:
+                row = row_of(op)
+            value = row.get(started_at)
+            if value:
+                if started is None:
+                    started = (op, value)
+                    tally.held += 1
+                elif started[1] != value:
+                    _overwritten(tally, started, op, started_at, value)
+            value = row.get(finished_at)
+            if value:
+                if finished is None:
+                    finished = (op, value)
+                    tally.held += 1
+                elif finished[1] != value:
+                    _overwritten(tally, finished, op, finished_at, value)
     return tally.finding("timestamps set")
+
+
+def _overwritten(tally: Tally, first: tuple[Op, Any], op: Op, column: str, value: Any) -> None:
+    earlier, before = first
+    tally.violate(
+        (earlier.index, op.index),
+        f"{op.get('transition')!r} at {op.index} overwrote {column} of run {op.run!r}: "
+        f"{before!r} (set at {earlier.index}) -> {value!r}",
+        at=op.index,
+    )
 
 
 __all__ = [

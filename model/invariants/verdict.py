@@ -59,6 +59,28 @@ class Verdict:
         }
 
 
+_new = object.__new__
+_set_name, _set_kind, _set_valid, _set_witness, _set_explanation, _set_judged = (
+    getattr(Verdict, name).__set__ for name in ("name", "kind", "valid", "witness", "explanation", "judged")
+)
+
+
+def verdict_of(
+    name: str, kind: Kind, valid: Validity, witness: tuple[int, ...], explanation: str, judged: int
+) -> Verdict:
+    """``Verdict(name, kind, valid, witness, explanation, judged)``, built through the slots
+    directly: a frozen dataclass's ``__init__`` pays an ``object.__setattr__`` call per field,
+    and the catalogue builds a verdict per invariant of every simulation."""
+    verdict: Verdict = _new(Verdict)
+    _set_name(verdict, name)
+    _set_kind(verdict, kind)
+    _set_valid(verdict, valid)
+    _set_witness(verdict, witness)
+    _set_explanation(verdict, explanation)
+    _set_judged(verdict, judged)
+    return verdict
+
+
 _RANK = {Validity.VALID: 0, Validity.UNKNOWN: 1, Validity.INVALID: 2}
 
 
@@ -74,4 +96,4 @@ def compose(verdicts: Iterable[Verdict | Validity]) -> Validity:
     return worst
 
 
-__all__ = ["Kind", "Validity", "Verdict", "compose"]
+__all__ = ["Kind", "Validity", "Verdict", "compose", "verdict_of"]

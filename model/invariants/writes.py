@@ -22,9 +22,12 @@ def no_retry_after_failed_write_audit(ix: Index) -> Finding:
     """After a non-idempotent call's audit failed, no invoke of that call executes (replays only)."""
     blocked: dict[tuple[str, Any], Op] = {}
     tally = Tally()
-    for op in merged(ix.of_type(EVENT, OpType.FAIL), ix.of_type(TOOL, OpType.INVOKE)):
+    blocking = [event for event in ix.of_type(EVENT, OpType.FAIL) if _blocks_retries(event)]
+    if not blocking:
+        return tally.finding("invokes after a failed write audit")
+    for op in merged(blocking, ix.of_type(TOOL, OpType.INVOKE)):
         if op.op == EVENT:
-            if _blocks_retries(op) and (op.run, op.get("call")) not in blocked:
+            if (op.run, op.get("call")) not in blocked:
                 blocked[(op.run, op.get("call"))] = op
                 tally.hold()  # a case: a failed non-idempotent write audit (its later invokes are judged too)
             continue
@@ -40,7 +43,7 @@ def _judge_retry(tally: Tally, ix: Index, failed_audit: Op, invoke: Op) -> None:
     Without a completion (or with an info one: the caller crashed) and no landing, the
     invoke may or may not have executed: the case is unknown.
     """
-    completion = ix.completions.get(invoke.index)
+    completion = ix.tool_completions.get(invoke.index)
     landing = ix.landing_of.get(invoke.index)
     prefix = (
         f"call {invoke.get('call')!r} of run {invoke.run!r} was invoked again at {invoke.index} after its "
