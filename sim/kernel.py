@@ -45,6 +45,8 @@ class Kernel(simpy.Environment):
         self.processes: list[Process] = []
         self._alone = False
         """True while the event being processed has one callback (a process resuming): see advance()."""
+        self.taken_at_once = 0
+        """Waits :meth:`advance` took without a simpy event: ``scheduled`` counts them, simpy never ran them."""
         # simpy binds these to the instance only for Environment itself (``bind_early`` reads
         # the class's own __dict__); bound once here, each call skips a descriptor lookup.
         self.event = MethodType(Event, self)  # type: ignore[method-assign]
@@ -136,6 +138,7 @@ class Kernel(simpy.Environment):
             return False
         next(self._eid)
         self._now = at
+        self.taken_at_once += 1
         return True
 
     def process(self, generator: ProcessGenerator) -> Process:

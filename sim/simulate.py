@@ -184,6 +184,7 @@ def _judged(
         "requests": world.requests,
         "history_records": len(history),
         "simpy_events": world.env.scheduled,
+        "simpy_events_dispatched": world.env.scheduled - world.env.taken_at_once,
         "landings": _landings(index, history),
         "ended_early": world.done.triggered,
     }
