@@ -49,6 +49,7 @@ from sim.review_jobs import (
 from sim.sweep import run_sweep
 from sim.sweep_config import SweepConfig
 from sim.sweep_dir import versions
+from sim.sweep_rows import ROW_KEY
 from sim.toml_out import dumps as toml_dumps
 
 VERIFY_SCENARIOS = ("single_run", "happy_path", "audit_failure_after_write", "worker_crash_mid_write")
@@ -184,8 +185,7 @@ def read_shards(paths: Sequence[Path]) -> pd.DataFrame:
 
 def _sorted(frame: pd.DataFrame) -> pd.DataFrame:
     """Rows in a fixed order (shards complete in any order)."""
-    keys = [k for k in ("grid", "scenario", "policy", "intensity", "latency_ratio", "transport", "seed")]
-    return frame.sort_values(keys, kind="stable").reset_index(drop=True)
+    return frame.sort_values(list(ROW_KEY), kind="stable").reset_index(drop=True)
 
 
 def scenario_refs(config: SweepConfig) -> dict[str, str]:

@@ -12,7 +12,7 @@ of sweeps, files or rendering.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from model.invariants import Index
 from scenarios.findings import explain
@@ -90,23 +90,7 @@ def run_shrink(job: ShrinkJob) -> ShrinkOutcome:
     except NondeterminismError as error:
         return ShrinkOutcome(job, None, str(error))
     note = f"sweep row: policy {job.label}, intensity {cell.intensity:g}, seed {cell.seed}; shrunk by ddmin"
-    return ShrinkOutcome(job, _with_note(cx, note))
-
-
-def _with_note(cx: Counterexample, note: str) -> Counterexample:
-    return Counterexample(
-        scenario=cx.scenario,
-        policy=cx.policy,
-        seed=cx.seed,
-        invariant=cx.invariant,
-        digest=cx.digest,
-        faults=cx.faults,
-        profile=cx.profile,
-        flags=cx.flags,
-        explorer=cx.explorer,
-        note=note,
-        ties=cx.ties,
-    )
+    return ShrinkOutcome(job, replace(cx, note=note))
 
 
 @dataclass(frozen=True, slots=True)

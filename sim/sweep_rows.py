@@ -26,6 +26,8 @@ from sim.simulate import SimulationResult, simulate
 from sim.sweep_task import SweepTask, flags_text
 
 INVARIANT_NAMES = tuple(inv.name for inv in INVARIANTS)
+ROW_KEY = ("grid", "scenario", "policy", "intensity", "latency_ratio", "transport", "seed")
+"""The columns that identify a row: one simulation of one cell (no two rows of a sweep share them)."""
 DEAD_LETTER_REASONS = ("not_retryable", "provider_failed", "retries_exhausted")
 """``dl.*`` columns every row carries (0 when none), so shards share one schema; a rarer reason
 adds its column only where it occurs."""

@@ -55,9 +55,10 @@ from model.requests import (
     Request,
     SelectStale,
     Update,
+    UpdateResult,
 )
 from model.segment import Context
-from model.transitions import Cancel
+from model.transitions import Cancel, Transition
 from model.vocab import NON_TERMINAL, RunStatus
 from scenarios.schema import Scenario, ToolModel
 from sim.faults import Fault, FaultPlan
@@ -404,15 +405,19 @@ class World:
             rec.add(proc.name, H.STORE, uuid, OK, {**base, "matched": True, "changed": True, "row": H.row_value(row)})
             self._note_status(uuid, row.status)
             return row, None
-        result, after = self.db.update(uuid, request.transition)
-        if result.matched and after is not None:
-            value = {**base, "matched": result.matched, "changed": result.changed, "row": H.row_value(after)}
-            rec.add(proc.name, H.STORE, uuid, OK, value)
-            self._note_status(uuid, after.status)
-        else:
-            value = {**base, "matched": result.matched, "changed": result.changed, "row": None}
-            rec.add(proc.name, H.STORE, uuid, OK, value)
-        return result, None
+        return self._update(proc.name, uuid, request.transition, base), None
+
+    def _update(self, process: str, uuid: str, transition: Transition, base: dict[str, Any]) -> UpdateResult:
+        """Apply one guarded UPDATE and record its outcome (the row after it when it matched)."""
+        result, after = self.db.update(uuid, transition)
+        settled = after if result.matched else None
+        row = H.row_value(settled) if settled is not None else None
+        self.recorder.add(
+            process, H.STORE, uuid, OK, {**base, "matched": result.matched, "changed": result.changed, "row": row}
+        )
+        if settled is not None:
+            self._note_status(uuid, settled.status)
+        return result
 
     def _note_status(self, uuid: str, status: RunStatus) -> None:
         if status in _AWAITING:
@@ -625,16 +630,9 @@ class World:
         row = self.db.find(uuid)
         if row is None:
             return
-        rec = self.recorder
         base = {"transition": "T8 cancel", "site": "cancel", "identity": "user", "actor": "user"}
-        rec.add("user", H.STORE, uuid, INVOKE, base)
-        result, after = self.db.update(uuid, Cancel(int(self.env.now)))
-        row_value = H.row_value(after) if result.matched and after is not None else None
-        rec.add(
-            "user", H.STORE, uuid, OK, {**base, "matched": result.matched, "changed": result.changed, "row": row_value}
-        )
-        if result.matched and after is not None:
-            self._note_status(uuid, after.status)
+        self.recorder.add("user", H.STORE, uuid, INVOKE, base)
+        self._update("user", uuid, Cancel(int(self.env.now)), base)
 
     def _deploy(self, fault: Fault) -> None:
         tools = list(self.registry.tools)

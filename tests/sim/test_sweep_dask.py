@@ -23,9 +23,9 @@ from leaselab.cli import app
 from sim.sweep_config import loads_config
 from sim.sweep_dir import SHARDS, load
 from sim.sweep_job import run_job
+from sim.sweep_rows import ROW_KEY
 
 runner = CliRunner()
-ROW_KEY = ["grid", "scenario", "policy", "intensity", "latency_ratio", "transport", "seed"]
 CONFIG = """
 name = "dask"
 seeds = 40
@@ -78,7 +78,7 @@ def test_a_sweep_through_the_scheduler_address_gives_the_local_pools_rows(
     result = runner.invoke(app, ["sweep", str(config), "--out", str(out), "--scheduler", address, "--json"])
     assert result.exit_code == 0, result.output
     frame = load(out)
-    assert not frame.duplicated(ROW_KEY).any()
+    assert not frame.duplicated(list(ROW_KEY)).any()
     assert rows_of(frame) == local_rows()
     with Client(address) as client:  # the work really ran on the cluster's worker processes
         prefixes = client.run_on_scheduler(lambda dask_scheduler: sorted(dask_scheduler.task_prefixes))
@@ -121,5 +121,5 @@ def test_a_worker_killed_mid_sweep_loses_and_doubles_no_row(cluster: LocalCluste
         # the nanny restarts the killed worker; the cluster is whole again for the next test
         client.wait_for_workers(2, timeout=60)
     frame = load(out)
-    assert not frame.duplicated(ROW_KEY).any()
+    assert not frame.duplicated(list(ROW_KEY)).any()
     assert rows_of(frame) == local_rows()

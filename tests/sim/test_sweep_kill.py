@@ -20,10 +20,10 @@ import pandas as pd
 from sim.sweep_config import SweepConfig, loads_config
 from sim.sweep_dir import SHARDS, load
 from sim.sweep_job import run_job
+from sim.sweep_rows import ROW_KEY
 
 ROOT = Path(__file__).resolve().parents[2]
 KILLS = 10
-ROW_KEY = ["grid", "scenario", "policy", "intensity", "latency_ratio", "transport", "seed"]
 CONFIG = """
 name = "kill"
 seeds = 300
@@ -156,7 +156,7 @@ def finish(config_path: Path, out: Path) -> None:
 
 def assert_same_rows_as_uninterrupted(out: Path) -> None:
     frame = load(out)
-    assert not frame.duplicated(ROW_KEY).any()
+    assert not frame.duplicated(list(ROW_KEY)).any()
     assert rows_of(frame) == reference()
     assert shards(out) == TASKS
     assert not [p for p in (out / SHARDS).iterdir() if not p.name.endswith(".parquet")]
