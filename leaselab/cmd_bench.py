@@ -24,7 +24,8 @@ from sim.bench_search import DEFAULT_BUDGET_S, DEFAULT_SEEDS, PARALLEL_SIMULATIO
 from sim.sweep_bench import sweep_bench
 from sim.sweep_bench import table as sweep_table
 
-WORLD_MEMORY_SIMULATIONS = 20_000
+WORLD_MEMORY_SIMULATIONS = 100_000
+"""The issue-9 target: memory per simulation flat over 100,000 simulations in one process."""
 SWEEP_MEMORY_SIMULATIONS = 200_000
 
 
