@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Mapping
 from model import history as H
 from model.history import Op, OpType
 from model.invariants import Index, Verdict
+from model.constants import LEASE_S
 from model.invariants.index import REQUEUES, WRITE_EFFECTS, row_of
 
 Recogniser = Callable[[Index, Verdict], bool]
@@ -243,6 +244,117 @@ def enqueue_dispatch_settle_lost(ix: Index, verdict: Verdict) -> bool:
     return _settle_lost(ix, rows[-1], "enqueue.dispatch_failed")
 
 
+def lagging_clock_stamp(ix: Index, verdict: Verdict) -> bool:
+    """F-09: the write ran under its own segment's fence stamp (T5), which set ``lease_expires =
+    now + 900`` from a clock lagging true time by more than the lease: the lease was already past
+    in true time when the write started, although a true clock reading taken when the stamp was
+    issued would have covered the call. Status, claim and fence are the segment's own; only the
+    lease is wrong. The lag is ground truth: a ``clock_skew`` fault set a negative offset on the
+    stamping process (the runtime reads the clock just before the statement, so the offset in
+    force may be the one before a fault fired at that boundary)."""
+    found = _own_expired_stamp(ix, verdict)
+    if found is None:
+        return False
+    issued, stamp, invoke = found
+    lease = float(row_of(stamp).get("lease_expires") or 0)
+    lag = issued.time_s + LEASE_S - lease
+    return lag > 1 and _lagging(ix, stamp.process, issued.index) and int(issued.time_s) + LEASE_S >= invoke.time_s
+
+
+def stalled_fence_stamp(ix: Index, verdict: Verdict) -> bool:
+    """F-11: the write ran under its own segment's fence stamp (T5), whose statement stalled in the
+    store (a ``store`` slow fault on it) past the lease it was computing: ``lease_expires = now + 900``
+    was read before the statement, the statement committed after that moment (T5 has no lease-expiry
+    predicate), and the tool ran at once under a lease already past. Had the statement committed
+    when issued, the lease would have covered the call (with a lagging clock also corrected, when
+    the stamping process had one)."""
+    found = _own_expired_stamp(ix, verdict)
+    if found is None:
+        return False
+    issued, stamp, invoke = found
+    stalled = any(
+        fault.get("family") == "store" and fault.get("kind") == "slow" and fault.get("target") == stamp.process
+        for fault in ix.of_type(H.FAULT, OpType.INFO)
+        if issued.index < fault.index < stamp.index
+    )
+    if not stalled:
+        return False
+    lease = float(row_of(stamp).get("lease_expires") or 0)
+    if _lagging(ix, stamp.process, issued.index):
+        lease = max(lease, float(int(issued.time_s) + LEASE_S))
+    return lease + 1 >= invoke.time_s - (stamp.time_s - issued.time_s)
+
+
+def _own_expired_stamp(ix: Index, verdict: Verdict) -> tuple[Op, Op, Op] | None:
+    """(the stamp's invoke, the stamp, the write's invoke) when the write ran under its own
+    segment's fence stamp with only the lease wrong: already past when the tool was invoked."""
+    witness = _witness(ix, verdict)
+    stores = [op for op in witness if op.op == H.STORE]
+    invokes = [op for op in witness if op.op == H.TOOL]
+    if len(stores) != 1 or len(invokes) != 1:
+        return None
+    stamp, invoke = stores[0], invokes[0]
+    row = row_of(stamp)
+    lease = row.get("lease_expires")
+    own = (
+        ix.number(stamp) == "T5"
+        and stamp.get("site") == "executor.fence"
+        and stamp.process == invoke.process
+        and row.get("status") == "running"
+        and row.get("claimed_by") == invoke.get("identity")
+        and row.get("pending_effect") == invoke.get("true_effect")
+    )
+    if not own or not isinstance(lease, (int, float)) or lease >= invoke.time_s:
+        return None
+    issued = next((i for i in ix.of_type(H.STORE, OpType.INVOKE) if ix.completions.get(i.index) is stamp), None)
+    return None if issued is None else (issued, stamp, invoke)
+
+
+def _lagging(ix: Index, process: str, index: int) -> bool:
+    """Whether a ``clock_skew`` fault set a negative offset on ``process`` before ``index`` that is
+    still (or was, up to the last fault before ``index``) in force: not reset by the quiet phase."""
+    quiet = [op.index for op in ix.of_type(H.PHASE, OpType.INFO) if op.get("phase") == "quiet" and op.index < index]
+    offsets = [
+        float(fault.get("offset_s") or 0.0)
+        for fault in ix.of_type(H.FAULT, OpType.INFO)
+        if fault.index < index
+        and fault.get("family") == "clock_skew"
+        and fault.get("target") == process
+        and not (quiet and fault.index < quiet[-1])
+    ]
+    return any(offset < 0 for offset in offsets[-2:])
+
+
+_RESUME_EVENT_KINDS = frozenset({"approval", "input"})
+
+
+def stalled_resume_event(ix: Index, verdict: Verdict) -> bool:
+    """F-10: one of the colliding events is a resume's approval (or input) event, which the resume
+    coordinator stores after its claim (T10) with no renewal in between; the reaper requeued the run
+    (T13) between that claim and the event (a store statement of the resume stalled past the lease),
+    so the event landed in the stream of the attempt that claimed the run next."""
+    events = [op for op in _witness(ix, verdict) if op.op == H.EVENT]
+    if len(events) != 2 or events[0].process == events[1].process:
+        return False
+    for event in events:
+        if event.get("kind") not in _RESUME_EVENT_KINDS:
+            continue
+        own = [
+            op
+            for op in _rows_of_run(ix, event.run)
+            if op.index < event.index and op.process == event.process
+        ]
+        if not own or ix.number(own[-1]) != "T10":
+            continue
+        claim = own[-1]
+        if any(
+            claim.index < op.index < event.index and ix.number(op) == "T13"
+            for op in _rows_of_run(ix, event.run)
+        ):
+            return True
+    return False
+
+
 # ---- recorded non-guarantees -----------------------------------------------------------------
 
 
@@ -308,7 +420,13 @@ _UNCHECKED_SETTLE_SITES = frozenset(
 def unchecked_settle_outcome(ix: Index, verdict: Verdict) -> bool:
     """Spec 3.1 with 2 (persister wrappers never throw): a pre-execution settleFailed of a resume or
     runQueued segment is unguarded and its result unchecked; the segment reports FAILED although
-    that settle failed or matched nothing (the run was cancelled, or the statement threw)."""
+    that settle failed or matched nothing (the run was cancelled, or the statement threw).
+
+    Through ``settles_by_owner``: the same unguarded settle, issued by a segment right after its own
+    claim, matched a RUNNING row that another segment had claimed meanwhile (see
+    :func:`_unguarded_settle_over_new_owner`)."""
+    if verdict.name == "settles_by_owner":
+        return _unguarded_settle_over_new_owner(ix, verdict)
     ops = _witness(ix, verdict)
     if len(ops) != 2 or ops[1].op != H.SEGMENT or ops[1].get("outcome") != "failed":
         return False
@@ -322,6 +440,34 @@ def unchecked_settle_outcome(ix: Index, verdict: Verdict) -> bool:
             done = ix.completions.get(op.index)
             return done is None or done.type is not OpType.OK or not done.get("matched")
     return False
+
+
+def _unguarded_settle_over_new_owner(ix: Index, verdict: Verdict) -> bool:
+    """Spec 3.1: runQueued's position/rehydration failures and the resume coordinator's own
+    pre-execution failures settle FAILED with no owner guard (ownedBy null). The settling process
+    had claimed the run itself (T3 or T10) and issued the settle before any other claim; the
+    statement took effect only after the run had been reclaimed (T13) and claimed by another
+    segment, whose RUNNING row the unguarded WHERE matched."""
+    ops = _witness(ix, verdict)
+    if len(ops) != 2 or ops[1].op != H.STORE or ix.number(ops[1]) != "T7":
+        return False
+    prior, settle = ops
+    if settle.get("site") not in _UNCHECKED_SETTLE_SITES or prior.process == settle.process:
+        return False
+    invoke = next((i for i in ix.of_type(H.STORE, OpType.INVOKE) if ix.completions.get(i.index) is settle), None)
+    if invoke is None:
+        return False
+    rows = _rows_of_run(ix, settle.run)
+    own = [op for op in rows if op.index < invoke.index and op.process == settle.process]
+    if not own or ix.number(own[-1]) not in ("T3", "T10"):
+        return False
+    claim = own[-1]
+    later = [op for op in rows if claim.index < op.index < settle.index]
+    return (
+        all(op.index > invoke.index for op in later)
+        and any(ix.number(op) == "T13" for op in later)
+        and any(ix.number(op) in ("T3", "T10") and op.process != settle.process for op in later)
+    )
 
 
 def cancel_keeps_fence(ix: Index, verdict: Verdict) -> bool:
@@ -400,8 +546,11 @@ __all__ = [
     "completed_write_rerun",
     "enqueue_dispatch_settle_lost",
     "failed_write_audit_requeued",
+    "lagging_clock_stamp",
     "queued_orphan",
     "recovery_dispatch_orphan",
     "shared_identity",
+    "stalled_fence_stamp",
+    "stalled_resume_event",
     "unaudited_landed_write",
 ]
