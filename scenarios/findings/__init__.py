@@ -246,6 +246,21 @@ FINDINGS: tuple[Finding, ...] = (
         ("adr141-writes-fenced-under-lease",),
         witness.stalled_fence_stamp,
     ),
+    Finding(
+        "F-12",
+        "stalled-settle-over-new-owner",
+        "settles_by_owner",
+        (),
+        ("store",),
+        ("store",),
+        "ADR-104",
+        "a worker that lost its lease stops without settling (LEASE_LOST)",
+        "a worker claims a run and its position read fails; the unguarded settleFailed that follows "
+        "(spec 3.1: ownedBy null) stalls in the store past the lease; the reaper requeues the run and "
+        "another worker claims it; the stalled settle then fails the new owner's RUNNING row",
+        ("adr104-lease-lost-stops-without-settling",),
+        witness.stalled_settle_over_new_owner,
+    ),
 )
 
 NON_GUARANTEES: tuple[NonGuarantee, ...] = (
@@ -291,7 +306,7 @@ NON_GUARANTEES: tuple[NonGuarantee, ...] = (
     ),
     NonGuarantee(
         "NG-unchecked-settle",
-        ("segment_outcome_matches_row", "settles_by_owner"),
+        ("segment_outcome_matches_row",),
         "spec 3.1 and 2 (ResumeCoordinator.php, QueuedRunCoordinator.php, AgentRunPersister.php)",
         "The ResumeCoordinator's own pre-execution settleFailed calls (position/decode failure after the "
         "claim, failed release) and runQueued's position/rehydration failures are unguarded (ownedBy null); "

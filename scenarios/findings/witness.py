@@ -355,6 +355,47 @@ def stalled_resume_event(ix: Index, verdict: Verdict) -> bool:
     return False
 
 
+def stalled_settle_over_new_owner(ix: Index, verdict: Verdict) -> bool:
+    """F-12: an unguarded pre-execution settleFailed (spec 3.1: runQueued's position/rehydration
+    failures, the resume coordinator's own failures; ownedBy null) was issued by a segment right
+    after its own claim (T3 or T10), before any other change to the row; the statement stalled in
+    the store until the reaper had reclaimed the run (T13) and another segment had claimed it, and
+    its WHERE (non-terminal status only) then matched that segment's RUNNING row."""
+    found = _settle_issued_before(ix, verdict, _UNCHECKED_SETTLE_SITES)
+    if found is None:
+        return False
+    settle, own, later = found
+    return (
+        ix.number(own) in ("T3", "T10")
+        and any(ix.number(op) == "T13" for op in later)
+        and any(ix.number(op) in ("T3", "T10") and op.process != settle.process for op in later)
+    )
+
+
+def _settle_issued_before(ix: Index, verdict: Verdict, sites: frozenset[str]) -> tuple[Op, Op, list[Op]] | None:
+    """For a ``settles_by_owner`` witness (prior row, settle): when the settle is a T7 from one of
+    ``sites`` by a process other than the prior row's writer, and its statement was issued before
+    every row change since that process's own last row change: (the settle, that own row, the rows
+    written between it and the settle)."""
+    ops = _witness(ix, verdict)
+    if len(ops) != 2 or ops[1].op != H.STORE or ix.number(ops[1]) != "T7":
+        return None
+    prior, settle = ops
+    if settle.get("site") not in sites or prior.process == settle.process:
+        return None
+    issued = next((i for i in ix.of_type(H.STORE, OpType.INVOKE) if ix.completions.get(i.index) is settle), None)
+    if issued is None:
+        return None
+    rows = _rows_of_run(ix, settle.run)
+    own = [op for op in rows if op.index < issued.index and op.process == settle.process]
+    if not own:
+        return None
+    later = [op for op in rows if own[-1].index < op.index < settle.index]
+    if not later or any(op.index < issued.index for op in later):
+        return None
+    return settle, own[-1], later
+
+
 # ---- recorded non-guarantees -----------------------------------------------------------------
 
 
@@ -420,13 +461,7 @@ _UNCHECKED_SETTLE_SITES = frozenset(
 def unchecked_settle_outcome(ix: Index, verdict: Verdict) -> bool:
     """Spec 3.1 with 2 (persister wrappers never throw): a pre-execution settleFailed of a resume or
     runQueued segment is unguarded and its result unchecked; the segment reports FAILED although
-    that settle failed or matched nothing (the run was cancelled, or the statement threw).
-
-    Through ``settles_by_owner``: the same unguarded settle, issued by a segment right after its own
-    claim, matched a RUNNING row that another segment had claimed meanwhile (see
-    :func:`_unguarded_settle_over_new_owner`)."""
-    if verdict.name == "settles_by_owner":
-        return _unguarded_settle_over_new_owner(ix, verdict)
+    that settle failed or matched nothing (the run was cancelled, or the statement threw)."""
     ops = _witness(ix, verdict)
     if len(ops) != 2 or ops[1].op != H.SEGMENT or ops[1].get("outcome") != "failed":
         return False
@@ -440,34 +475,6 @@ def unchecked_settle_outcome(ix: Index, verdict: Verdict) -> bool:
             done = ix.completions.get(op.index)
             return done is None or done.type is not OpType.OK or not done.get("matched")
     return False
-
-
-def _unguarded_settle_over_new_owner(ix: Index, verdict: Verdict) -> bool:
-    """Spec 3.1: runQueued's position/rehydration failures and the resume coordinator's own
-    pre-execution failures settle FAILED with no owner guard (ownedBy null). The settling process
-    had claimed the run itself (T3 or T10) and issued the settle before any other claim; the
-    statement took effect only after the run had been reclaimed (T13) and claimed by another
-    segment, whose RUNNING row the unguarded WHERE matched."""
-    ops = _witness(ix, verdict)
-    if len(ops) != 2 or ops[1].op != H.STORE or ix.number(ops[1]) != "T7":
-        return False
-    prior, settle = ops
-    if settle.get("site") not in _UNCHECKED_SETTLE_SITES or prior.process == settle.process:
-        return False
-    invoke = next((i for i in ix.of_type(H.STORE, OpType.INVOKE) if ix.completions.get(i.index) is settle), None)
-    if invoke is None:
-        return False
-    rows = _rows_of_run(ix, settle.run)
-    own = [op for op in rows if op.index < invoke.index and op.process == settle.process]
-    if not own or ix.number(own[-1]) not in ("T3", "T10"):
-        return False
-    claim = own[-1]
-    later = [op for op in rows if claim.index < op.index < settle.index]
-    return (
-        all(op.index > invoke.index for op in later)
-        and any(ix.number(op) == "T13" for op in later)
-        and any(ix.number(op) in ("T3", "T10") and op.process != settle.process for op in later)
-    )
 
 
 def cancel_keeps_fence(ix: Index, verdict: Verdict) -> bool:
@@ -550,6 +557,7 @@ __all__ = [
     "queued_orphan",
     "recovery_dispatch_orphan",
     "shared_identity",
+    "stalled_settle_over_new_owner",
     "stalled_fence_stamp",
     "stalled_resume_event",
     "unaudited_landed_write",
