@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 
 from model import history as H
+from model.constants import LEASE_S
 from model.history import Op, OpType
 from model.invariants import Index, Verdict
-from model.constants import LEASE_S
 from model.invariants.index import REQUEUES, WRITE_EFFECTS, row_of
 
 Recogniser = Callable[[Index, Verdict], bool]
@@ -339,18 +339,11 @@ def stalled_resume_event(ix: Index, verdict: Verdict) -> bool:
     for event in events:
         if event.get("kind") not in _RESUME_EVENT_KINDS:
             continue
-        own = [
-            op
-            for op in _rows_of_run(ix, event.run)
-            if op.index < event.index and op.process == event.process
-        ]
+        own = [op for op in _rows_of_run(ix, event.run) if op.index < event.index and op.process == event.process]
         if not own or ix.number(own[-1]) != "T10":
             continue
         claim = own[-1]
-        if any(
-            claim.index < op.index < event.index and ix.number(op) == "T13"
-            for op in _rows_of_run(ix, event.run)
-        ):
+        if any(claim.index < op.index < event.index and ix.number(op) == "T13" for op in _rows_of_run(ix, event.run)):
             return True
     return False
 
@@ -557,8 +550,8 @@ __all__ = [
     "queued_orphan",
     "recovery_dispatch_orphan",
     "shared_identity",
-    "stalled_settle_over_new_owner",
     "stalled_fence_stamp",
     "stalled_resume_event",
+    "stalled_settle_over_new_owner",
     "unaudited_landed_write",
 ]
