@@ -261,6 +261,22 @@ FINDINGS: tuple[Finding, ...] = (
         ("adr104-lease-lost-stops-without-settling",),
         witness.stalled_settle_over_new_owner,
     ),
+    Finding(
+        "F-13",
+        "stale-suspend-reruns-write",
+        "non_idempotent_at_most_once",
+        ("fence_matches_inflight_write",),
+        ("store", "crash"),
+        ("store", "crash", "clock_skew"),
+        "ADR-112",
+        "a non_idempotent_write runs at most once",
+        "a worker's suspend (T9) stalls in the store past its lease; the reaper requeues the run, a later "
+        "attempt suspends, is approved and executes the non-idempotent write, and its segment dies before "
+        "settling; the stale suspend then commits (no owner guard, spec 9 C12) and puts the run back to "
+        "waiting for the turn already executed; approving it runs the write again",
+        ("adr112-at-most-once",),
+        witness.stale_suspend_reruns_write,
+    ),
 )
 
 NON_GUARANTEES: tuple[NonGuarantee, ...] = (

@@ -389,6 +389,53 @@ def _settle_issued_before(ix: Index, verdict: Verdict, sites: frozenset[str]) ->
     return settle, own[-1], later
 
 
+def stale_suspend_reruns_write(ix: Index, verdict: Verdict) -> bool:
+    """F-13: a suspend (T9) that a segment had issued before another segment claimed the run
+    committed late (spec 9 C12: suspension has no owner guard) over the RUNNING row of a later
+    attempt that had already executed the non-idempotent write: the run went back to waiting for
+    approval of that turn with the write's fence still standing, and the segment that claimed the
+    approval (T10) ran the write again.
+
+    Through ``non_idempotent_at_most_once``: the stale suspend lies between the two landings and the
+    second landing's process claimed the approval after it. Through ``fence_matches_inflight_write``:
+    the claim whose read met the previous attempt's fence followed the stale suspend."""
+    ops = _witness(ix, verdict)
+    if verdict.name == "fence_matches_inflight_write":
+        claims = [op for op in ops if op.op == H.STORE and ix.number(op) == "T10"]
+        stamps = [op for op in ops if op.op == H.STORE and ix.number(op) == "T5"]
+        if len(claims) != 1 or len(stamps) != 1:
+            return False
+        before = [op for op in _rows_of_run(ix, claims[0].run) if op.index < claims[0].index]
+        return bool(before) and ix.number(before[-1]) == "T9" and _stale_suspend(ix, before[-1], stamps[0].index)
+    landings = [op for op in ops if op.op == H.LANDING]
+    if len(landings) != 2:
+        return False
+    first, second = landings
+    rows = _rows_of_run(ix, first.run)
+    return any(
+        first.index < suspend.index < second.index
+        and ix.number(suspend) == "T9"
+        and _stale_suspend(ix, suspend, first.index)
+        and any(
+            suspend.index < op.index < second.index and ix.number(op) == "T10" and op.process == second.get("process")
+            for op in rows
+        )
+        for suspend in rows
+    )
+
+
+def _stale_suspend(ix: Index, suspend: Op, before: int) -> bool:
+    """Whether ``suspend`` (a T9 row) was issued before another process claimed the run (T3 or T10)
+    at an index below ``before``: the suspend overtook a later attempt."""
+    issued = next((i for i in ix.of_type(H.STORE, OpType.INVOKE) if ix.completions.get(i.index) is suspend), None)
+    if issued is None:
+        return False
+    return any(
+        issued.index < op.index < before and ix.number(op) in ("T3", "T10") and op.process != suspend.process
+        for op in _rows_of_run(ix, suspend.run)
+    )
+
+
 # ---- recorded non-guarantees -----------------------------------------------------------------
 
 
@@ -550,6 +597,7 @@ __all__ = [
     "queued_orphan",
     "recovery_dispatch_orphan",
     "shared_identity",
+    "stale_suspend_reruns_write",
     "stalled_fence_stamp",
     "stalled_resume_event",
     "stalled_settle_over_new_owner",
