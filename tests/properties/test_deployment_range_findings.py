@@ -211,3 +211,65 @@ def test_every_new_finding_file_is_in_the_register_directory() -> None:
     for entry in (F09, F10, F11, F12):
         assert (FINDINGS_DIR / entry.counterexample).exists()
         assert (FINDINGS_DIR / entry.writeup).exists()
+
+
+# ---- F-13: a stale suspend re-opens an executed write turn --------------------------------------
+
+
+F01, F13 = finding("F-01"), finding("F-13")
+
+
+def test_a_stale_suspend_that_reopens_an_executed_write_turn_is_f13() -> None:
+    result, ix = recognised(F13.path, "non_idempotent_at_most_once")
+    for invariant in ("non_idempotent_at_most_once", "fence_matches_inflight_write"):
+        assert explain(invariant, ix, result.verdicts[invariant]) is F13, invariant
+    assert not F01.recognise(ix, result.verdicts["non_idempotent_at_most_once"]), "the fence was never cleared"
+
+
+def test_the_open_notes_case_with_a_reaper_clock_ahead_is_f13() -> None:
+    result, ix = recognised(DATA / "f13-reaper-clock-ahead.toml", "non_idempotent_at_most_once")
+    assert explain("non_idempotent_at_most_once", ix, result.verdicts["non_idempotent_at_most_once"]) is F13
+
+
+def test_the_same_double_landing_without_the_late_suspend_is_not_f13() -> None:
+    result = replay(F13.path)
+    verdict = result.verdicts["non_idempotent_at_most_once"]
+    first, second = (result.history[i] for i in verdict.witness)
+    ix = edited(
+        result,
+        lambda op: (
+            op.op == H.STORE and first.index < op.index < second.index and op.get("transition") == "T9 suspendRun"
+        ),
+        {"transition": "T4 renewLease"},
+    )
+    assert not F13.recognise(ix, verdict)
+
+
+def test_a_suspend_issued_after_the_later_attempts_claim_is_not_f13() -> None:
+    """A T9 the same segment issued after nobody else had claimed the run is the ordinary suspend:
+    with the later attempt's claims attributed to the suspending process, nothing was overtaken."""
+    result = replay(F13.path)
+    verdict = result.verdicts["non_idempotent_at_most_once"]
+    first, second = (result.history[i] for i in verdict.witness)
+    suspend = next(
+        op
+        for op in result.history
+        if op.op == H.STORE
+        and op.type is OpType.OK
+        and first.index < op.index < second.index
+        and op.get("transition") == "T9 suspendRun"
+    )
+    ops = [
+        op._replace(process=suspend.process)
+        if op.op == H.STORE
+        and op.index < first.index
+        and op.get("transition") in ("T3 claimQueued", "T10 claimForResume")
+        else op
+        for op in result.history
+    ]
+    assert not F13.recognise(Index.of(ops), verdict)
+
+
+def test_a_completed_write_rerun_is_not_f13() -> None:
+    result, ix = recognised(F01.path, "non_idempotent_at_most_once")
+    assert not F13.recognise(ix, result.verdicts["non_idempotent_at_most_once"])
