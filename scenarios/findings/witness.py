@@ -246,12 +246,13 @@ def enqueue_dispatch_settle_lost(ix: Index, verdict: Verdict) -> bool:
 
 def lagging_clock_stamp(ix: Index, verdict: Verdict) -> bool:
     """F-09: the write ran under its own segment's fence stamp (T5), which set ``lease_expires =
-    now + 900`` from a clock lagging true time by more than the lease: the lease was already past
-    in true time when the write started, although a true clock reading taken when the stamp was
-    issued would have covered the call. Status, claim and fence are the segment's own; only the
-    lease is wrong. The lag is ground truth: a ``clock_skew`` fault set a negative offset on the
-    stamping process (the runtime reads the clock just before the statement, so the offset in
-    force may be the one before a fault fired at that boundary)."""
+    now + 900`` from a clock lagging true time (by more than the lease, less the moments between the
+    stamp and the call): the lease was already past in true time when the write started, although a
+    true clock reading taken when the stamp was issued would have covered the call. Status, claim
+    and fence are the segment's own; only the lease is wrong. The lag is ground truth: a
+    ``clock_skew`` fault set a negative offset on the stamping process (the runtime reads the clock
+    just before the statement, so the offset in force may be the one before a fault fired at that
+    boundary)."""
     found = _own_expired_stamp(ix, verdict)
     if found is None:
         return False
