@@ -198,6 +198,85 @@ FINDINGS: tuple[Finding, ...] = (
         ("adr102-no-orphan-after-dispatch-failure-store",),
         witness.enqueue_dispatch_settle_lost,
     ),
+    Finding(
+        "F-09",
+        "lagging-clock-expired-lease",
+        "writes_fenced_under_lease",
+        (),
+        ("clock_skew",),
+        ("clock_skew",),
+        "ADR-141",
+        "every executing segment holds a lease; a write that cannot be fenced (no persisted run or no "
+        "lease) is refused before it runs",
+        "a segment whose clock lags true time by more than the lease (900 s) stamps its write's fence "
+        "with lease_expires = now + 900 read from that clock: the lease is already expired in true time "
+        "when the write runs, so a reaper with a true clock may reclaim the run mid-call",
+        ("adr141-writes-fenced-under-lease",),
+        witness.lagging_clock_stamp,
+    ),
+    Finding(
+        "F-10",
+        "stalled-resume-approval-collides",
+        "unique_event_sequence",
+        (),
+        ("store",),
+        ("store",),
+        "ADR-104",
+        "a zombie cannot append an event colliding with the new owner's stream (persist after renewal)",
+        "a resume claims the run (T10) and a store statement before its approval event (the MAX(sequence) "
+        "re-read, or the insert itself) stalls past the lease; the reaper requeues the run and a worker "
+        "claims it and resumes the stream; the approval event, written with no renewal after the claim, "
+        "lands at a sequence the new owner also uses",
+        ("adr104-zombie-cannot-collide",),
+        witness.stalled_resume_event,
+    ),
+    Finding(
+        "F-11",
+        "stalled-fence-stamp",
+        "writes_fenced_under_lease",
+        (),
+        ("store",),
+        ("store", "clock_skew"),
+        "ADR-141",
+        "every executing segment holds a lease; a write that cannot be fenced (no persisted run or no "
+        "lease) is refused before it runs",
+        "a write's fence stamp (T5) stalls in the store longer than the lease it computes: lease_expires = "
+        "now + 900 is read before the statement, the statement commits after that moment (T5 has no "
+        "lease-expiry predicate), and the tool runs at once under a lease already expired",
+        ("adr141-writes-fenced-under-lease",),
+        witness.stalled_fence_stamp,
+    ),
+    Finding(
+        "F-12",
+        "stalled-settle-over-new-owner",
+        "settles_by_owner",
+        (),
+        ("store",),
+        ("store",),
+        "ADR-104",
+        "a worker that lost its lease stops without settling (LEASE_LOST)",
+        "a worker claims a run and its position read fails; the unguarded settleFailed that follows "
+        "(spec 3.1: ownedBy null) stalls in the store past the lease; the reaper requeues the run and "
+        "another worker claims it; the stalled settle then fails the new owner's RUNNING row",
+        ("adr104-lease-lost-stops-without-settling",),
+        witness.stalled_settle_over_new_owner,
+    ),
+    Finding(
+        "F-13",
+        "stale-suspend-reruns-write",
+        "non_idempotent_at_most_once",
+        ("fence_matches_inflight_write",),
+        ("store", "crash"),
+        ("store", "crash", "clock_skew"),
+        "ADR-112",
+        "a non_idempotent_write runs at most once",
+        "a worker's suspend (T9) stalls in the store past its lease; the reaper requeues the run, a later "
+        "attempt suspends, is approved and executes the non-idempotent write, and its segment dies before "
+        "settling; the stale suspend then commits (no owner guard, spec 9 C12) and puts the run back to "
+        "waiting for the turn already executed; approving it runs the write again",
+        ("adr112-at-most-once",),
+        witness.stale_suspend_reruns_write,
+    ),
 )
 
 NON_GUARANTEES: tuple[NonGuarantee, ...] = (

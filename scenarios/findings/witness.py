@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 
 from model import history as H
+from model.constants import LEASE_S
 from model.history import Op, OpType
 from model.invariants import Index, Verdict
 from model.invariants.index import REQUEUES, WRITE_EFFECTS, row_of
@@ -243,6 +244,199 @@ def enqueue_dispatch_settle_lost(ix: Index, verdict: Verdict) -> bool:
     return _settle_lost(ix, rows[-1], "enqueue.dispatch_failed")
 
 
+def lagging_clock_stamp(ix: Index, verdict: Verdict) -> bool:
+    """F-09: the write ran under its own segment's fence stamp (T5), which set ``lease_expires =
+    now + 900`` from a clock lagging true time (by more than the lease, less the moments between the
+    stamp and the call): the lease was already past in true time when the write started, although a
+    true clock reading taken when the stamp was issued would have covered the call. Status, claim
+    and fence are the segment's own; only the lease is wrong. The lag is ground truth: a
+    ``clock_skew`` fault set a negative offset on the stamping process (the runtime reads the clock
+    just before the statement, so the offset in force may be the one before a fault fired at that
+    boundary)."""
+    found = _own_expired_stamp(ix, verdict)
+    if found is None:
+        return False
+    issued, stamp, invoke = found
+    lease = float(row_of(stamp).get("lease_expires") or 0)
+    lag = issued.time_s + LEASE_S - lease
+    return lag > 1 and _lagging(ix, stamp.process, issued.index) and int(issued.time_s) + LEASE_S >= invoke.time_s
+
+
+def stalled_fence_stamp(ix: Index, verdict: Verdict) -> bool:
+    """F-11: the write ran under its own segment's fence stamp (T5), whose statement stalled in the
+    store (a ``store`` slow fault on it) past the lease it was computing: ``lease_expires = now + 900``
+    was read before the statement, the statement committed after that moment (T5 has no lease-expiry
+    predicate), and the tool ran at once under a lease already past. Had the statement committed
+    when issued, the lease would have covered the call (with a lagging clock also corrected, when
+    the stamping process had one)."""
+    found = _own_expired_stamp(ix, verdict)
+    if found is None:
+        return False
+    issued, stamp, invoke = found
+    stalled = any(
+        fault.get("family") == "store" and fault.get("kind") == "slow" and fault.get("target") == stamp.process
+        for fault in ix.of_type(H.FAULT, OpType.INFO)
+        if issued.index < fault.index < stamp.index
+    )
+    if not stalled:
+        return False
+    lease = float(row_of(stamp).get("lease_expires") or 0)
+    if _lagging(ix, stamp.process, issued.index):
+        lease = max(lease, float(int(issued.time_s) + LEASE_S))
+    return lease + 1 >= invoke.time_s - (stamp.time_s - issued.time_s)
+
+
+def _own_expired_stamp(ix: Index, verdict: Verdict) -> tuple[Op, Op, Op] | None:
+    """(the stamp's invoke, the stamp, the write's invoke) when the write ran under its own
+    segment's fence stamp with only the lease wrong: already past when the tool was invoked."""
+    witness = _witness(ix, verdict)
+    stores = [op for op in witness if op.op == H.STORE]
+    invokes = [op for op in witness if op.op == H.TOOL]
+    if len(stores) != 1 or len(invokes) != 1:
+        return None
+    stamp, invoke = stores[0], invokes[0]
+    row = row_of(stamp)
+    lease = row.get("lease_expires")
+    own = (
+        ix.number(stamp) == "T5"
+        and stamp.get("site") == "executor.fence"
+        and stamp.process == invoke.process
+        and row.get("status") == "running"
+        and row.get("claimed_by") == invoke.get("identity")
+        and row.get("pending_effect") == invoke.get("true_effect")
+    )
+    if not own or not isinstance(lease, (int, float)) or lease >= invoke.time_s:
+        return None
+    issued = next((i for i in ix.of_type(H.STORE, OpType.INVOKE) if ix.completions.get(i.index) is stamp), None)
+    return None if issued is None else (issued, stamp, invoke)
+
+
+def _lagging(ix: Index, process: str, index: int) -> bool:
+    """Whether a ``clock_skew`` fault set a negative offset on ``process`` before ``index`` that is
+    still (or was, up to the last fault before ``index``) in force: not reset by the quiet phase."""
+    quiet = [op.index for op in ix.of_type(H.PHASE, OpType.INFO) if op.get("phase") == "quiet" and op.index < index]
+    offsets = [
+        float(fault.get("offset_s") or 0.0)
+        for fault in ix.of_type(H.FAULT, OpType.INFO)
+        if fault.index < index
+        and fault.get("family") == "clock_skew"
+        and fault.get("target") == process
+        and not (quiet and fault.index < quiet[-1])
+    ]
+    return any(offset < 0 for offset in offsets[-2:])
+
+
+_RESUME_EVENT_KINDS = frozenset({"approval", "input"})
+
+
+def stalled_resume_event(ix: Index, verdict: Verdict) -> bool:
+    """F-10: one of the colliding events is a resume's approval (or input) event, which the resume
+    coordinator stores after its claim (T10) with no renewal in between; the reaper requeued the run
+    (T13) between that claim and the event (a store statement of the resume stalled past the lease),
+    so the event landed in the stream of the attempt that claimed the run next."""
+    events = [op for op in _witness(ix, verdict) if op.op == H.EVENT]
+    if len(events) != 2 or events[0].process == events[1].process:
+        return False
+    for event in events:
+        if event.get("kind") not in _RESUME_EVENT_KINDS:
+            continue
+        own = [op for op in _rows_of_run(ix, event.run) if op.index < event.index and op.process == event.process]
+        if not own or ix.number(own[-1]) != "T10":
+            continue
+        claim = own[-1]
+        if any(claim.index < op.index < event.index and ix.number(op) == "T13" for op in _rows_of_run(ix, event.run)):
+            return True
+    return False
+
+
+def stalled_settle_over_new_owner(ix: Index, verdict: Verdict) -> bool:
+    """F-12: an unguarded pre-execution settleFailed (spec 3.1: runQueued's position/rehydration
+    failures, the resume coordinator's own failures; ownedBy null) was issued by a segment right
+    after its own claim (T3 or T10), before any other change to the row; the statement stalled in
+    the store until the reaper had reclaimed the run (T13) and another segment had claimed it, and
+    its WHERE (non-terminal status only) then matched that segment's RUNNING row."""
+    found = _settle_issued_before(ix, verdict, _UNCHECKED_SETTLE_SITES)
+    if found is None:
+        return False
+    settle, own, later = found
+    return (
+        ix.number(own) in ("T3", "T10")
+        and any(ix.number(op) == "T13" for op in later)
+        and any(ix.number(op) in ("T3", "T10") and op.process != settle.process for op in later)
+    )
+
+
+def _settle_issued_before(ix: Index, verdict: Verdict, sites: frozenset[str]) -> tuple[Op, Op, list[Op]] | None:
+    """For a ``settles_by_owner`` witness (prior row, settle): when the settle is a T7 from one of
+    ``sites`` by a process other than the prior row's writer, and its statement was issued before
+    every row change since that process's own last row change: (the settle, that own row, the rows
+    written between it and the settle)."""
+    ops = _witness(ix, verdict)
+    if len(ops) != 2 or ops[1].op != H.STORE or ix.number(ops[1]) != "T7":
+        return None
+    prior, settle = ops
+    if settle.get("site") not in sites or prior.process == settle.process:
+        return None
+    issued = next((i for i in ix.of_type(H.STORE, OpType.INVOKE) if ix.completions.get(i.index) is settle), None)
+    if issued is None:
+        return None
+    rows = _rows_of_run(ix, settle.run)
+    own = [op for op in rows if op.index < issued.index and op.process == settle.process]
+    if not own:
+        return None
+    later = [op for op in rows if own[-1].index < op.index < settle.index]
+    if not later or any(op.index < issued.index for op in later):
+        return None
+    return settle, own[-1], later
+
+
+def stale_suspend_reruns_write(ix: Index, verdict: Verdict) -> bool:
+    """F-13: a suspend (T9) that a segment had issued before another segment claimed the run
+    committed late (spec 9 C12: suspension has no owner guard) over the RUNNING row of a later
+    attempt that had already executed the non-idempotent write: the run went back to waiting for
+    approval of that turn with the write's fence still standing, and the segment that claimed the
+    approval (T10) ran the write again.
+
+    Through ``non_idempotent_at_most_once``: the stale suspend lies between the two landings and the
+    second landing's process claimed the approval after it. Through ``fence_matches_inflight_write``:
+    the claim whose read met the previous attempt's fence followed the stale suspend."""
+    ops = _witness(ix, verdict)
+    if verdict.name == "fence_matches_inflight_write":
+        claims = [op for op in ops if op.op == H.STORE and ix.number(op) == "T10"]
+        stamps = [op for op in ops if op.op == H.STORE and ix.number(op) == "T5"]
+        if len(claims) != 1 or len(stamps) != 1:
+            return False
+        before = [op for op in _rows_of_run(ix, claims[0].run) if op.index < claims[0].index]
+        return bool(before) and ix.number(before[-1]) == "T9" and _stale_suspend(ix, before[-1], stamps[0].index)
+    landings = [op for op in ops if op.op == H.LANDING]
+    if len(landings) != 2:
+        return False
+    first, second = landings
+    rows = _rows_of_run(ix, first.run)
+    return any(
+        first.index < suspend.index < second.index
+        and ix.number(suspend) == "T9"
+        and _stale_suspend(ix, suspend, first.index)
+        and any(
+            suspend.index < op.index < second.index and ix.number(op) == "T10" and op.process == second.get("process")
+            for op in rows
+        )
+        for suspend in rows
+    )
+
+
+def _stale_suspend(ix: Index, suspend: Op, before: int) -> bool:
+    """Whether ``suspend`` (a T9 row) was issued before another process claimed the run (T3 or T10)
+    at an index below ``before``: the suspend overtook a later attempt."""
+    issued = next((i for i in ix.of_type(H.STORE, OpType.INVOKE) if ix.completions.get(i.index) is suspend), None)
+    if issued is None:
+        return False
+    return any(
+        issued.index < op.index < before and ix.number(op) in ("T3", "T10") and op.process != suspend.process
+        for op in _rows_of_run(ix, suspend.run)
+    )
+
+
 # ---- recorded non-guarantees -----------------------------------------------------------------
 
 
@@ -400,8 +594,13 @@ __all__ = [
     "completed_write_rerun",
     "enqueue_dispatch_settle_lost",
     "failed_write_audit_requeued",
+    "lagging_clock_stamp",
     "queued_orphan",
     "recovery_dispatch_orphan",
     "shared_identity",
+    "stale_suspend_reruns_write",
+    "stalled_fence_stamp",
+    "stalled_resume_event",
+    "stalled_settle_over_new_owner",
     "unaudited_landed_write",
 ]
