@@ -422,6 +422,7 @@ def _findings(jobs: list[RecogniseJob], recognised: list[list[tuple[str, str]]])
             "promise": f.promise,
             "story": f.story,
             "reproduced": f.id in counts,
+            "deployment_ranges": f.deployment_ranges,
             "recognised": counts.get(f.id, 0),
             "example": example.get(f.id, ""),
         }

@@ -49,6 +49,9 @@ class Finding:
     explains: tuple[str, ...]
     """The ids of the claims (:mod:`scenarios.claims`) this finding makes fail."""
     recognise: Recogniser
+    deployment_ranges: bool = False
+    """Reachable only beyond the library's fault ranges (``Scenario.at_deployment_ranges()``: a clock
+    offset or a commit stall longer than the lease); a sweep at library ranges cannot reproduce it."""
 
     @property
     def invariants(self) -> tuple[str, ...]:
@@ -213,6 +216,7 @@ FINDINGS: tuple[Finding, ...] = (
         "when the write runs, so a reaper with a true clock may reclaim the run mid-call",
         ("adr141-writes-fenced-under-lease",),
         witness.lagging_clock_stamp,
+        deployment_ranges=True,
     ),
     Finding(
         "F-10",
@@ -229,6 +233,7 @@ FINDINGS: tuple[Finding, ...] = (
         "lands at a sequence the new owner also uses",
         ("adr104-zombie-cannot-collide",),
         witness.stalled_resume_event,
+        deployment_ranges=True,
     ),
     Finding(
         "F-11",
@@ -245,6 +250,7 @@ FINDINGS: tuple[Finding, ...] = (
         "lease-expiry predicate), and the tool runs at once under a lease already expired",
         ("adr141-writes-fenced-under-lease",),
         witness.stalled_fence_stamp,
+        deployment_ranges=True,
     ),
     Finding(
         "F-12",
@@ -260,6 +266,7 @@ FINDINGS: tuple[Finding, ...] = (
         "another worker claims it; the stalled settle then fails the new owner's RUNNING row",
         ("adr104-lease-lost-stops-without-settling",),
         witness.stalled_settle_over_new_owner,
+        deployment_ranges=True,
     ),
     Finding(
         "F-13",
@@ -276,6 +283,7 @@ FINDINGS: tuple[Finding, ...] = (
         "waiting for the turn already executed; approving it runs the write again",
         ("adr112-at-most-once",),
         witness.stale_suspend_reruns_write,
+        deployment_ranges=True,
     ),
 )
 

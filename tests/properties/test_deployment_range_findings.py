@@ -9,11 +9,14 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from model import history as H
+from model.constants import LEASE_S
 from model.history import Op, OpType
 from model.invariants import Index
 from model.invariants.index import row_of
-from scenarios.findings import FINDINGS_DIR, explain, finding
+from scenarios.findings import FINDINGS, FINDINGS_DIR, Finding, explain, finding
 from sim.explore.counterexample import read
 from sim.simulate import SimulationResult
 
@@ -273,3 +276,12 @@ def test_a_suspend_issued_after_the_later_attempts_claim_is_not_f13() -> None:
 def test_a_completed_write_rerun_is_not_f13() -> None:
     result, ix = recognised(F01.path, "non_idempotent_at_most_once")
     assert not F13.recognise(ix, result.verdicts["non_idempotent_at_most_once"])
+
+
+@pytest.mark.parametrize("finding", FINDINGS, ids=lambda f: f.id)
+def test_a_finding_is_marked_for_deployment_ranges_exactly_when_its_counterexample_needs_them(finding: Finding) -> None:
+    """The report says "not reachable here" for a finding so marked: the mark must agree with the
+    ranges its counterexample actually ran under (a clock offset or a commit stall beyond the lease)."""
+    faults = read(finding.path).effective_scenario().faults
+    beyond_library = faults.store.slow_s[1] > LEASE_S or faults.clock_skew.max_skew_s > LEASE_S
+    assert finding.deployment_ranges == beyond_library

@@ -12,6 +12,7 @@ from markupsafe import escape
 
 from reports.sections import SECTIONS, explanations_view
 from reports.stats import percent, wilson
+from scenarios.findings import FINDINGS
 
 KEYS = ["grid", "scenario", "intensity", "latency_ratio", "transport", "seed"]
 
@@ -27,6 +28,10 @@ def test_every_section_is_in_the_html_and_the_markdown(small_review: Any) -> Non
         assert f'<section id="{anchor}">' in html
         assert f"<h2>{heading}</h2>" in html
         assert f"## {heading}" in markdown
+    # a finding the review's fault ranges cannot reach says so, rather than "not seen"
+    assert markdown.count("not reachable here (needs deployment fault ranges)") == sum(
+        f.deployment_ranges for f in FINDINGS
+    )
 
 
 def test_summary_cells_equal_the_rows(report_json: dict[str, Any], rows: pd.DataFrame, small_review: Any) -> None:
@@ -219,10 +224,10 @@ def test_each_violated_invariant_has_a_replayable_counterexample(
 
 
 def test_findings_and_verification_are_listed(report_json: dict[str, Any]) -> None:
-    from scenarios.findings import FINDINGS
-
     assert [f["id"] for f in report_json["findings"]] == [f.id for f in FINDINGS]
     assert all(f["example"] for f in report_json["findings"] if f["reproduced"])
+    beyond = {f.id for f in FINDINGS if f.deployment_ranges}
+    assert beyond and {f["id"] for f in report_json["findings"] if f["deployment_ranges"]} == beyond
     rows = report_json["verification"]
     assert {r["policy"] for r in rows} == {"adr-104", "adr-111", "adr-112", "adr-122", "head"}
     assert all(r["schedules"] > 0 and r["bound"] == 1 for r in rows)
