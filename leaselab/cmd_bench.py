@@ -19,13 +19,12 @@ from typing import Annotated
 import typer
 
 from model.errors import LeaselabError
-from sim.bench import targets_bench, world_bench
+from sim.bench import MEMORY_SIMULATIONS, targets_bench, world_bench
 from sim.bench_search import DEFAULT_BUDGET_S, DEFAULT_SEEDS, PARALLEL_SIMULATIONS, search_bench, table
 from sim.sweep_bench import sweep_bench
 from sim.sweep_bench import table as sweep_table
 
-WORLD_MEMORY_SIMULATIONS = 100_000
-"""The issue-9 target: memory per simulation flat over 100,000 simulations in one process."""
+WORLD_MEMORY_SIMULATIONS = MEMORY_SIMULATIONS
 SWEEP_MEMORY_SIMULATIONS = 200_000
 
 

@@ -99,7 +99,7 @@ class FindingView:
     """Violating simulations (of those examined) this finding's recogniser matched."""
     example: str
     """'scenario seed N' of the first recognised simulation, '' when none."""
-    deployment_ranges: bool = False
+    deployment_ranges: bool
     """Reachable only beyond the library's fault ranges, so a review at those ranges cannot see it."""
 
 

@@ -26,6 +26,13 @@ def _witness(ix: Index, verdict: Verdict) -> list[Op]:
     return [ix.history[i] for i in verdict.witness if 0 <= i < len(ix.history)]
 
 
+def _invoke_of(ix: Index, completion: Op) -> Op | None:
+    """The invoke record that ``completion`` completed (same op type): where a statement or a
+    segment was issued, as opposed to where it took effect."""
+    completions = ix.completions
+    return next((i for i in ix.of_type(completion.op, OpType.INVOKE) if completions.get(i.index) is completion), None)
+
+
 def _rows_of_run(ix: Index, run: str) -> list[Op]:
     return [op for op in ix.rows if op.run == run]
 
@@ -307,7 +314,7 @@ def _own_expired_stamp(ix: Index, verdict: Verdict) -> tuple[Op, Op, Op] | None:
     )
     if not own or not isinstance(lease, (int, float)) or lease >= invoke.time_s:
         return None
-    issued = next((i for i in ix.of_type(H.STORE, OpType.INVOKE) if ix.completions.get(i.index) is stamp), None)
+    issued = _invoke_of(ix, stamp)
     return None if issued is None else (issued, stamp, invoke)
 
 
@@ -377,7 +384,7 @@ def _settle_issued_before(ix: Index, verdict: Verdict, sites: frozenset[str]) ->
     prior, settle = ops
     if settle.get("site") not in sites or prior.process == settle.process:
         return None
-    issued = next((i for i in ix.of_type(H.STORE, OpType.INVOKE) if ix.completions.get(i.index) is settle), None)
+    issued = _invoke_of(ix, settle)
     if issued is None:
         return None
     rows = _rows_of_run(ix, settle.run)
@@ -428,7 +435,7 @@ def stale_suspend_reruns_write(ix: Index, verdict: Verdict) -> bool:
 def _stale_suspend(ix: Index, suspend: Op, before: int) -> bool:
     """Whether ``suspend`` (a T9 row) was issued before another process claimed the run (T3 or T10)
     at an index below ``before``: the suspend overtook a later attempt."""
-    issued = next((i for i in ix.of_type(H.STORE, OpType.INVOKE) if ix.completions.get(i.index) is suspend), None)
+    issued = _invoke_of(ix, suspend)
     if issued is None:
         return False
     return any(
@@ -507,7 +514,7 @@ def unchecked_settle_outcome(ix: Index, verdict: Verdict) -> bool:
     if len(ops) != 2 or ops[1].op != H.SEGMENT or ops[1].get("outcome") != "failed":
         return False
     segment = ops[1]
-    invoke = next((i for i in ix.of_type(H.SEGMENT, OpType.INVOKE) if ix.completions.get(i.index) is segment), None)
+    invoke = _invoke_of(ix, segment)
     if invoke is None:
         return False
     for op in ix.of_type(H.STORE, OpType.INVOKE):
