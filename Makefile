@@ -52,7 +52,7 @@ distclean: clean
 # 23 s fixed (start-up, shrinking, exhaustive verification, figures) + 3.3 s per seed (714 simulations:
 # 7 policies x 102 cells; reaper_races_heartbeat's 100 ms each is half of it), after the faster world
 # of issue 9 (it was 4.4 s per seed at 80 seeds). 100 seeds = 71,400 simulations, about 355 CPU s,
-# i.e. about 3 minutes on 2 idle cores, and the same seed count as sim/configs/adr-review.toml.
+# i.e. about 3 minutes on 2 idle cores, and the same seed count as sim/review/adr-review.toml.
 REPORT_SEEDS ?= 100
 .PHONY: report bench
 report: $(STAMP)

@@ -26,7 +26,11 @@ def measure(workload: str, simulations: int, repeats: int) -> tuple[float, float
     """(build_world, run_world) microseconds per simulation, the best of ``repeats`` passes."""
     from model.policy import resolve_policy
     from scenarios.loader import load_scenario
-    from sim.simulate import _release, build_world, run_world
+
+    try:
+        from sim.world.simulate import _release, build_world, run_world
+    except ModuleNotFoundError:  # a checkout from before the stages got their folders (b4fcf59 and older)
+        from sim.simulate import _release, build_world, run_world  # type: ignore[no-redef]
 
     scenario, policy = load_scenario(workload), resolve_policy("head", None)
     for seed in range(3):

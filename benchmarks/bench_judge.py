@@ -24,7 +24,7 @@ from typing import Any
 def measure(workload: str, simulations: int, repeats: int) -> dict[str, float]:
     from model.invariants import Index, check_all, coverage
     from scenarios.loader import load_scenario
-    from sim.simulate import simulate
+    from sim.world.simulate import simulate
 
     scenario = load_scenario(workload)
     histories = [simulate(scenario, "head", seed, judge=False).history for seed in range(simulations)]

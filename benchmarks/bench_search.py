@@ -14,7 +14,7 @@ import json
 import sys
 
 from model.errors import LeaselabError
-from sim.bench_search import DEFAULT_BUDGET_S, DEFAULT_SEEDS, search_bench
+from sim.bench.search import DEFAULT_BUDGET_S, DEFAULT_SEEDS, search_bench
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -13,7 +13,7 @@ import argparse
 import json
 import sys
 
-from sim.sweep_bench import sweep_bench
+from sim.bench.sweep import sweep_bench
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sys
 
-from sim.bench import world_bench
+from sim.bench.world import world_bench
 
 if __name__ == "__main__":
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 2000

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 
 from scenarios.loader import library_names, load_scenario
-from sim.simulate import simulate
+from sim.world.simulate import simulate
 
 POLICIES = ("adr-104", "head")
 SEEDS = (0, 1, 2, 3)

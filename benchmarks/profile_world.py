@@ -16,7 +16,7 @@ import io
 import pstats
 
 from scenarios.loader import load_scenario
-from sim.simulate import simulate
+from sim.world.simulate import simulate
 
 
 def run(workload: str, simulations: int) -> None:

@@ -18,7 +18,7 @@ import sys
 from typing import Any
 
 from scenarios.loader import library_names, load_scenario
-from sim.simulate import simulate
+from sim.world.simulate import simulate
 
 POLICIES = ("adr-104", "adr-111", "adr-112", "head")
 SEEDS = range(8)

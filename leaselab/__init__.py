@@ -25,10 +25,11 @@ from sim.explore.counterexample import write as write_counterexample
 from sim.explore.exhaustive import ExhaustiveExplorer
 from sim.explore.hypo import HypothesisExplorer
 from sim.explore.swarm import SwarmExplorer
-from sim.simulate import SimulationResult, simulate
-from sim.sweep import SweepPlan, run_sweep
-from sim.sweep_config import SweepConfig, builtin_review, load_config
-from sim.sweep_job import load, sweep
+from sim.review.builtin import builtin_review
+from sim.sweep.config import SweepConfig, load_config
+from sim.sweep.engine import SweepPlan, run_sweep
+from sim.sweep.job import load, sweep
+from sim.world.simulate import SimulationResult, simulate
 
 __all__ = [
     "COVERAGE",

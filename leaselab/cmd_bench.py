@@ -1,14 +1,14 @@
 """``leaselab bench [--json]``: the world's speed next to raw simpy, measured in one process: both
 standard workloads (default, single_run), memory per simulation, and the issue-9 targets as ratios
-(see :mod:`sim.bench`). ``--workload W`` times one workload only.
+(see :mod:`sim.bench.world`). ``--workload W`` times one workload only.
 
 ``leaselab bench --search [--json] [--seeds N] [--budget-s S] [--defect KB-n ...]``: for each known
 defect, the median time to its first counterexample for the swarm explorer and for a hand-written
-Hypothesis test (see :mod:`sim.bench_search`). Progress lines go to stderr.
+Hypothesis test (see :mod:`sim.bench.search`). Progress lines go to stderr.
 
 ``leaselab bench --sweep [--json] [--simulations N] [--memory-simulations M]``: sweep scaling with
 1 and 2 local workers, a Dask LocalCluster against the local pool, and the coordinator's memory
-over a long sweep (see :mod:`sim.sweep_bench`).
+over a long sweep (see :mod:`sim.bench.sweep`).
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from typing import Annotated
 import typer
 
 from model.errors import LeaselabError
-from sim.bench import MEMORY_SIMULATIONS, targets_bench, world_bench
-from sim.bench_search import DEFAULT_BUDGET_S, DEFAULT_SEEDS, PARALLEL_SIMULATIONS, search_bench, table
-from sim.sweep_bench import sweep_bench
-from sim.sweep_bench import table as sweep_table
+from sim.bench.search import DEFAULT_BUDGET_S, DEFAULT_SEEDS, PARALLEL_SIMULATIONS, search_bench, table
+from sim.bench.sweep import sweep_bench
+from sim.bench.sweep import table as sweep_table
+from sim.bench.world import MEMORY_SIMULATIONS, targets_bench, world_bench
 
 WORLD_MEMORY_SIMULATIONS = MEMORY_SIMULATIONS
 SWEEP_MEMORY_SIMULATIONS = 200_000

@@ -1,6 +1,6 @@
 """``leaselab report [CONFIG] --out DIR``: the ADR review, written as index.html and report.md.
 
-A thin face over :func:`sim.review.run_review`: it picks the configuration (the built-in ADR
+A thin face over :func:`sim.review.review.run_review`: it picks the configuration (the built-in ADR
 review when CONFIG is omitted), the executor (local processes, or a Dask cluster with
 ``--scheduler``) and the progress display (a bar with rate and ETA on a terminal, plain
 lines otherwise), and prints the path of index.html. Shards land in ``DIR/shards`` and
@@ -30,10 +30,11 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from leaselab.executors import executor_for
 from reports.document import write_review
-from sim.review import Review, ReviewOptions, run_review
-from sim.sweep_config import builtin_review, load_config
+from sim.review.builtin import builtin_review
+from sim.review.review import Review, ReviewOptions, run_review
+from sim.sweep.config import load_config
+from sim.sweep.executors import executor_for
 
 
 class _Lines:

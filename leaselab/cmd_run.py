@@ -14,7 +14,7 @@ from leaselab.options import policy_from_cli
 from leaselab.results import result_document, verdict_lines
 from model.policy import parse_flag_assignment
 from reports.timeline import render
-from sim.simulate import simulate
+from sim.world.simulate import simulate
 
 
 def run(

@@ -1,7 +1,7 @@
 """``leaselab sweep CONFIG --out DIR``: run or resume a sweep configuration into a directory.
 
 The face only: parse options, show progress (rich on a terminal, plain lines otherwise),
-print the summary. The machinery is :mod:`sim.sweep_job`. Running it again on the same DIR
+print the summary. The machinery is :mod:`sim.sweep.job`. Running it again on the same DIR
 resumes; a DIR holding another configuration is refused (exit 2). Violations are results,
 not errors: the exit code is 0 when the sweep finished.
 """
@@ -19,10 +19,10 @@ from typing import Annotated, Any
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from leaselab.executors import executor_for
-from sim.sweep import SweepProgress
-from sim.sweep_config import load_config
-from sim.sweep_job import Rate, run_job
+from sim.sweep.config import load_config
+from sim.sweep.engine import SweepProgress
+from sim.sweep.executors import executor_for
+from sim.sweep.job import Rate, run_job
 
 PLAIN_EVERY_S = 5.0
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from model.invariants import Validity
-from sim.simulate import SimulationResult
+from sim.world.simulate import SimulationResult
 
 
 def result_document(result: SimulationResult, *, policy_name: str, flags: Mapping[str, bool]) -> dict[str, Any]:

@@ -12,7 +12,21 @@ other (a layer must not even know the names of the layers above it).
 | ``reports``  | ``model``, ``scenarios``, ``reports``, stdlib, third-party libs except simpy  |
 | ``leaselab`` | anything                                                                     |
 
-and the package-level import graph has no cycle.
+and the package-level import graph has no cycle. Inside ``sim`` each stage has its folder, and
+imports go one way, down the pipeline (a stage may import the stages above it, never below):
+
+| stage          | may import (besides ``model``, ``scenarios``, third-party libs)     |
+|----------------|----------------------------------------------------------------------|
+| ``sim.world``  | nothing else of ``sim`` (the world never knows who searches it)       |
+| ``sim.explore``| ``sim.world``                                                         |
+| ``sim.sweep``  | ``sim.world``, ``sim.explore``                                        |
+| ``sim.review`` | ``sim.world``, ``sim.explore``, ``sim.sweep``                         |
+| ``sim.bench``  | every stage                                                          |
+
+(``sim._moved``, the old flat paths kept for one release, may be imported by any stage's
+``__init__``.) No module lives loose in ``sim/`` beside the stages, and no file of ``sim``,
+``model`` or ``reports`` grows past :data:`MAX_LINES` lines unless its docstring says why it
+must stay one piece.
 """
 
 from __future__ import annotations
@@ -27,6 +41,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 LAYERS = ("model", "scenarios", "sim", "reports", "leaselab")
+STAGES = ("sim.world", "sim.explore", "sim.sweep", "sim.review", "sim.bench")
+"""The stages of ``sim`` in pipeline order: each may import those before it, never those after."""
+SIM_SHARED = frozenset({"sim", "sim._moved"})
+MAX_LINES = 450
+ONE_PIECE = "one piece"
+"""The words a long module's docstring uses to say why it is not split."""
 FIRST_PARTY = frozenset({*LAYERS, "tests", "benchmarks", "notebooks"})
 STDLIB = frozenset(sys.stdlib_module_names)
 
@@ -225,6 +245,26 @@ def find_cycle(edges: Iterable[tuple[str, str]]) -> list[str] | None:
     return None
 
 
+def stage_of(module: str) -> str | None:
+    """The stage a dotted module name belongs to (``sim.world.kernel`` -> ``sim.world``), if any."""
+    return next((stage for stage in STAGES if module == stage or module.startswith(stage + ".")), None)
+
+
+def stage_violations(imports: Iterable[Import]) -> list[str]:
+    """Imports of ``sim`` modules that break the one-way order of :data:`STAGES`."""
+    bad = []
+    for imp in imports:
+        source = stage_of(imp.path.removesuffix(".py").replace("/", "."))
+        if source is None or imp.top != "sim" or imp.module in SIM_SHARED:
+            continue
+        target = stage_of(imp.module)
+        if target is None:
+            bad.append(f"{imp.where()}: imports {imp.module} (not inside a stage)")
+        elif STAGES.index(target) > STAGES.index(source):
+            bad.append(f"{imp.where()}: imports {imp.module} ({source} may not import {target}, a later stage)")
+    return bad
+
+
 def all_imports() -> Iterator[Import]:
     for package in LAYERS:
         yield from imports_of(package)
@@ -278,6 +318,49 @@ def test_sim_imports_only_model_scenarios_and_sim() -> None:
         imports_of("sim"), first_party=frozenset({"model", "scenarios", "sim"}), stdlib_only=False, banned=frozenset()
     )
     assert not offenders, _report("sim/ may import model, scenarios and sim (never reports, leaselab)", offenders)
+
+
+def test_sim_stages_import_one_way_down_the_pipeline() -> None:
+    offenders = stage_violations(imports_of("sim"))
+    assert not offenders, _report("a sim stage may import only the stages before it: " + " -> ".join(STAGES), offenders)
+
+
+def test_every_sim_module_lives_in_a_stage_folder() -> None:
+    loose = [
+        relative(path)
+        for path in package_files("sim")
+        if stage_of(relative(path).removesuffix(".py").replace("/", ".")) is None
+        and relative(path) not in ("sim/__init__.py", "sim/_moved.py")
+    ]
+    assert not loose, f"modules loose in sim/ (give each a stage folder, see sim/__init__.py): {loose}"
+
+
+def test_no_module_grows_past_the_size_of_one_reading() -> None:
+    long = [
+        f"{relative(path)}: {lines} lines"
+        for package in ("sim", "model", "reports")
+        for path in package_files(package)
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+        and ONE_PIECE not in (ast.get_docstring(parse(path)) or "")
+    ]
+    assert not long, f"split these (or say in the docstring why each is {ONE_PIECE!r}): {long}"
+
+
+OLD_PATH_USERS = frozenset({"tests/sim/test_moved_modules.py", "benchmarks/ab_world.py"})
+"""Files that name an old path on purpose: the test of the old paths, and the A/B script, which
+also times checkouts from before the move."""
+
+
+def test_nothing_first_party_imports_a_moved_module_path() -> None:
+    from sim._moved import MOVED_MODULES
+
+    offenders = [
+        f"{imp.where()}: imports {imp.module} (now {MOVED_MODULES[imp.module]})"
+        for package in (*LAYERS, "tests", "benchmarks")
+        for imp in imports_of(package)
+        if imp.module in MOVED_MODULES and imp.path not in OLD_PATH_USERS
+    ]
+    assert not offenders, _report("old module paths are for users only, for one release", offenders)
 
 
 def test_reports_imports_only_model_scenarios_and_reports_and_never_simpy() -> None:
@@ -362,6 +445,23 @@ def test_the_checker_flags_io_builtins() -> None:
     assert [str(f) for f in found] == [
         "model/x.py:1: calls the builtin open()",
         "model/x.py:2: calls the builtin print()",
+    ]
+
+
+def test_the_stage_checker_flags_an_import_of_a_later_stage_and_accepts_an_earlier_one() -> None:
+    source = (
+        "from sim.world.simulate import simulate\n"
+        "from sim.sweep.engine import run_sweep\n"
+        "from sim._moved import old_names\n"
+        "import sim.flat\n"
+    )
+    bad = stage_violations(_imports(source, "sim/explore/a.py"))
+    assert bad == [
+        "sim/explore/a.py:2: imports sim.sweep.engine (sim.explore may not import sim.sweep, a later stage)",
+        "sim/explore/a.py:4: imports sim.flat (not inside a stage)",
+    ]
+    assert stage_violations(_imports(source, "sim/bench/a.py")) == [
+        "sim/bench/a.py:4: imports sim.flat (not inside a stage)"
     ]
 
 

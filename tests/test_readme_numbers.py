@@ -22,7 +22,7 @@ from scenarios.schema import FAMILIES
 from sim.explore.code_mutants import CODE_MUTANTS
 from sim.explore.counterexample import read
 from sim.explore.mutants import EQUIVALENT
-from sim.sweep_config import builtin_review
+from sim.review.builtin import builtin_review
 
 README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
 WORDS = {

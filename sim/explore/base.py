@@ -9,13 +9,13 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from model.policy import Policy, resolve_policy
+from scenarios.intensity import Tempo, with_tempo
 from scenarios.loader import load_scenario
 from scenarios.schema import FAMILIES, FaultsModel, Scenario
 from scenarios.script import Fault
 from sim.explore.counterexample import Counterexample
 from sim.explore.shrink import ddmin
-from sim.intensity import Tempo, with_tempo
-from sim.simulate import SimulationResult, simulate
+from sim.world.simulate import SimulationResult, simulate
 
 
 class NondeterminismError(Exception):

@@ -20,12 +20,12 @@ from pydantic import ValidationError
 from model.errors import LeaselabError
 from model.invariants import INVARIANTS
 from model.policy import parse_flag_value, preset
+from scenarios.intensity import Tempo, with_tempo
 from scenarios.loader import load_scenario
 from scenarios.schema import FaultsModel, Scenario
 from scenarios.script import Fault, parse_script
-from sim.intensity import Tempo, with_tempo
-from sim.kernel import TieControl, TieKey
-from sim.simulate import SimulationResult, simulate
+from sim.world.kernel import TieControl, TieKey
+from sim.world.simulate import SimulationResult, simulate
 
 INVARIANT_NAMES = tuple(inv.name for inv in INVARIANTS)
 

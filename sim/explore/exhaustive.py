@@ -37,8 +37,8 @@ from scenarios.script import Fault
 from sim.explore.base import Clock, Target
 from sim.explore.counterexample import Counterexample
 from sim.explore.profiles import without_probabilities
-from sim.kernel import TieControl, TieKey
-from sim.simulate import SimulationResult, simulate
+from sim.world.kernel import TieControl, TieKey
+from sim.world.simulate import SimulationResult, simulate
 
 _STORE = (FindRun, MaxSequence, CountEvents, SelectStale, InsertRun, Update)
 

@@ -22,7 +22,7 @@ from scenarios.strategies import profile_then_schedule
 from sim.explore.base import Budget, Clock, ExploreReport, Progress, Target, report_shrunk
 from sim.explore.metrics import lease_overrun_s, retries, writes_in_flight
 from sim.explore.profiles import without_probabilities
-from sim.simulate import SimulationResult, simulate
+from sim.world.simulate import SimulationResult, simulate
 
 _VIOLATION_TYPES: dict[str, type[AssertionError]] = {}
 

@@ -41,7 +41,7 @@ from sim.explore.base import Clock, Target
 from sim.explore.code_mutants import CODE_MUTANTS, CodeMutant, applied
 from sim.explore.counterexample import Counterexample
 from sim.explore.swarm import Draw, swarm_batch, swarm_draws
-from sim.simulate import SimulationResult
+from sim.world.simulate import SimulationResult
 
 
 def under_faults(result: SimulationResult) -> bool:

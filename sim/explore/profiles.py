@@ -13,8 +13,8 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
+from scenarios.intensity import Tempo
 from scenarios.schema import FAMILIES, FaultsModel
-from sim.intensity import Tempo
 
 BASE_RATE: dict[str, float] = {
     "audit": 0.03,

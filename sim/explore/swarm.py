@@ -16,12 +16,12 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import islice
 
+from scenarios.intensity import Tempo, with_tempo
 from scenarios.schema import FaultsModel, Scenario
 from sim.explore.base import Budget, Clock, ExploreReport, Progress, Target, report_shrunk
 from sim.explore.counterexample import Counterexample
 from sim.explore.profiles import draw_profile, draw_tempo
-from sim.intensity import Tempo, with_tempo
-from sim.simulate import SimulationResult, simulate
+from sim.world.simulate import SimulationResult, simulate
 
 
 @dataclass(frozen=True)

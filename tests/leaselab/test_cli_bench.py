@@ -14,8 +14,8 @@ import pytest
 from typer.testing import CliRunner
 
 from leaselab.cli import app
-from sim.bench import WorldBench
-from sim.bench_search import Median, Speedup, censored_median
+from sim.bench.search import Median, Speedup, censored_median
+from sim.bench.world import WorldBench
 
 runner = CliRunner()
 EASY = ["KB-10", "KB-6"]

@@ -11,8 +11,8 @@ import pytest
 from typer.testing import CliRunner
 
 from leaselab.cli import app
-from sim import sweep_bench
-from sim.sweep_bench import _slope, bench_config, table
+from sim.bench import sweep as sweep_bench
+from sim.bench.sweep import _slope, bench_config, table
 
 runner = CliRunner()
 

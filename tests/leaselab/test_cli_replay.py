@@ -17,7 +17,7 @@ from reports.timeline import render
 from sim.explore.base import Target
 from sim.explore.counterexample import NONDETERMINISM_CAUSES, Counterexample, to_toml, write
 from sim.explore.exhaustive import ExhaustiveExplorer
-from sim.simulate import SimulationResult
+from sim.world.simulate import SimulationResult
 
 runner = CliRunner()
 INVARIANT = "every_write_accounted"

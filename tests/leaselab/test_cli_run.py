@@ -17,7 +17,7 @@ from model.policy import FLAG_NAMES, PRESET_ALIASES, PRESETS
 from reports.timeline import LEGEND, render
 from scenarios.loader import library_names
 from scenarios.schema import FAMILIES
-from sim.simulate import simulate
+from sim.world.simulate import simulate
 
 ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()

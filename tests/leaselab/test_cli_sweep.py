@@ -13,8 +13,8 @@ from typer.testing import CliRunner, Result
 
 import leaselab
 from leaselab.cli import app
-from sim.simulate import simulate
-from sim.sweep_config import load_config
+from sim.sweep.config import load_config
+from sim.world.simulate import simulate
 
 runner = CliRunner()
 

@@ -7,7 +7,7 @@ from typing import Any
 from model import history as H
 from model.history import Op, OpType
 from reports.timeline import LEGEND, render
-from sim.simulate import simulate
+from sim.world.simulate import simulate
 
 ROW = {
     "status": "running",

@@ -15,7 +15,7 @@ from model.frozen import fast_init
 from model.records import RunRow, Step
 from model.transitions import replace_row
 from model.vocab import RunStatus, StepKind, TerminationReason
-from sim.store import _differs
+from sim.world.store import _differs
 
 _INTS = st.integers(min_value=0, max_value=10**6)
 _TEXT = st.sampled_from(["", "worker:h1:101", "reaper:h1:113", "non_idempotent_write", "x"])

@@ -33,7 +33,7 @@ from sim.explore.base import Budget, Target
 from sim.explore.counterexample import Counterexample, to_toml
 from sim.explore.hypo import HypothesisExplorer
 from sim.explore.mutants import swarm_batch
-from sim.simulate import SimulationResult
+from sim.world.simulate import SimulationResult
 
 SEED = 3
 SWARM_SIMULATIONS = 60

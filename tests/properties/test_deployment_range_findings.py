@@ -18,7 +18,7 @@ from model.invariants import Index
 from model.invariants.index import row_of
 from scenarios.findings import FINDINGS, FINDINGS_DIR, Finding, explain, finding
 from sim.explore.counterexample import read
-from sim.simulate import SimulationResult
+from sim.world.simulate import SimulationResult
 
 DATA = Path(__file__).parent / "data"
 F03, F04, F09, F10, F11, F12 = (finding(i) for i in ("F-03", "F-04", "F-09", "F-10", "F-11", "F-12"))

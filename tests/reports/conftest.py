@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 
 from leaselab.cmd_report import render
-from sim.review import ReviewOptions, run_review
-from sim.sweep_config import load_config
+from sim.review.review import ReviewOptions, run_review
+from sim.sweep.config import load_config
 
 ROOT = Path(__file__).resolve().parents[2]
 XSS = "<script>alert(1)</script>"

@@ -1,4 +1,4 @@
-"""The layer attribution behind the bench's time budgets (sim/bench_layers.py)."""
+"""The layer attribution behind the bench's time budgets (sim/bench/layers.py)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from sim import bench_layers
-from sim.bench_layers import LAYERS, layer_of, layer_shares, profile_layers
+from sim.bench import layers as bench_layers
+from sim.bench.layers import LAYERS, layer_of, layer_shares, profile_layers
 
 
 @pytest.mark.parametrize(

@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from sim.faults import Fault, parse_script
-from sim.simulate import simulate
+from sim.world.faults import Fault, parse_script
+from sim.world.simulate import simulate
 
 ROOT = Path(__file__).resolve().parents[2]
 ACCEPTANCE_SEEDS = 200
 
 DIGESTS = f"""
-from sim.simulate import simulate
+from sim.world.simulate import simulate
 for seed in range({ACCEPTANCE_SEEDS}):
     print(simulate("default", "head", seed, judge=False).digest)
 """

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from sim.kernel import Kernel, TieControl
-from sim.simulate import simulate
+from sim.world.kernel import Kernel, TieControl
+from sim.world.simulate import simulate
 
 
 @pytest.mark.parametrize(("scenario", "seed"), [("default", 3), ("default", 11), ("single_run", 0)])

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from model.policy import resolve_policy
 from scenarios.loader import load_scenario
-from sim.simulate import build_world, run_world, simulate
+from sim.world.simulate import build_world, run_world, simulate
 
 
 def garbage_after(run: Callable[[], object]) -> int:

@@ -10,14 +10,14 @@ import pytest
 from model import history as H
 from model.invariants import INVARIANTS
 from model.vocab import RunStatus
+from scenarios.intensity import scale_faults
 from scenarios.loader import load_scenario
+from scenarios.overrides import overridden
 from scenarios.schema import FAMILIES
-from sim.intensity import scale_faults
-from sim.overrides import overridden
-from sim.run_metrics import run_metrics
-from sim.simulate import SimulationResult, simulate
-from sim.sweep_rows import cell_scenario, run_task_output, sweep_row
-from sim.sweep_task import SweepTask
+from sim.sweep.metrics import run_metrics
+from sim.sweep.rows import cell_scenario, run_task_output, sweep_row
+from sim.sweep.task import SweepTask
+from sim.world.simulate import SimulationResult, simulate
 
 
 def metrics(scenario: str, policy: str, seed: int) -> tuple[SimulationResult, dict[str, object]]:

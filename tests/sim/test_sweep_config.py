@@ -11,7 +11,8 @@ import pytest
 from model.errors import LeaselabError
 from model.policy import FLAG_DOCS
 from scenarios.loader import library_names
-from sim.sweep_config import builtin_review, load_config
+from sim.review.builtin import builtin_review
+from sim.sweep.config import load_config
 
 GOOD = """
 name = "t"

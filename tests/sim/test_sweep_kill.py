@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from sim.sweep_config import SweepConfig, loads_config
-from sim.sweep_dir import SHARDS, load
-from sim.sweep_job import run_job
-from sim.sweep_rows import ROW_KEY
+from sim.sweep.config import SweepConfig, loads_config
+from sim.sweep.directory import SHARDS, load
+from sim.sweep.job import run_job
+from sim.sweep.rows import ROW_KEY
 
 ROOT = Path(__file__).resolve().parents[2]
 KILLS = 10

@@ -14,9 +14,9 @@ from typer.testing import CliRunner
 
 from leaselab.cli import app
 from model.errors import LeaselabError
-from sim.sweep_config import SweepConfig, loads_config
-from sim.sweep_dir import SHARDS, load, locked
-from sim.sweep_job import run_job
+from sim.sweep.config import SweepConfig, loads_config
+from sim.sweep.directory import SHARDS, load, locked
+from sim.sweep.job import run_job
 
 runner = CliRunner()
 CONFIG = """

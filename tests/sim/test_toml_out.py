@@ -7,9 +7,10 @@ import tomllib
 
 from scenarios.loader import load_scenario
 from scenarios.schema import Scenario
-from sim.review import config_toml
-from sim.sweep_config import builtin_review, loads_config
-from sim.toml_out import dumps
+from sim.review.builtin import builtin_review
+from sim.review.provenance import config_toml
+from sim.sweep.config import loads_config
+from sim.sweep.toml_out import dumps
 
 
 def test_none_is_left_out_and_empty_lists_only_when_asked() -> None:

@@ -12,7 +12,7 @@ from model.history import Op, OpType
 from model.invariants import INVARIANTS, Validity
 from scenarios.loader import load_scenario
 from scenarios.schema import Scenario, ScriptedFaultModel
-from sim.simulate import simulate
+from sim.world.simulate import simulate
 
 
 def happy(**world: Any) -> Scenario:

@@ -1,4 +1,4 @@
-"""Every fault family of ``sim.faults.FAMILIES`` fires, is recorded, changes the history and has its own
+"""Every fault family of ``sim.world.faults.FAMILIES`` fires, is recorded, changes the history and has its own
 visible effect; the quiet phase heals the faults.
 
 Each family is switched on alone, at a probability high enough to fire, over the ``default`` workload
@@ -20,8 +20,8 @@ from model.constants import LEASE_S
 from model.history import Op, OpType
 from scenarios.loader import load_scenario
 from scenarios.schema import FaultsModel, Scenario, ScriptedFaultModel
-from sim.faults import FAMILIES
-from sim.simulate import SimulationResult, simulate
+from sim.world.faults import FAMILIES
+from sim.world.simulate import SimulationResult, simulate
 
 SEED = 0
 

@@ -14,7 +14,7 @@ from model.invariants import Index
 from model.invariants.index import _pair_all
 from model.invariants.segments import within_segments
 from scenarios.loader import load_scenario
-from sim.simulate import simulate
+from sim.world.simulate import simulate
 
 _NEVER = sys.maxsize
 

@@ -25,7 +25,7 @@ from model.resume import approve, submit_input
 from model.segment import Context
 from model.transitions import Transition
 from model.vocab import Outcome, StepKind, ToolEffect
-from sim.sync_driver import SyncDriver
+from sim.world.sync_driver import SyncDriver
 
 Predicate = Callable[[Request], bool]
 

@@ -13,8 +13,8 @@ from sim.explore.base import Target
 from sim.explore.counterexample import Counterexample, read, write
 from sim.explore.exhaustive import ExhaustiveExplorer, VerifyReport, fault_menu
 from sim.explore.profiles import without_probabilities
-from sim.kernel import TieControl
-from sim.simulate import SimulationResult, simulate
+from sim.world.kernel import TieControl
+from sim.world.simulate import SimulationResult, simulate
 
 SINGLE = Target("single_run", "head")
 DOCUMENT_KEYS = {"scenario", "policy", "flags", "schedules", "bound", "complete", "elapsed_s", "sentence", "violations"}

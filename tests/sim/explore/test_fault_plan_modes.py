@@ -1,4 +1,4 @@
-"""``sim.faults.FaultPlan``: profile, script and anchored modes replay the same history.
+"""``sim.world.faults.FaultPlan``: profile, script and anchored modes replay the same history.
 
 Profile mode records each fault that fired with its index and anchor; feeding that record back in
 script mode (by index) or anchored mode (by anchor) must reproduce the digest, which is only possible
@@ -17,8 +17,8 @@ import pytest
 from model.requests import Dispatch, FindRun, MaxSequence, Request
 from scenarios.schema import FaultsModel
 from scenarios.script import Fault
-from sim.faults import FaultPlan
-from sim.simulate import SimulationResult, simulate
+from sim.world.faults import FaultPlan
+from sim.world.simulate import SimulationResult, simulate
 
 SEEDS = range(5)
 

@@ -9,7 +9,7 @@ import pytest
 
 from sim.explore.base import Budget, ExploreReport, Target, signature
 from sim.explore.hypo import HypothesisExplorer, schedule_horizon, violation_type
-from sim.simulate import simulate
+from sim.world.simulate import simulate
 
 UNLIMITED_S = 1e9
 KB6 = Target("same_second_renewals", "head", {"kb6_renew_trusts_changed_rows": True})

@@ -1,4 +1,4 @@
-"""``sim.kernel.Kernel`` with a ``TieControl``: same-instant groups are recorded and can be reversed.
+"""``sim.world.kernel.Kernel`` with a ``TieControl``: same-instant groups are recorded and can be reversed.
 
 Tiny simpy programs: timeouts falling at one instant, with callbacks that record the order in which
 simpy ran them.
@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from simpy.events import NORMAL, Event
 
-from sim.kernel import Kernel, TieControl, TieKey
+from sim.world.kernel import Kernel, TieControl, TieKey
 
 
 def callback_order(kernel: Kernel, delays: list[tuple[str, float]]) -> list[str]:

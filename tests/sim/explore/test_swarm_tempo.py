@@ -6,13 +6,13 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+from scenarios.intensity import Tempo, with_tempo
 from scenarios.known_defects import defect
 from scenarios.loader import load_scenario
 from sim.explore.base import Budget, Target
 from sim.explore.counterexample import read, write
 from sim.explore.profiles import draw_tempo
 from sim.explore.swarm import SwarmExplorer
-from sim.intensity import Tempo, with_tempo
 
 KB6 = defect("KB-6")
 KB6_FROM_DEFAULT = Target("default", KB6.defective_policy, dict(KB6.defective_flags), KB6.families)

@@ -1,7 +1,7 @@
 """A sweep job: a configuration run into a sweep directory, resumably; and the library entry points.
 
 ``run_job`` prepares DIR (manifest, lock), runs the missing tasks through the engine
-(:mod:`sim.sweep`), writes each violation's counterexample in the format ``leaselab replay``
+(:mod:`sim.sweep.engine`), writes each violation's counterexample in the format ``leaselab replay``
 reads, and returns counts; ``sweep`` does the same and returns the rows; ``load`` reads a
 directory back. Progress is reported through a callback with a rate and an ETA; showing it
 is the caller's business. Knows configurations, the engine and the directory layout; not the CLI.
@@ -24,11 +24,11 @@ import pyarrow.parquet as pq
 
 from model.errors import LeaselabError
 from sim.explore.counterexample import write as write_counterexample
-from sim.sweep import SweepProgress, run_sweep, write_atomic
-from sim.sweep_config import SweepConfig, as_config
-from sim.sweep_dir import COUNTEREXAMPLES, HISTORIES, SHARDS, load, locked, prepare
-from sim.sweep_rows import INVARIANT_NAMES, Violation
-from sim.toml_out import dumps
+from sim.sweep.config import SweepConfig, as_config
+from sim.sweep.directory import COUNTEREXAMPLES, HISTORIES, SHARDS, load, locked, prepare
+from sim.sweep.engine import SweepProgress, run_sweep, write_atomic
+from sim.sweep.rows import INVARIANT_NAMES, Violation
+from sim.sweep.toml_out import dumps
 
 __all__ = ["JobResult", "Rate", "load", "run_job", "sweep", "violation_counts"]
 

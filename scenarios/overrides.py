@@ -1,6 +1,6 @@
 """Scenario overrides a sweep applies per cell: tool latency as a ratio of the lease, and the transport.
 
-Pure functions of a :class:`scenarios.schema.Scenario`, beside :mod:`sim.intensity` (which scales
+Pure functions of a :class:`scenarios.schema.Scenario`, beside :mod:`scenarios.intensity` (which scales
 the fault profile). A ratio of 0 and an empty transport mean "the scenario as written", so a sweep
 cell without overrides simulates exactly the library scenario and its digests match ``leaselab run``.
 Knows the schema and the lease length; nothing about sweeps, files or the world.

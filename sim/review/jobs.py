@@ -16,13 +16,13 @@ from dataclasses import dataclass, replace
 
 from model.invariants import Index
 from scenarios.findings import explain
+from scenarios.intensity import scale_faults
 from scenarios.loader import load_scenario
 from scenarios.schema import Scenario
 from sim.explore.base import NondeterminismError, Target, shrink
 from sim.explore.counterexample import Counterexample
 from sim.explore.exhaustive import ExhaustiveExplorer
-from sim.intensity import scale_faults
-from sim.simulate import simulate
+from sim.world.simulate import simulate
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,7 +29,7 @@ from model.requests import (
     SelectStale,
     Update,
 )
-from sim.store import Database
+from sim.world.store import Database
 
 T = TypeVar("T")
 Predicate = Callable[[Request], bool]

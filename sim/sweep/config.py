@@ -3,7 +3,7 @@
 A sweep configuration names policies (a preset plus flag overrides, shown under a label)
 and one or more grids (scenarios x fault intensities x tool-latency ratios x transports x
 seeds). Every policy of a grid sees the same seeds, so policies compare pairwise. The
-built-in ADR review (:func:`builtin_review`) is such a file shipped in the package.
+built-in ADR review (:func:`sim.review.builtin.builtin_review`) is such a file shipped in the package.
 
 Bad input is reported like a bad scenario: one :class:`model.errors.LeaselabError` naming the
 file and the field (``grid.0.intensities.1``). Unknown keys are errors: a typo must not
@@ -18,7 +18,6 @@ import json
 import re
 import tomllib
 from collections.abc import Iterator, Mapping
-from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -27,13 +26,12 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 from model.errors import LeaselabError
 from model.policy import FLAG_NAMES, PRESET_ALIASES, PRESETS
 from scenarios.loader import library_names, load_scenario
-from sim.sweep_task import SweepTask
+from sim.sweep.task import SweepTask
 
 Label = Annotated[str, Field(min_length=1, max_length=80, pattern=r"^[A-Za-z0-9_.+=-]+$")]
 Intensity = Annotated[float, Field(ge=0.0, le=100.0)]
 Ratio = Annotated[float, Field(gt=0.0, le=100.0)]
 LIBRARY = "library"
-BUILTIN_REVIEW = "adr-review.toml"
 _FIELD = re.compile(r"[a-z_]+(\.[a-z0-9_]+)*")
 
 
@@ -221,7 +219,7 @@ def parse_config(data: dict[str, Any], *, source: str, base: Path | None = None)
         config = SweepConfig.model_validate(data)
     except ValidationError as error:
         field, message = _message(error.errors()[0])
-        raise LeaselabError(message, file=source, field=field, hint="see sim/sweep_config.py") from None
+        raise LeaselabError(message, file=source, field=field, hint="see sim/sweep/config.py") from None
     config._base = base if base is not None else Path.cwd()
     config._source = source
     for i, grid in enumerate(config.grid):
@@ -256,13 +254,6 @@ def loads_config(text: str, *, source: str = "<string>", base: Path | None = Non
     except tomllib.TOMLDecodeError as error:
         raise LeaselabError(f"bad TOML: {error}", file=source) from None
     return parse_config(data, source=source, base=base)
-
-
-def builtin_review() -> SweepConfig:
-    """The ADR review ``leaselab report`` runs without a CONFIG (``sim/configs/adr-review.toml``)."""
-    resource = resources.files("sim").joinpath("configs", BUILTIN_REVIEW)
-    text = resource.read_text(encoding="utf-8")
-    return loads_config(text, source=f"sim/configs/{BUILTIN_REVIEW}")
 
 
 def as_config(config: SweepConfig | str | Path) -> SweepConfig:

@@ -23,12 +23,12 @@ from model.policy import Policy, resolve_policy
 from model.requests import Request
 from scenarios.loader import load_scenario
 from scenarios.schema import FAMILIES, Scenario
-from sim import processes
-from sim.faults import Fault
-from sim.kernel import TieControl
-from sim.recorder import OK
-from sim.workload import plan_runs
-from sim.world import World
+from sim.world import processes
+from sim.world.faults import Fault
+from sim.world.interpreter import World
+from sim.world.kernel import TieControl
+from sim.world.recorder import OK
+from sim.world.workload import plan_runs
 
 
 @dataclass(frozen=True)

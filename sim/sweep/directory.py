@@ -31,9 +31,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from model.errors import LeaselabError
-from sim.sweep import shard_problem, write_atomic
-from sim.sweep_config import SweepConfig, parse_config
-from sim.sweep_task import SweepTask
+from sim.sweep.config import SweepConfig, parse_config
+from sim.sweep.engine import shard_problem, write_atomic
+from sim.sweep.task import SweepTask
 
 MANIFEST = "sweep.json"
 SHARDS = "shards"

@@ -1,7 +1,7 @@
 """The sweep benchmark: local scaling, the Dask path's overhead, and the coordinator's memory.
 
 Three measurements on the cheapest scenario (``single_run``), each a real sweep into a
-temporary directory through :func:`sim.sweep_job.run_job`:
+temporary directory through :func:`sim.sweep.job.run_job`:
 
 - scaling: simulations per second with 1 and 2 local workers on the same work, and the
   efficiency ``rate(2) / (2 x rate(1))``;
@@ -27,9 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from model.errors import LeaselabError
-from sim.sweep import SweepProgress
-from sim.sweep_config import SweepConfig
-from sim.sweep_job import run_job
+from sim.sweep.config import SweepConfig
+from sim.sweep.engine import SweepProgress
+from sim.sweep.job import run_job
 
 CHEAPEST = "single_run"
 TARGET_EFFICIENCY = 0.85

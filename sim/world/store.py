@@ -24,9 +24,11 @@ def _row_comparer() -> Callable[[RunRow, RunRow], bool]:
     every statement sets it, so a changed row is told apart at the first column compared."""
     names = [f.name for f in dataclasses.fields(RunRow) if f.compare]
     names.sort(key=lambda n: n != "tstamp")
-    source = "def differs(a, b):\n    return (\n" + "".join(
-        f"        {'or ' if i else ''}(a.{n} is not b.{n} and a.{n} != b.{n})\n" for i, n in enumerate(names)
-    ) + "    )\n"
+    source = (
+        "def differs(a, b):\n    return (\n"
+        + "".join(f"        {'or ' if i else ''}(a.{n} is not b.{n} and a.{n} != b.{n})\n" for i, n in enumerate(names))
+        + "    )\n"
+    )
     scope: dict[str, Any] = {}
     exec(source, scope)
     differs: Callable[[RunRow, RunRow], bool] = scope["differs"]

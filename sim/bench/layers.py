@@ -25,7 +25,7 @@ import simpy
 from model.invariants import Index, check_all, coverage
 from model.policy import resolve_policy
 from scenarios.loader import load_scenario
-from sim.simulate import build_world, gc_paused, run_world
+from sim.world.simulate import build_world, gc_paused, run_world
 
 LAYERS = ("runtime", "world", "simpy", "judge", "other")
 """runtime: ``model/`` outside the invariants (the reference runtime); world: ``sim/``; simpy;
@@ -33,7 +33,7 @@ judge: ``model/invariants/`` (index, checkers, coverage); other: the rest (scena
 the standard library)."""
 
 
-_ROOT = Path(__file__).resolve().parents[1]
+_ROOT = Path(__file__).resolve().parents[2]
 _SIMPY = Path(simpy.__file__).resolve().parent
 
 

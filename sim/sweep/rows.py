@@ -16,14 +16,14 @@ from typing import Any
 from model.invariants import INVARIANTS
 from model.policy import resolve_policy
 from model.vocab import RunStatus
+from scenarios.intensity import scale_faults
 from scenarios.loader import load_scenario
+from scenarios.overrides import overridden
 from scenarios.schema import FAMILIES, Scenario
 from sim.explore.counterexample import Counterexample
-from sim.intensity import scale_faults
-from sim.overrides import overridden
-from sim.run_metrics import run_metrics
-from sim.simulate import SimulationResult, simulate
-from sim.sweep_task import SweepTask, flags_text
+from sim.sweep.metrics import run_metrics
+from sim.sweep.task import SweepTask, flags_text
+from sim.world.simulate import SimulationResult, simulate
 
 INVARIANT_NAMES = tuple(inv.name for inv in INVARIANTS)
 ROW_KEY = ("grid", "scenario", "policy", "intensity", "latency_ratio", "transport", "seed")

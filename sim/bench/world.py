@@ -28,8 +28,8 @@ from typing import Any
 import simpy
 
 from scenarios.loader import load_scenario
-from sim.bench_layers import layer_budget
-from sim.simulate import simulate
+from sim.bench.layers import layer_budget
+from sim.world.simulate import simulate
 
 STANDARD_WORKLOAD = "single_run"
 WORKLOADS = ("default", "single_run")

@@ -17,9 +17,12 @@ from model.failures import RuntimeThrowable
 from model.reaper import reap
 from model.requests import Request
 from model.resume import approve, submit_input
-from sim.recorder import FAIL, INFO, INVOKE, OK
-from sim.workload import PlannedRun
-from sim.world import Crashed, Message, Proc, SimGen, World, outcome_value
+from sim.world.bus import Message
+from sim.world.clocks import Proc
+from sim.world.interpreter import Crashed, SimGen, World
+from sim.world.outcomes import outcome_value
+from sim.world.recorder import FAIL, INFO, INVOKE, OK
+from sim.world.workload import PlannedRun
 
 
 def run_segment(world: World, proc: Proc, entry: str, uuid: str, gen: Generator[Request, Any, Any]) -> SimGen:
@@ -44,7 +47,7 @@ def run_segment(world: World, proc: Proc, entry: str, uuid: str, gen: Generator[
 
 def _crashed(world: World, proc: Proc) -> None:
     world.recorder.add(H.NEMESIS, H.CRASH, "", INFO, {"process": proc.name, "identity": proc.identity})
-    world.retire(proc)
+    world.procs.retire(proc)
 
 
 def _restart_delay(world: World) -> float:
@@ -57,22 +60,22 @@ def worker(world: World, slot: int) -> SimGen:
     incarnation = 1
     host = (slot - 1) % cfg.hosts + 1
     while True:
-        proc = world.new_proc("worker", f"worker{slot}#{incarnation}", host)
+        proc = world.procs.new("worker", f"worker{slot}#{incarnation}", host)
         message: Message | None = None
         try:
             while True:
-                message = yield world.queue.get()
+                message = yield world.bus.queue.get()
                 assert message is not None
-                world.pending_deliveries -= 1
+                world.bus.pending_deliveries -= 1
                 world.recorder.add(proc.name, H.DELIVER, message.uuid, OK, {"duplicate": message.duplicate})
-                ctx = world.context(proc)
+                ctx = world.procs.context(proc)
                 yield from run_segment(world, proc, "run_queued", message.uuid, run_queued(ctx, message.uuid))
                 message = None
                 world.maybe_done()
         except Crashed:
             _crashed(world, proc)
             if message is not None:
-                world.deliver(message, cfg.redeliver_s)
+                world.bus.deliver(message, cfg.redeliver_s)
             downtime = _restart_delay(world)
             if not env.advance(downtime):
                 yield env.timeout(downtime)
@@ -87,19 +90,19 @@ def creator(world: World, planned: PlannedRun, host: int) -> SimGen:
     world.recorder.add(H.WORLD, H.PLAN, planned.uuid, OK, {"kind": planned.kind, "stops": stops})
     gen: Generator[Request, Any, Any]
     if planned.kind == "interactive":
-        proc = world.new_proc("interactive", f"client-{planned.uuid}", host)
-        ctx = world.context(proc, observer=planned.observer)
+        proc = world.procs.new("interactive", f"client-{planned.uuid}", host)
+        ctx = world.procs.context(proc, observer=planned.observer)
         gen = run_interactive(ctx, planned.uuid, planned.request)
         entry = "run_interactive"
     else:
-        proc = world.new_proc("client", f"client-{planned.uuid}", host)
-        gen = enqueue(world.context(proc), planned.uuid, planned.request)
+        proc = world.procs.new("client", f"client-{planned.uuid}", host)
+        gen = enqueue(world.procs.context(proc), planned.uuid, planned.request)
         entry = "enqueue"
     try:
         yield from run_segment(world, proc, entry, planned.uuid, gen)
     except Crashed:
         _crashed(world, proc)
-    world.retire(proc)
+    world.procs.retire(proc)
     world.open_creators -= 1
     world.maybe_done()
 
@@ -108,8 +111,8 @@ def approver(world: World, slot: int) -> SimGen:
     """Waits for runs to wait, looks after a polling delay, decides each after a human delay."""
     env, cfg = world.env, world.world_cfg
     while True:
-        yield world.waiting_signal
-        world.waiting_signal = env.event()
+        yield world.rows.waiting_signal
+        world.rows.waiting_signal = env.event()
         if not env.advance(cfg.approver_poll_s):
             yield env.timeout(cfg.approver_poll_s)
         for row in list(world.db.rows.values()):
@@ -133,8 +136,8 @@ def _decision(
     if not world.env.advance(delay):
         yield world.env.timeout(delay)
     world.decisions += 1
-    proc = world.new_proc("resume", f"approver{slot}-{world.decisions}", slot)
-    ctx = world.context(proc)
+    proc = world.procs.new("resume", f"approver{slot}-{world.decisions}", slot)
+    ctx = world.procs.context(proc)
     if for_input:
         gen = submit_input(ctx, uuid, input_valid=True)
         entry = "submit_input"
@@ -145,30 +148,30 @@ def _decision(
         yield from run_segment(world, proc, entry, uuid, gen)
     except Crashed:
         _crashed(world, proc)
-    world.retire(proc)
+    world.procs.retire(proc)
     world.deciding.discard(key)
     row = world.db.find(uuid)
-    if row is not None and row.status.is_awaiting and not world.waiting_signal.triggered:
-        world.waiting_signal.succeed()
+    if row is not None and row.status.is_awaiting and not world.rows.waiting_signal.triggered:
+        world.rows.waiting_signal.succeed()
     world.maybe_done()
 
 
 def reaper(world: World) -> SimGen:
     env, cfg = world.env, world.world_cfg
     incarnation = 1
-    proc = world.new_proc("reaper", f"reaper#{incarnation}", 1)
+    proc = world.procs.new("reaper", f"reaper#{incarnation}", 1)
     while True:
         if not env.advance(cfg.reaper_interval_s):
             yield env.timeout(cfg.reaper_interval_s)
         try:
-            yield from run_segment(world, proc, "reap", "", reap(world.context(proc), cfg.reaper_limit))
+            yield from run_segment(world, proc, "reap", "", reap(world.procs.context(proc), cfg.reaper_limit))
         except Crashed:
             _crashed(world, proc)
             downtime = _restart_delay(world)
             if not env.advance(downtime):
                 yield env.timeout(downtime)
             incarnation += 1
-            proc = world.new_proc("reaper", f"reaper#{incarnation}", 1)
+            proc = world.procs.new("reaper", f"reaper#{incarnation}", 1)
             world.recorder.add(H.NEMESIS, H.RESTART, "", INFO, {"process": proc.name})
         world.maybe_done()
 
@@ -178,7 +181,5 @@ def phases(world: World) -> SimGen:
     world.recorder.add(H.NEMESIS, H.PHASE, "", INFO, {"phase": "chaos"})
     yield world.env.timeout(world.world_cfg.chaos_s)
     world.plan.healed = True
-    for proc in world.procs_alive.values():
-        proc.skew_s = 0.0
-        proc.identity = proc.own_identity
+    world.procs.heal()
     world.recorder.add(H.NEMESIS, H.PHASE, "", INFO, {"phase": "quiet"})

@@ -1,6 +1,6 @@
 """The sweep engine: run tasks through an executor and stream each task's rows to its own shard.
 
-Work is cut into tasks (:mod:`sim.sweep_task`: one cell, a block of seeds); each task writes
+Work is cut into tasks (:mod:`sim.sweep.task`: one cell, a block of seeds); each task writes
 one Parquet shard named after its key. A shard is written to a temporary name, fsynced and
 renamed, so a kill -9 at any moment leaves either the whole shard or none; on resume every
 shard on disk is validated (footer readable, row count and key match its task) and a bad one
@@ -34,8 +34,8 @@ import pyarrow.parquet as pq
 from model.errors import LeaselabError
 from scenarios.loader import load_scenario
 from scenarios.schema import Scenario
-from sim.sweep_rows import INVARIANT_NAMES, TaskOutput, Violation, run_task_output
-from sim.sweep_task import SweepPlan, SweepTask
+from sim.sweep.rows import INVARIANT_NAMES, TaskOutput, Violation, run_task_output
+from sim.sweep.task import SweepPlan, SweepTask
 
 __all__ = [
     "INVARIANT_NAMES",
@@ -349,7 +349,7 @@ def local_pool(workers: int) -> ProcessPoolExecutor:
 
     A worker exits when the coordinator is gone (killed with -9, its pool never shut down)
     instead of waiting forever on a task queue nobody will fill; files the coordinator holds
-    across a fork are closed in the child where that matters (see :func:`sim.sweep_dir.locked`).
+    across a fork are closed in the child where that matters (see :func:`sim.sweep.directory.locked`).
     """
     return ProcessPoolExecutor(max_workers=workers, initializer=_watch_coordinator, initargs=(os.getpid(),))
 

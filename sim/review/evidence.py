@@ -1,0 +1,160 @@
+"""The review's evidence as plain data: what each job found, in the views ``reports`` renders.
+
+Shrunk counterexamples are written into ``OUT/counterexamples`` and replayed once for their
+swim lanes; exhaustive verifications, recognised findings and the explanation of every
+invariant violated under ``head`` become dicts with the keys of ``reports.sections``' views
+(``CounterexampleView``, ``VerifyView``, ``FindingView``, ``ExplanationView``). Pure functions
+of the jobs' outcomes and the rows, except for writing the counterexample files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from model.history import Op
+from scenarios.findings import FINDINGS, NON_GUARANTEES
+from sim.explore.counterexample import Counterexample, write
+from sim.review.jobs import RecogniseJob, ShrinkOutcome, VerifyOutcome
+from sim.review.plan import HEAD, PRIMARY_GRID, canonical, head_label
+
+FINDING_IDS = frozenset(f.id for f in FINDINGS)
+
+
+def counterexamples(
+    outcomes: list[ShrinkOutcome], out: Path
+) -> tuple[list[dict[str, Any]], dict[int, list[Op]], list[Path]]:
+    """Write each shrunk counterexample into ``OUT/counterexamples`` and replay it for its pictures."""
+    views: list[dict[str, Any]] = []
+    histories: dict[int, list[Op]] = {}
+    files: list[Path] = []
+    roles: dict[str, list[str]] = {}
+    for outcome in outcomes:
+        roles.setdefault(outcome.job.invariant, []).append(outcome.job.label)
+    for outcome in outcomes:
+        job, cx = outcome.job, outcome.counterexample
+        if cx is None:
+            continue
+        name = f"{_safe(job.label)}--{job.invariant}.toml"
+        path = write(cx, out / "counterexamples" / name)
+        files.append(path)
+        labels = roles[job.invariant]
+        role = "first preset where it fails" if job.label == labels[0] else "head"
+        if len(labels) == 1 and job.label == labels[0] and _is_head(cx):
+            role = "head, and the first preset where it fails"
+        replay = cx.run()
+        histories[len(views)] = replay.history
+        verdict = replay.verdicts[job.invariant]
+        runs = sorted({replay.history[i].run for i in verdict.witness if replay.history[i].run})
+        views.append(
+            {
+                "invariant": job.invariant,
+                "policy": job.label,
+                "role": role,
+                "scenario": cx.scenario,
+                "seed": cx.seed,
+                "faults": [f.text() for f in cx.faults],
+                "file": str(Path("counterexamples") / name),
+                "shrink_note": _shrink_note(cx, replay.digest),
+                "runs": runs,
+                "explanation": verdict.explanation,
+            }
+        )
+    return views, histories, files
+
+
+def _is_head(cx: Counterexample) -> bool:
+    return canonical(cx.policy) == HEAD and not cx.flags
+
+
+def _shrink_note(cx: Counterexample, digest: str) -> str:
+    same = "replays to the same history digest" if digest == cx.digest else "REPLAY DIVERGED"
+    return f"Minimal after delta debugging; {same} ({cx.digest[:12]})."
+
+
+def _safe(label: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_.+=" else "_" for c in label)
+
+
+def verify_view(v: VerifyOutcome) -> dict[str, Any]:
+    return {
+        "scenario": v.job.scenario,
+        "policy": "head" if v.job.preset == HEAD else v.job.preset,
+        "bound": v.job.bound,
+        "schedules": v.schedules,
+        "complete": v.complete,
+        "verdict": v.sentence,
+        "violated": list(v.violated),
+        "elapsed_s": v.elapsed_s,
+    }
+
+
+def findings(jobs: list[RecogniseJob], recognised: list[list[tuple[str, str]]]) -> list[dict[str, Any]]:
+    counts: dict[str, int] = {}
+    example: dict[str, str] = {}
+    for job, hits in zip(jobs, recognised, strict=True):
+        for finding_id in sorted({fid for _, fid in hits if fid in FINDING_IDS}):
+            counts[finding_id] = counts.get(finding_id, 0) + 1
+            example.setdefault(
+                finding_id, f"{Path(job.cell.scenario_ref).stem} seed {job.cell.seed} x{job.cell.intensity:g}"
+            )
+    return [
+        {
+            "id": f.id,
+            "invariant": f.invariant,
+            "adr": f.adr,
+            "promise": f.promise,
+            "story": f.story,
+            "reproduced": f.id in counts,
+            "deployment_ranges": f.deployment_ranges,
+            "recognised": counts.get(f.id, 0),
+            "example": example.get(f.id, ""),
+        }
+        for f in FINDINGS
+    ]
+
+
+def explanations(
+    frame: pd.DataFrame, policies: Sequence[str], recognised: list[list[tuple[str, str]]]
+) -> list[dict[str, Any]]:
+    """Per invariant violated under head in the primary grid: its violating simulations, how many were
+    re-run and examined, and what explained them (finding or non-guarantee id -> simulations, '' = nothing).
+    A pure function of the rows and the recognisers' answers."""
+    head = head_label(frame, policies)
+    if head is None:
+        return []
+    mine = frame[(frame["policy"] == head) & (frame["grid"] == PRIMARY_GRID)]
+    labels = {f.id: f"{f.id} {f.slug}" for f in FINDINGS} | {ng.id: f"{ng.id}, {ng.source}" for ng in NON_GUARANTEES}
+    out = []
+    for column in [c for c in frame.columns if c.startswith("inv.")]:
+        name = column.removeprefix("inv.")
+        violations = int((mine[column] == "false").sum())
+        if not violations:
+            continue
+        by: dict[str, int] = {}
+        for hits in recognised:
+            for invariant, explained_by in hits:
+                if invariant == name:
+                    by[explained_by] = by.get(explained_by, 0) + 1
+        out.append(
+            {
+                "invariant": name,
+                "policy": head,
+                "violations": violations,
+                "examined": sum(by.values()),
+                "unexplained": by.pop("", 0),
+                "explained": [
+                    {
+                        "id": key,
+                        "label": labels.get(key, key),
+                        "kind": "finding" if key in FINDING_IDS else "non-guarantee",
+                        "simulations": count,
+                    }
+                    for key, count in sorted(by.items())
+                ],
+            }
+        )
+    return out

@@ -1,0 +1,95 @@
+"""Where a review's numbers came from: the commit, package versions and configuration.
+
+The report's provenance section is built here, and so is the guard that keeps the shards of an
+interrupted ``leaselab report`` only when the same code and configuration made them (a shard's
+name says which cell it holds, not which code computed it). Knows git, the sweep directory's
+version list and the configuration; nothing of the evidence.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sim.sweep.config import SweepConfig
+from sim.sweep.directory import versions
+from sim.sweep.toml_out import dumps as toml_dumps
+
+if TYPE_CHECKING:
+    from sim.review.review import ReviewOptions
+
+STAMP = "review-stamp.json"
+
+
+def fresh_shards(shard_dir: Path, config: SweepConfig) -> None:
+    """Keep the shards of an interrupted run only when they came from the same code and configuration.
+
+    Shard names identify a cell, not the code that computed it: after a change of commit (or with
+    uncommitted changes) old shards could silently stand for new code, so they are deleted first.
+    """
+    commit = git_commit()
+    stamp = json.dumps(
+        {"commit": commit, "config": config.fingerprint(), "versions": versions(VERSIONED)}, sort_keys=True
+    )
+    path = shard_dir / STAMP
+    reusable = not commit.endswith("+dirty") and commit != "unknown"
+    if path.exists() and reusable and path.read_text(encoding="utf-8") == stamp:
+        return
+    if shard_dir.exists():
+        for shard in shard_dir.glob("*.parquet"):
+            shard.unlink()
+    shard_dir.mkdir(parents=True, exist_ok=True)
+    path.write_text(stamp, encoding="utf-8")
+
+
+VERSIONED = ("leaselab", "simpy", "pandas", "numpy", "pyarrow", "matplotlib", "jinja2", "pydantic", "hypothesis")
+"""The packages whose versions the report records (a sweep directory records fewer)."""
+
+
+def git_commit(where: Path | None = None) -> str:
+    """The checkout's commit ('+dirty' when it has uncommitted changes), or 'unknown' outside git."""
+    cwd = where or Path(__file__).resolve().parent
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True, timeout=10)
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    if head.returncode != 0:
+        return "unknown"
+    return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
+
+
+def config_toml(config: SweepConfig) -> str:
+    """The effective configuration as TOML (after ``--seeds``), as the report records it."""
+    return toml_dumps(config.model_dump(mode="json"), drop_empty=True)
+
+
+def provenance(
+    config: SweepConfig, options: ReviewOptions, simulations: int, wall_s: float, examined: int
+) -> dict[str, Any]:
+    return {
+        "name": config.name,
+        "versions": versions(VERSIONED),
+        "commit": git_commit(),
+        "config_toml": config_toml(config),
+        "seeds": config.seeds,
+        "simulations": simulations,
+        "wall_s": wall_s,
+        "cores": os.cpu_count() or 1,
+        "workers": options.workers,
+        "command": options.command,
+        "examined": examined,
+        "extra": {
+            "exhaustive bound": str(options.verify_bound),
+            "shrink budget": f"{options.shrink_tests} simulations",
+        },
+    }

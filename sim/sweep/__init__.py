@@ -1,0 +1,22 @@
+"""Sweeps: scenarios x policies x fault intensities x seeds, into Parquet shards that survive a kill.
+
+``config`` reads a sweep configuration (TOML) and expands it into ``task``s; ``rows`` runs one
+task (one cell, a block of seeds) and turns each simulation into a sweep row, with ``metrics``
+for the liveness and cost columns; ``engine`` streams tasks through an executor (``executors``:
+a local process pool or a Dask cluster) into shards; ``directory`` is the sweep directory's
+manifest, lock and loader; ``job`` joins them into ``leaselab sweep``; ``toml_out`` writes TOML.
+
+May import ``model``, ``scenarios``, :mod:`sim.world` and :mod:`sim.explore` (for counterexample
+files); never the review, the benchmarks or ``reports``.
+"""
+
+from sim._moved import old_names
+
+__getattr__ = old_names(
+    "sim.sweep",
+    {
+        name: "sim.sweep.engine"
+        for name in ("run_sweep", "SweepProgress", "run_task", "run_output", "write_shard", "shard_problem")
+    }
+    | {"SweepPlan": "sim.sweep.task"},
+)

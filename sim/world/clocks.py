@@ -1,0 +1,105 @@
+"""Processes as the runtime sees them: incarnations, their identities and their clocks.
+
+A :class:`Proc` is one incarnation of a worker, client, approver or the reaper: the identity
+its statements claim leases with, the offset of its clock (the ``clock_skew`` family) and the
+tool code it loaded. :class:`ProcessTable` hands out incarnations, builds the runtime's
+``Context`` for one entry-point call, and carries out the two faults that act on who a process
+is and what time it reads: a clock offset and a stolen identity. Knows the model's context and
+the tool server's deployed table; nothing of stores, the bus or simpy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from model.constants import LEASE_S, execution_identity
+from model.records import Registry
+from model.segment import Context
+from scenarios.schema import ToolModel
+from sim.world.faults import Fault
+
+if TYPE_CHECKING:
+    from sim.world.interpreter import World
+
+
+@dataclass(slots=True)
+class Proc:
+    """One incarnation of a process: a unique name, its identity and its clock offset."""
+
+    name: str
+    kind: str
+    identity: str
+    host: str
+    skew_s: float = 0.0
+    registry: Registry | None = None
+    own_identity: str = ""
+    tools: dict[str, ToolModel] | None = None
+    """Ground truth: the tool code this process loaded at hydration (the world's deployed set)."""
+    ctx: Context | None = None
+    """The last runtime context handed to this process: reused while it would be identical."""
+
+    def __post_init__(self) -> None:
+        self.own_identity = self.own_identity or self.identity
+
+    def clock(self, now: float) -> int:
+        return int(now + self.skew_s)
+
+
+class ProcessTable:
+    """The live incarnations, their contexts, and the nemesis acts on identities and clocks."""
+
+    def __init__(self, world: World) -> None:
+        self.world = world
+        self.alive: dict[str, Proc] = {}
+        self._pid = 100
+        self._provider_deadline_s = world.scenario.provider.deadline_s or LEASE_S
+
+    def new(self, kind: str, name: str, host_no: int) -> Proc:
+        self._pid += 1
+        host = f"h{host_no}"
+        proc = Proc(name, kind, execution_identity(kind, host, self._pid), host)
+        self.alive[name] = proc
+        return proc
+
+    def context(self, proc: Proc, *, observer: bool = False) -> Context:
+        """A runtime context for one entry-point call; the registry is hydrated now.
+
+        Contexts are frozen values: the process's previous one is handed out again while
+        registry, identity and observer are unchanged (a reaper asks for one every tick)."""
+        tools = self.world.tools
+        registry = proc.registry = tools.registry
+        proc.tools = tools.deployed
+        ctx = proc.ctx
+        if ctx is None or ctx.registry is not registry or ctx.identity != proc.identity or ctx.observer != observer:
+            ctx = proc.ctx = Context(
+                self.world.policy,
+                registry,
+                proc.identity,
+                observer=observer,
+                provider_deadline_s=self._provider_deadline_s,
+            )
+        return ctx
+
+    def retire(self, proc: Proc) -> None:
+        self.alive.pop(proc.name, None)
+
+    def skew(self, proc: Proc, fault: Fault, uuid: str) -> None:
+        """``clock_skew``: from now on this incarnation reads a clock offset by the fault's value."""
+        proc.skew_s = fault.value
+        self.world.recorder.fault("clock_skew", fault.kind, proc.name, uuid, {"offset_s": fault.value})
+
+    def steal_identity(self, proc: Proc, fault: Fault) -> None:
+        """``identity``: this incarnation takes the identity of another live one of its kind."""
+        others = [p for p in self.alive.values() if p.kind == proc.kind and p.name != proc.name]
+        if not others:
+            return
+        victim = others[min(int(fault.value * len(others)), len(others) - 1)]
+        proc.identity = victim.identity
+        self.world.recorder.fault("identity", fault.kind, proc.name, "", {"identity": victim.identity})
+
+    def heal(self) -> None:
+        """The quiet phase: every live incarnation reads the true clock under its own identity."""
+        for proc in self.alive.values():
+            proc.skew_s = 0.0
+            proc.identity = proc.own_identity
