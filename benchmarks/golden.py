@@ -1,6 +1,6 @@
 """Golden digests: one combined history digest per library scenario over a fixed seed list.
 
-    .venv/bin/python benchmarks/golden.py      # prints the GOLDEN table of tests/sim/test_golden_digests.py
+    .venv/bin/python benchmarks/golden.py      # prints the GOLDEN table of tests/sim/world/test_golden_digests.py
 
 Speed work must not change a history; a change that must (a new record, a new field) regenerates
 this table in the same commit and says why. Knows only ``simulate`` and the library.

@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/snapshot.py write /tmp/before.json     # on the code before a change
     .venv/bin/python benchmarks/snapshot.py compare /tmp/before.json   # after it: exit 1 on any difference
 
-The golden digests (tests/sim/test_golden_digests.py) pin histories; this pins the rest that speed
+The golden digests (tests/sim/world/test_golden_digests.py) pin histories; this pins the rest that speed
 work must not move either: each invariant's verdict (validity, witness, explanation, judged
 cases), coverage, statistics and the faults that fired. Every library scenario under four presets
 and eight seeds, plus 48 seeds of ``default`` under head: 496 simulations. Knows only ``simulate``

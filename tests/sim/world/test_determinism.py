@@ -14,7 +14,7 @@ import pytest
 from sim.world.faults import Fault, parse_script
 from sim.world.simulate import simulate
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 ACCEPTANCE_SEEDS = 200
 
 DIGESTS = f"""

@@ -22,7 +22,7 @@ from sim.sweep.directory import SHARDS, load
 from sim.sweep.job import run_job
 from sim.sweep.rows import ROW_KEY
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 KILLS = 10
 CONFIG = """
 name = "kill"
