@@ -3,8 +3,9 @@
 The order, names, kinds and one-line meanings of the first twelve are fixed by
 ARCHITECTURE.md ("The history and the invariants"); the next four were added so that every
 historic defect of the spec (7.3) has an invariant that finds it (KB-12: an approved write
-turn ran without its approval recorded; KB-13: a retryable failure dead-lettered), and the
-last four judge what a row says once a segment is done with it (issue 10). The
+turn ran without its approval recorded; KB-13: a retryable failure dead-lettered), the
+next four judge what a row says once a segment is done with it (issue 10), and the last eight judge
+what the runtime tells its callers and the ADR promises that had none (issue 18). The
 checkers live in the themed modules beside this one. Knows only
 the history: ``check_all`` builds the shared index once and runs every checker over it.
 """
@@ -14,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from model.history import Op
-from model.invariants import audit, fencing, ground, lifecycle, rows, writes
+from model.invariants import accounts, audit, fencing, ground, lifecycle, outcomes, promises, reasons, rows, writes
 from model.invariants.index import Index, as_index
 from model.invariants.judgement import Invariant
 from model.invariants.verdict import Kind, Verdict
@@ -146,7 +147,63 @@ INVARIANTS: tuple[Invariant, ...] = (
         "a row's started_at and finished_at, once set, are never overwritten by a later statement",
         rows.row_timestamps_kept,
     ),
+    Invariant(
+        "segment_outcome_true",
+        _ALWAYS,
+        "every outcome a segment call returns (and the refusal it throws) is true of its own statements: "
+        "the outcome table of model/invariants/outcomes.py",
+        outcomes.segment_outcome_true,
+    ),
+    Invariant(
+        "lease_lost_means_lost",
+        _ALWAYS,
+        "a segment that reports LEASE_LOST had lost it: its last statement failed or matched nothing on a row "
+        "it no longer held",
+        outcomes.lease_lost_means_lost,
+    ),
+    Invariant(
+        "reaper_account_true",
+        _ALWAYS,
+        "the reaper counts a row requeued, dead-lettered (with a dead-letter reason) or skipped only as its "
+        "statements on it did, and prints the sums of those counts",
+        accounts.reaper_account_true,
+    ),
+    Invariant(
+        "enqueue_cancel_result_true",
+        _ALWAYS,
+        "enqueue succeeds only when its row was stored and its wake-up dispatched; cancel says true exactly "
+        "when its cancel took effect",
+        accounts.enqueue_cancel_result_true,
+    ),
+    Invariant(
+        "terminal_reason_names_cause",
+        _ALWAYS,
+        "every reason and error class a settle writes names a cause the settling segment really met",
+        reasons.terminal_reason_names_cause,
+    ),
+    Invariant(
+        "lost_lease_stops",
+        _ALWAYS,
+        "after a failed or refused renewal or fence statement a segment makes no further request on the run (ADR-104)",
+        promises.lost_lease_stops,
+    ),
+    Invariant(
+        "cancel_observed_at_boundary",
+        _ALWAYS,
+        "a boundary that reads its run cancelled still persists its step, starts no call and reports "
+        "CANCELLED (ADR-103)",
+        promises.cancel_observed_at_boundary,
+    ),
+    Invariant(
+        "lease_within_bound",
+        _ALWAYS,
+        "no statement sets a lease past its process's clock reading plus LEASE_S (or a declared deadline)",
+        promises.lease_within_bound,
+    ),
 )
+NEW_IN_ISSUE_18: frozenset[str] = frozenset(inv.name for inv in INVARIANTS[20:])
+"""The invariants issue 18 added (outcome oracles and ADR promises): ``leaselab mutants`` reports which
+code mutants the head sweep alone flags through one of them."""
 
 
 def check_all(history: Iterable[Op] | Index, invariants: Sequence[Invariant] = INVARIANTS) -> dict[str, Verdict]:
@@ -161,4 +218,4 @@ def check_all(history: Iterable[Op] | Index, invariants: Sequence[Invariant] = I
     return {inv.name: inv.check(ix) for inv in invariants}
 
 
-__all__ = ["INVARIANTS", "check_all"]
+__all__ = ["INVARIANTS", "NEW_IN_ISSUE_18", "check_all"]

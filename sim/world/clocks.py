@@ -38,6 +38,9 @@ class Proc:
     """Ground truth: the tool code this process loaded at hydration (the world's deployed set)."""
     ctx: Context | None = None
     """The last runtime context handed to this process: reused while it would be identical."""
+    read_s: int = 0
+    """Ground truth: what this process's clock showed at its latest clock read (the ``now`` the runtime
+    computed its next statement's lease from); store records carry it as ``clock_s``."""
 
     def __post_init__(self) -> None:
         self.own_identity = self.own_identity or self.identity

@@ -132,12 +132,13 @@ class World:
                 return stop.value
             rtype = type(request)
             if rtype is ReadClock:
-                value = int(env._now + proc.skew_s)  # proc.clock(now), inlined: the commonest request
+                value = proc.read_s = int(env._now + proc.skew_s)  # proc.clock(now), inlined: the commonest request
                 continue
             value = None
             if rtype is Note:
                 assert isinstance(request, Note)
-                self.recorder.add(proc.name, H.DECIDE, request.uuid, OK, dict(request.detail))
+                op = H.ACCOUNT if request.what == H.ACCOUNT else H.DECIDE
+                self.recorder.add(proc.name, op, request.uuid, OK, dict(request.detail))
                 continue
             index = self.requests
             self.requests = index + 1

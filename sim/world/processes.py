@@ -12,6 +12,7 @@ from collections.abc import Generator
 from typing import Any
 
 from model import history as H
+from model.constants import LEASE_S
 from model.entrypoints import enqueue, run_interactive, run_queued
 from model.failures import RuntimeThrowable
 from model.reaper import reap
@@ -86,8 +87,10 @@ def worker(world: World, slot: int) -> SimGen:
 def creator(world: World, planned: PlannedRun, host: int) -> SimGen:
     """The client that enqueues a run or runs it interactively, once."""
     yield world.env.timeout(planned.arrival_s)
-    stops = [i + 1 for i, turn in enumerate(planned.request.script) if turn.outcome.value != "normal"]
-    world.recorder.add(H.WORLD, H.PLAN, planned.uuid, OK, {"kind": planned.kind, "stops": stops})
+    script = planned.request.script
+    ends = [(i + 1, turn.outcome.value) for i, turn in enumerate(script) if turn.outcome.value != "normal"]
+    plan = {"kind": planned.kind, "stops": [r for r, _ in ends], "stop_kinds": [k for _, k in ends]}
+    world.recorder.add(H.WORLD, H.PLAN, planned.uuid, OK, plan)
     gen: Generator[Request, Any, Any]
     if planned.kind == "interactive":
         proc = world.procs.new("interactive", f"client-{planned.uuid}", host)
@@ -178,7 +181,9 @@ def reaper(world: World) -> SimGen:
 
 def phases(world: World) -> SimGen:
     """Chaos first; then every fault heals and liveness is judged in the quiet phase."""
-    world.recorder.add(H.NEMESIS, H.PHASE, "", INFO, {"phase": "chaos"})
+    scenario = world.scenario
+    deadline_s = max([scenario.provider.deadline_s, *(tool.deadline_s for tool in scenario.tools)])
+    world.recorder.add(H.NEMESIS, H.PHASE, "", INFO, {"phase": "chaos", "lease_s": LEASE_S, "deadline_s": deadline_s})
     yield world.env.timeout(world.world_cfg.chaos_s)
     world.plan.healed = True
     world.procs.heal()

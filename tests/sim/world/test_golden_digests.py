@@ -10,20 +10,20 @@ import pytest
 from benchmarks.golden import golden
 
 GOLDEN = {
-    "abandoned_interactive": "c395b2f8e087c7f7",
-    "approval_write_on_resume": "51efc0ca2464d3ba",
-    "audit_blip_read_only": "2331a6213c62aebd",
-    "audit_failure_after_write": "18bcd01364a30e79",
-    "cancel_mid_run": "25d666153ce2ae87",
-    "default": "9ae7fc33f99cab23",
-    "deploy_between_attempts": "a40776811806f18f",
-    "duplicate_wakeup": "fe8b6a9987cf04c6",
-    "happy_path": "1f5ecbcd6546fafb",
-    "reaper_races_heartbeat": "89217e01e81db3ef",
-    "same_second_renewals": "83403cf7b07b296b",
-    "single_run": "4b97cfa624bbbc97",
-    "tool_outlives_lease": "2812cfb7e2817cf3",
-    "worker_crash_mid_write": "31f2b5d8e7dfa548",
+    "abandoned_interactive": "d5110ccd38ce9bea",
+    "approval_write_on_resume": "d9cfc87dc4b9a0dc",
+    "audit_blip_read_only": "a785de775192cd83",
+    "audit_failure_after_write": "c484e2afb274b95e",
+    "cancel_mid_run": "a42c5de5784f8bc0",
+    "default": "a35417f9ac769583",
+    "deploy_between_attempts": "a05d84337cc3e678",
+    "duplicate_wakeup": "d675a4c3be1137b0",
+    "happy_path": "82d024f20d7d94b0",
+    "reaper_races_heartbeat": "63dd9ec5234919a0",
+    "same_second_renewals": "0c64739b360e27ca",
+    "single_run": "e3362f798c5d3b3a",
+    "tool_outlives_lease": "f3c6ff49222f1090",
+    "worker_crash_mid_write": "19b8ce5b9c0aeb84",
 }
 
 
