@@ -27,7 +27,7 @@ run_queued                            requeued                     its own T11 m
                                                                    and the row it left when it returned (the
                                                                    nested retry's included) is not terminal
 run_queued, approve, submit_input     null (nothing to do)         none of its statements matched
-approve, submit_input                 RunAlreadyResuming           its T10 failed or matched nothing
+approve, submit_input                 RunAlreadyResumingException  its T10 failed or matched nothing
 reap, per row (``account`` record)    requeued / dead_lettered R   see :mod:`model.invariants.accounts`
                                       / skipped; printed counts
 enqueue; cancel                       uuid / RunEnqueueFailed;     see :mod:`model.invariants.accounts`

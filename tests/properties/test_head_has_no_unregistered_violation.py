@@ -14,6 +14,11 @@ The recorded non-guarantees accepted here, with the spec's sentence:
 - NG-cancel-keeps-fence (spec 3.3 step 3, T8), NG-claim-restamps-started (spec 2 T3) and
   NG-unchecked-settle (spec 3.1: unguarded pre-execution settles whose result is ignored): specified
   behaviour of head that no ADR promises otherwise; the register says so (scenarios/findings/README.md).
+- What the runtime tells its callers (issue 18), specified behaviour each: NG-store-error-lease-lost
+  (spec T4: "Persister: store error ⇒ false (treated as lease lost)"), NG-reaper-dispatch-dead-letter
+  (spec 5.1 3e: "FAILED with reason provider_failed; counted as dead-lettered", C6),
+  NG-sync-outer-requeued (spec 5.2: "the outer call still returns REQUEUED") and
+  NG-cancel-probe-fail-closed (spec 3.3 step 3: "persist the step with the write-fail-closed rule").
 
 Budgets are simulations (deterministic); the nightly run sweeps ten times as many per scenario.
 """
@@ -41,6 +46,10 @@ ACCEPTED_NON_GUARANTEES = {
     "NG-cancel-keeps-fence",
     "NG-claim-restamps-started",
     "NG-unchecked-settle",
+    "NG-store-error-lease-lost",
+    "NG-reaper-dispatch-dead-letter",
+    "NG-sync-outer-requeued",
+    "NG-cancel-probe-fail-closed",
 }
 
 
