@@ -18,6 +18,7 @@ from typing import Any
 import pandas as pd
 
 from model.invariants import INVARIANTS
+from model.invariants.outcome_table import table_rows
 from model.policy import FLAG_DOCS, PRESET_ALIASES, PRESET_DOCS
 from reports import tables
 from reports.stats import DASH, percent
@@ -411,6 +412,7 @@ def build(
         "title": f"{provenance.name}: reliability report",
         "sections": [{"id": a, "heading": h} for a, h in SECTIONS],
         "glossary": [{"term": t, "meaning": m} for t, m in GLOSSARY],
+        "outcome_table": table_rows(),
         "primary_grid": grid_name,
         "primary_simulations": len(main),
         "primary_about": _grid_about(main),

@@ -221,6 +221,9 @@ def cost(frame: pd.DataFrame, policies: Sequence[str]) -> pd.DataFrame:
             "settle_p99_s": float(np.percentile(lat, 99)) if len(lat) else float("nan"),
             "duplicate_idempotent_writes": int(_column_sum(rows, "stat.duplicate_idempotent_writes")),
             "wasted_tool_executions": int(_column_sum(rows, "stat.wasted_tool_executions")),
+            "progressing_reaped": int(_column_sum(rows, "stat.progressing_reaped")),
+            "dead_letters_no_fatal": int(_column_sum(rows, "stat.dead_letters_no_fatal")),
+            "failed_by_slowness": int(_column_sum(rows, "stat.failed_by_slowness")),
         }
         for reason in reasons:
             record[DL + reason] = int(_column_sum(rows, DL + reason))

@@ -31,7 +31,7 @@ _REAPER = "reaper_account_true"
 _CLIENT = "enqueue_cancel_result_true"
 _REASON = "terminal_reason_names_cause"
 _DEAD = "dead_letter_reason_matches_cause"
-_SEGMENTS = "run_queued (both transports, nested retry included), run_interactive, approve, submit_input"
+_SEGMENTS = "every segment call: run_queued (both transports), run_interactive, approve, submit_input"
 
 OUTCOME_TABLE: tuple[OutcomeRule, ...] = (
     OutcomeRule(_SEGMENTS, "completed", "its last statement is its own settle (T7), which matched and left the "

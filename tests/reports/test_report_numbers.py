@@ -166,6 +166,8 @@ def test_cost_equals_the_rows(report_json: dict[str, Any], rows: pd.DataFrame) -
         assert entry["dead_letters_no_write"] == mine["stat.dead_letters_no_write"].sum()
         assert entry["duplicate_idempotent_writes"] == mine["stat.duplicate_idempotent_writes"].sum()
         assert entry["wasted_tool_executions"] == mine["stat.wasted_tool_executions"].sum()
+        for liveness in ("progressing_reaped", "dead_letters_no_fatal", "failed_by_slowness"):
+            assert entry[liveness] == mine[f"stat.{liveness}"].sum()
         latencies = mine["stat.settle_latencies_s"].explode().dropna().astype(float)
         for q in (50, 95, 99):
             assert entry[f"settle_p{q}_s"] == pytest.approx(np.percentile(latencies, q))
@@ -239,3 +241,15 @@ def test_provenance_records_how_it_was_made(report_json: dict[str, Any], rows: p
     assert "seeds = 4" in made["config_toml"] and "[[grid]]" in made["config_toml"]
     assert made["versions"]["pandas"] == pd.__version__
     assert made["commit"]
+
+
+def test_the_glossary_carries_the_outcome_table(report_json: dict[str, Any], small_review: Any) -> None:
+    """Issue 18: what every entry point may tell its caller and when that is true, in both documents."""
+    from model.invariants.outcome_table import OUTCOME_TABLE, table_rows
+
+    assert report_json["outcome_table"] == table_rows()
+    markdown = small_review.paths["markdown"].read_text(encoding="utf-8")
+    html = small_review.paths["html"].read_text(encoding="utf-8")
+    for rule in OUTCOME_TABLE:
+        assert f"`{rule.checker}`" in markdown and rule.truth[:40] in markdown
+        assert rule.truth[:40] in html.replace("&#39;", "'")

@@ -115,7 +115,8 @@ def test_a_row_carries_every_contract_column() -> None:
     for column in (
         "stat.runs", "stat.requests", "stat.landings", "stat.simulated_s", "stat.completed", "stat.requeues",
         "stat.dead_letters", "stat.dead_letters_no_write", "stat.settle_latencies_s",
-        "stat.duplicate_idempotent_writes", "stat.wasted_tool_executions", "digest", "seed", "scenario",
+        "stat.duplicate_idempotent_writes", "stat.wasted_tool_executions", "stat.progressing_reaped",
+        "stat.dead_letters_no_fatal", "stat.failed_by_slowness", "digest", "seed", "scenario",
     ):  # fmt: skip
         assert column in row, column
     assert any(c.startswith("cov.") for c in row)
