@@ -9,9 +9,14 @@ survivors. JSON, exactly::
     {"score": float, "killed": [{"flag", "invariant", "simulations", "scenario", "faults"}],
      "equivalent": [{"flag", "reason"}], "survivors": [flag],
      "code_score": float, "code_killed": [...as killed...], "code_survivors": [name],
-     "unexercised": [{"invariant", "reason"}]}
+     "unexercised": [{"invariant", "reason"}],
+     "code_sweep_score": float, "code_sweep_flagged": [{"mutant", "invariant", "scenario", "simulations",
+     "new_invariant"}], "code_sweep_missed": [name]}
 
-``score`` is the flag mutants' score, ``code_score`` the code mutants' (sim/explore/code_mutants.py).
+``score`` is the flag mutants' score, ``code_score`` the code mutants' (sim/explore/code_mutants.py),
+``code_sweep_score`` the code mutants the head sweep alone flags with an unregistered violation (no
+unit test, no target chosen for the mutant; ``new_invariant``: caught by an invariant issue 18 added;
+sim/explore/sweep_mutants.py). A mutant the sweep alone misses is reported, not a failure.
 ``unexercised`` lists the invariants nothing violated (no kill, known defect or finding).
 Exit 0 when no mutant survives and every unexercised invariant has a reason, 1 otherwise,
 2 on bad input.
@@ -30,6 +35,7 @@ from model.errors import LeaselabError
 from model.policy import FLAG_NAMES
 from sim.explore.code_mutants import CODE_MUTANT_NAMES, CODE_MUTANTS, CodeMutant
 from sim.explore.mutants import MutationReport, run_mutants
+from sim.explore.sweep_mutants import SWEEP_SIMULATIONS
 
 
 def _flags(only: list[str] | None) -> tuple[str, ...]:
@@ -72,6 +78,21 @@ def report_lines(report: MutationReport) -> list[str]:
         )
     for name in report.code_survivors:
         lines.append(f"  SURVIVED   {name}")
+    swept = len(report.code_sweep_flagged) + len(report.code_sweep_missed)
+    if swept:
+        through_new = sum(1 for flagged in report.code_sweep_flagged if flagged.new_invariant)
+        lines.append(
+            f"code mutation score, head sweep alone {report.code_sweep_score:.2f}: {len(report.code_sweep_flagged)} "
+            f"flagged unregistered of {swept} ({through_new} through an invariant of issue 18)"
+        )
+        for flagged in report.code_sweep_flagged:
+            new = " (issue 18)" if flagged.new_invariant else ""
+            lines.append(
+                f"  flagged    {flagged.mutant}: {flagged.invariant}{new} after {flagged.simulations} simulations "
+                f"on {flagged.scenario}"
+            )
+        for name in report.code_sweep_missed:
+            lines.append(f"  missed     {name}: the head sweep met no unregistered violation")
     for invariant, reason in report.unexercised:
         lines.append(f"  unexercised {invariant}: {reason or 'NO MUTANT AND NO REASON'}")
     return lines
@@ -82,6 +103,14 @@ def mutants(
     budget_s: Annotated[float, typer.Option("--budget-s", min=0.1, help="Wall-clock budget per mutant.")] = 60.0,
     simulations: Annotated[int, typer.Option("--simulations", min=1, help="Simulations per target.")] = 300,
     seed: Annotated[int, typer.Option("--seed", min=0, help="The swarm's seed.")] = 0,
+    sweep_simulations: Annotated[
+        int,
+        typer.Option(
+            "--sweep-simulations",
+            min=0,
+            help="Head-sweep simulations per library scenario for each code mutant (0: skip).",
+        ),
+    ] = SWEEP_SIMULATIONS,
     only: Annotated[
         list[str] | None, typer.Option("--only", help="Mutate only this flag or code mutant (repeatable).")
     ] = None,
@@ -95,9 +124,14 @@ def mutants(
             def show(flag: str, what: str) -> None:
                 bar.update(task, description=f"{flag}: {what}")
 
-            report = run_mutants(simulations, seed, budget_s=budget_s, flags=flags, progress=show, code=code)
+            report = run_mutants(
+                simulations, seed, budget_s=budget_s, flags=flags, progress=show, code=code,
+                sweep_simulations=sweep_simulations,
+            )  # fmt: skip
     else:
-        report = run_mutants(simulations, seed, budget_s=budget_s, flags=flags, code=code)
+        report = run_mutants(
+            simulations, seed, budget_s=budget_s, flags=flags, code=code, sweep_simulations=sweep_simulations
+        )
     if json_out:
         typer.echo(json.dumps(report.document(), indent=2))
     else:

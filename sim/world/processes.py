@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import Any
 
+from model import entrypoints
 from model import history as H
 from model.constants import LEASE_S
-from model.entrypoints import enqueue, run_interactive, run_queued
+from model.entrypoints import run_interactive, run_queued
 from model.failures import RuntimeThrowable
 from model.reaper import reap
 from model.requests import Request
@@ -99,7 +100,7 @@ def creator(world: World, planned: PlannedRun, host: int) -> SimGen:
         entry = "run_interactive"
     else:
         proc = world.procs.new("client", f"client-{planned.uuid}", host)
-        gen = enqueue(world.procs.context(proc), planned.uuid, planned.request)
+        gen = entrypoints.enqueue(world.procs.context(proc), planned.uuid, planned.request)  # looked up per call
         entry = "enqueue"
     try:
         yield from run_segment(world, proc, entry, planned.uuid, gen)

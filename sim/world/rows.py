@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from model import entrypoints
 from model import history as H
-from model.entrypoints import cancel
 from model.failures import StoreError
 from model.records import Registry
 from model.requests import FindRun, InsertRun, Update, UpdateResult
@@ -217,7 +217,7 @@ class RowStore:
         user = self._user
         rec = self.recorder
         rec.add(user.name, H.SEGMENT, uuid, INVOKE, {"entry": "cancel", "identity": user.identity})
-        gen = cancel(Context(self.world.policy, _NO_TOOLS, user.identity), uuid)
+        gen = entrypoints.cancel(Context(self.world.policy, _NO_TOOLS, user.identity), uuid)  # looked up per call
         value: Any = None
         while True:
             try:
