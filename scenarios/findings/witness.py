@@ -121,13 +121,26 @@ def cancelled_run_write_audit_lost(ix: Index, verdict: Verdict) -> bool:
 
 def unaudited_landed_write(ix: Index, verdict: Verdict) -> bool:
     """F-02: the landed execution never even reached its audit insert: its segment stopped
-    between the landing and the tool step's record (lease lost at the boundary, or it died)."""
+    between the landing and the tool step's record — the process that ran the tool died (it never
+    inserted the step), or its next statement on the run (the boundary's renewal or clear) failed or
+    matched nothing (the lease was lost: reaped mid-call, re-claimed, or cancelled)."""
     landings = [op for op in _witness(ix, verdict) if op.op == H.LANDING]
     if len(landings) != 1:
         return False
     landing = landings[0]
     key = (landing.run, landing.get("execution"))
-    return not any((op.run, op.get("execution")) == key for op in ix.all(H.EVENT) if op.get("kind") == "tool")
+    if any((op.run, op.get("execution")) == key for op in ix.all(H.EVENT) if op.get("kind") == "tool"):
+        return False
+    process = landing.get("process")
+    after = [
+        op
+        for op in ix.all(H.STORE)
+        if op.index > landing.index and op.run == landing.run and op.process == process and op.type is not OpType.INVOKE
+    ]
+    following = after[0] if after else None
+    died = any(op.get("process") == process and op.index > landing.index for op in ix.of_type(H.CRASH, OpType.INFO))
+    lost = following is not None and (following.type is OpType.FAIL or not following.get("matched"))
+    return died or lost
 
 
 def cancel_probe_zombie_event(ix: Index, verdict: Verdict) -> bool:
