@@ -22,10 +22,11 @@ from collections.abc import Sequence
 from model.history import ACCOUNT, DISPATCH, STORE, Op, OpType
 from model.invariants.index import Index, Span, row_of
 from model.invariants.judgement import Finding, Tally
-from model.invariants.own import matched, number, records_in, statements
+from model.invariants.own import matched, number, records_in, spans_of_entries, statements
 
 DEAD_LETTER_REASONS = frozenset({"not_retryable", "retries_exhausted"})
 _COUNTS = ("requeued", "dead_lettered", "skipped")
+_CLIENT_ENTRIES = frozenset({"enqueue", "cancel"})
 
 
 def reaper_account_true(ix: Index) -> Finding:
@@ -101,7 +102,7 @@ def _judge_counts(tally: Tally, span: Span, accounts: list[Op]) -> None:
 def enqueue_cancel_result_true(ix: Index) -> Finding:
     """What enqueue and cancel return (or throw) is true of their statements and dispatches."""
     tally = Tally()
-    for span in ix.spans:
+    for span in spans_of_entries(ix, _CLIENT_ENTRIES):
         done = span.completion
         if done is None or done[5] is OpType.INFO:
             continue

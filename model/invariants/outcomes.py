@@ -53,7 +53,7 @@ from collections.abc import Mapping
 from model.history import READ, Op, OpType
 from model.invariants.index import TERMINAL_STATUSES, Index, Span, row_of
 from model.invariants.judgement import Finding, Tally
-from model.invariants.own import left_row, matched, number, statements
+from model.invariants.own import left_row, matched, number, spans_of_entries, statements
 
 _JUDGED_ENTRIES = frozenset({"run_queued", "run_interactive", "approve", "submit_input"})
 _SETTLE_STATUS: Mapping[str, tuple[str, frozenset[str] | None]] = {
@@ -73,9 +73,9 @@ def segment_outcome_true(ix: Index) -> Finding:
     as the module's table says. LEASE_LOST is judged by :func:`lease_lost_means_lost`; a crashed call,
     or one that never returned, reports nothing."""
     tally = Tally()
-    for span in ix.spans:
+    for span in spans_of_entries(ix, _JUDGED_ENTRIES):
         done = span.completion
-        if done is None or span.entry not in _JUDGED_ENTRIES or done[5] is OpType.INFO:
+        if done is None or done[5] is OpType.INFO:
             continue
         if done[5] is OpType.FAIL:
             if done[6].get("error") == _ALREADY_RESUMING:
@@ -196,7 +196,7 @@ def lease_lost_means_lost(ix: Index) -> Finding:
     and the store's row just before that statement was not held by the segment (RUNNING, claimed by
     its identity, lease_expires not before the true time of the statement)."""
     tally = Tally()
-    for span in ix.spans:
+    for span in spans_of_entries(ix, _JUDGED_ENTRIES):
         done = span.completion
         if done is None or done[5] is not OpType.OK or done[6].get("outcome") != "lease_lost":
             continue

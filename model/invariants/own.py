@@ -24,6 +24,29 @@ ADR-111 resolves to the strictest effect)."""
 _OK, _FAIL = OpType.OK, OpType.FAIL
 
 
+def spans_of_entries(ix: Index, entries: frozenset[str]) -> list[Span]:
+    """The segments of the given entry points, in the order of their invoke. The index's segments
+    grouped by entry are computed once per history and kept: a reaper that ticks every second makes
+    thousands of segments no outcome oracle of a run needs to walk."""
+    grouped: dict[str, list[Span]] | None = ix._lazy.get("spans_by_entry")
+    if grouped is None:
+        grouped = {}
+        for span in ix.spans:
+            same = grouped.get(span.entry)
+            if same is None:
+                grouped[span.entry] = [span]
+            else:
+                same.append(span)
+        ix._lazy["spans_by_entry"] = grouped
+    if len(entries) == 1:
+        return list(grouped.get(next(iter(entries)), ()))
+    return sorted((span for entry in entries for span in grouped.get(entry, ())), key=_span_key)
+
+
+def _span_key(span: Span) -> int:
+    return span.key
+
+
 def statements(span: Span) -> list[Op]:
     """The completions (ok or fail) of the guarded statements the segment issued on its run."""
     return [op for op in span.records if op[3] == STORE and (op[5] is _OK or op[5] is _FAIL)]
@@ -108,6 +131,7 @@ __all__ = [
     "matched",
     "number",
     "records_in",
+    "spans_of_entries",
     "stamp_of",
     "stamped_call",
     "statements",

@@ -21,15 +21,15 @@ Pure checkers over the shared index of one history; they know only the history.
 from __future__ import annotations
 
 from model.history import EVENT, PHASE, PROVIDER, READ, STORE, TOOL, Op, OpType
-from model.invariants.index import Index, Span
+from model.invariants.index import Index, Span, merged
 from model.invariants.judgement import Finding, Tally
-from model.invariants.own import matched, number
+from model.invariants.own import matched, number, spans_of_entries
 
 _RENEWALS = frozenset({"T4", "T5", "P1"})
 _STOPPED = frozenset({STORE, EVENT, PROVIDER, TOOL})
 _PROBE = "executor.cancellation_probe"
 _EXECUTING = frozenset({"run_queued", "run_interactive", "approve", "submit_input"})
-_LEASES = frozenset({"T1", "T3", "T4", "T5", "T10", "P1"})
+_LEASES = ("T1", "T3", "T4", "T5", "T10", "P1")
 _DEADLINED = frozenset({"T5", "P1"})
 _DEFAULT_LEASE_S = 900
 
@@ -38,7 +38,9 @@ def lost_lease_stops(ix: Index) -> Finding:
     """After its first renewal or fence statement that failed or matched nothing, a segment makes no
     further request on the run (statement, audit insert, provider or tool call)."""
     tally = Tally()
-    for span in ix.spans:
+    refused = [op for op in ix.of_type(STORE, OpType.OK) if not op[6].get("matched") and number(op) in _RENEWALS]
+    failed = [op for op in ix.of_type(STORE, OpType.FAIL) if number(op) in _RENEWALS]
+    for span in ix.spans_of(merged(refused, failed)):
         lost: Op | None = None
         for op in span.records:
             name, type_ = op[3], op[5]
@@ -65,8 +67,11 @@ def cancel_observed_at_boundary(ix: Index) -> Finding:
     """A cancellation probe that reads the run CANCELLED is followed by the insert of its boundary
     step, by no provider or tool call, and by the outcome CANCELLED."""
     tally = Tally()
-    for span in ix.spans:
-        if span.entry not in _EXECUTING:
+    cancelled = {op[4] for op in ix.rows_of("T8")}  # only a run a cancel took can be read cancelled
+    if not cancelled:
+        return tally.finding("cancellations observed")
+    for span in spans_of_entries(ix, _EXECUTING):
+        if span.run not in cancelled:
             continue
         records = span.records
         for i, op in enumerate(records):
@@ -118,25 +123,29 @@ def lease_within_bound(ix: Index) -> Finding:
         if phase[6].get("phase") == "chaos":
             lease_s = int(phase[6].get("lease_s") or _DEFAULT_LEASE_S)
             deadline_s = int(phase[6].get("deadline_s") or 0)
-    for op in ix.rows:
-        transition = ix.numbers.get(op[0], "")
-        clock = op[6].get("clock_s")
-        if transition not in _LEASES or not isinstance(clock, (int, float)):
-            continue
-        lease = op[6]["row"].get("lease_expires")
-        if not isinstance(lease, (int, float)) or (transition not in ("T4", "T5", "P1") and lease == 0):
-            continue
-        bound = clock + (max(lease_s, deadline_s) if transition in _DEADLINED else lease_s)
-        if lease <= bound:
-            tally.hold()
-            continue
-        tally.violate(
-            (op[0],),
-            f"{op[6].get('transition')!r} at {op[0]} set run {op[4]!r}'s lease to {lease}, past the issuing "
-            f"process's clock ({clock}) plus {bound - clock} s",
-            at=op[0],
-        )
+    for transition in _LEASES:
+        for op in ix.rows_of(transition):
+            _judge_lease(tally, op, transition, lease_s, deadline_s)
     return tally.finding("leases set")
+
+
+def _judge_lease(tally: Tally, op: Op, transition: str, lease_s: int, deadline_s: int) -> None:
+    clock = op[6].get("clock_s")
+    if not isinstance(clock, (int, float)):
+        return
+    lease = op[6]["row"].get("lease_expires")
+    if not isinstance(lease, (int, float)) or (transition not in ("T4", "T5", "P1") and lease == 0):
+        return
+    bound = clock + (max(lease_s, deadline_s) if transition in _DEADLINED else lease_s)
+    if lease <= bound:
+        tally.hold()
+        return
+    tally.violate(
+        (op[0],),
+        f"{op[6].get('transition')!r} at {op[0]} set run {op[4]!r}'s lease to {lease}, past the issuing "
+        f"process's clock ({clock}) plus {bound - clock} s",
+        at=op[0],
+    )
 
 
 __all__ = ["cancel_observed_at_boundary", "lease_within_bound", "lost_lease_stops"]

@@ -62,6 +62,7 @@ def test_a_renewal_that_matched_is_no_lost_lease() -> None:
 def test_a_cancel_seen_at_the_boundary_persists_the_step_and_returns_cancelled() -> None:
     b = History()
     _running(b)
+    b.store("T8 cancel", identity="user", process="user", status="cancelled")
     b.probe("cancelled")
     b.event(INVOKE, kind="request")
     b.segment_done(outcome="cancelled")
@@ -72,6 +73,7 @@ def test_a_cancel_seen_at_the_boundary_persists_the_step_and_returns_cancelled()
 def test_a_provider_call_after_the_cancel_was_seen_is_a_violation() -> None:
     b = History()
     _running(b)
+    b.store("T8 cancel", identity="user", process="user", status="cancelled")
     probe = b.probe("cancelled")
     call = b.add(PROVIDER, INVOKE, round=1, synthesis=False)
     assert judge(CANCEL, b).witness == (probe, call)
@@ -81,6 +83,7 @@ def test_a_boundary_that_skips_persisting_its_step_is_a_violation() -> None:
     """ADR-103: "the boundary step is still persisted"."""
     b = History()
     _running(b)
+    b.store("T8 cancel", identity="user", process="user", status="cancelled")
     b.probe("cancelled")
     b.segment_done(outcome="cancelled")
     assert "not the step's insert" in judge(CANCEL, b).explanation
@@ -90,6 +93,7 @@ def test_a_cancel_seen_but_reported_as_a_lost_lease_is_a_violation() -> None:
     """The write step's insert failed: fail-closed wins over the cancel (spec 3.3 step 3)."""
     b = History()
     _running(b)
+    b.store("T8 cancel", identity="user", process="user", status="cancelled")
     probe = b.probe("cancelled")
     insert = b.event(INVOKE, call="c1", execution=1, true_effect="non_idempotent_write")
     b.event(FAIL, call="c1", execution=1, true_effect="non_idempotent_write")
@@ -101,6 +105,7 @@ def test_a_cancel_seen_but_reported_as_a_lost_lease_is_a_violation() -> None:
 def test_a_process_that_died_right_after_the_read_is_not_judged() -> None:
     b = History()
     _running(b)
+    b.store("T8 cancel", identity="user", process="user", status="cancelled")
     b.probe("cancelled")
     b.segment_done(INFO)
     assert judge(CANCEL, b).judged == 0
