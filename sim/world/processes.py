@@ -18,7 +18,7 @@ from model.reaper import reap
 from model.requests import Request
 from model.resume import approve, submit_input
 from sim.world.bus import Message
-from sim.world.clocks import Proc
+from sim.world.clocks import EPOCH_S, Proc
 from sim.world.interpreter import Crashed, SimGen, World
 from sim.world.outcomes import outcome_value
 from sim.world.recorder import FAIL, INFO, INVOKE, OK
@@ -178,7 +178,7 @@ def reaper(world: World) -> SimGen:
 
 def phases(world: World) -> SimGen:
     """Chaos first; then every fault heals and liveness is judged in the quiet phase."""
-    world.recorder.add(H.NEMESIS, H.PHASE, "", INFO, {"phase": "chaos"})
+    world.recorder.add(H.NEMESIS, H.PHASE, "", INFO, {"phase": "chaos", "epoch_s": EPOCH_S})
     yield world.env.timeout(world.world_cfg.chaos_s)
     world.plan.healed = True
     world.procs.heal()

@@ -19,6 +19,7 @@ from model.failures import StoreError
 from model.requests import InsertRun, UpdateResult
 from model.transitions import Cancel, Transition
 from model.vocab import NON_TERMINAL, RunStatus
+from sim.world.clocks import EPOCH_S
 from sim.world.faults import Fault
 from sim.world.recorder import FAIL, INVOKE, OK
 from sim.world.store import Database
@@ -203,4 +204,4 @@ class RowStore:
             return
         base = {"transition": "T8 cancel", "site": "cancel", "identity": "user", "actor": "user"}
         self.recorder.add("user", H.STORE, uuid, INVOKE, base)
-        self.update("user", uuid, Cancel(int(self.env.now)), base)
+        self.update("user", uuid, Cancel(EPOCH_S + int(self.env.now)), base)

@@ -10,20 +10,20 @@ import pytest
 from benchmarks.golden import golden
 
 GOLDEN = {
-    "abandoned_interactive": "c395b2f8e087c7f7",
-    "approval_write_on_resume": "51efc0ca2464d3ba",
-    "audit_blip_read_only": "2331a6213c62aebd",
-    "audit_failure_after_write": "18bcd01364a30e79",
-    "cancel_mid_run": "25d666153ce2ae87",
-    "default": "9ae7fc33f99cab23",
-    "deploy_between_attempts": "a40776811806f18f",
-    "duplicate_wakeup": "fe8b6a9987cf04c6",
-    "happy_path": "1f5ecbcd6546fafb",
-    "reaper_races_heartbeat": "89217e01e81db3ef",
-    "same_second_renewals": "83403cf7b07b296b",
-    "single_run": "4b97cfa624bbbc97",
-    "tool_outlives_lease": "2812cfb7e2817cf3",
-    "worker_crash_mid_write": "31f2b5d8e7dfa548",
+    "abandoned_interactive": "5fac83253882a939",
+    "approval_write_on_resume": "59336ab9444bb9ab",
+    "audit_blip_read_only": "16aa75fe692e52db",
+    "audit_failure_after_write": "f2f7ba3056075841",
+    "cancel_mid_run": "ea39c484a09761d8",
+    "default": "6c0bca4a68155e15",
+    "deploy_between_attempts": "f1ce0eb4c6de985d",
+    "duplicate_wakeup": "f1ff2459e6487b2f",
+    "happy_path": "b838fb711a68fcdc",
+    "reaper_races_heartbeat": "ba30737ef6a59571",
+    "same_second_renewals": "750d8a4336e9523e",
+    "single_run": "57936798a94366f9",
+    "tool_outlives_lease": "48db70abc3f00ff2",
+    "worker_crash_mid_write": "a9dc39e6e1aac50d",
 }
 
 
