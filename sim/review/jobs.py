@@ -66,7 +66,10 @@ class ShrinkOutcome:
 
 
 def run_shrink(job: ShrinkJob) -> ShrinkOutcome:
-    """Re-run the row's simulation (its digest must match), then ddmin its fault script."""
+    """Re-run the row's simulation (its digest must match), then ddmin its fault script while the
+    violation keeps its mechanism (the same finding or non-guarantee, or for an unexplained one the
+    same witness shape: :func:`sim.explore.base.shrink`), so the report's counterexample tells the
+    story the sweep met, not another one that fails the same invariant with fewer faults."""
     cell = job.cell
     scenario = cell.scenario()
     flags = dict(cell.flags)
@@ -89,7 +92,10 @@ def run_shrink(job: ShrinkJob) -> ShrinkOutcome:
         )
     except NondeterminismError as error:
         return ShrinkOutcome(job, None, str(error))
-    note = f"sweep row: policy {job.label}, intensity {cell.intensity:g}, seed {cell.seed}; shrunk by ddmin"
+    note = (
+        f"sweep row: policy {job.label}, intensity {cell.intensity:g}, seed {cell.seed}; "
+        f"shrunk by ddmin keeping its mechanism ({cx.mechanism})"
+    )
     return ShrinkOutcome(job, replace(cx, note=note))
 
 
