@@ -20,7 +20,6 @@ OPEN = sorted((FINDINGS_DIR / "open").glob("*.toml"))
 def test_the_open_list_is_the_one_the_readme_names() -> None:
     readme = (FINDINGS_DIR / "README.md").read_text(encoding="utf-8")
     assert [p.name for p in OPEN] == [
-        "horizon-live-run-at-end.toml",
         "reaper-dispatch-settle-over-new-owner.toml",
     ]
     for path in OPEN:
@@ -35,10 +34,3 @@ def test_an_open_counterexample_replays_and_stays_unexplained(path: Path) -> Non
     assert result.digest == cx.digest
     assert cx.invariant in result.violations
     assert explain(cx.invariant, Index.of(result.history), result.verdicts[cx.invariant]) is None
-
-
-def test_the_horizon_artifact_is_a_run_still_leased_at_the_end() -> None:
-    result = read(FINDINGS_DIR / "open" / "horizon-live-run-at-end.toml").run()
-    final = result.history[result.verdicts["every_run_terminates"].witness[-1]]
-    assert row_of(final).get("status") == "running"
-    assert Index.of(result.history).time_of(row_of(final).get("lease_expires")) > final.time_s
