@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from model.invariants import Index
-from model.invariants.index import row_of
 from scenarios.findings import FINDINGS_DIR, explain
 from sim.explore.counterexample import read
 
