@@ -53,6 +53,11 @@ distclean: clean
 # 7 policies x 102 cells; reaper_races_heartbeat's 100 ms each is half of it), after the faster world
 # of issue 9 (it was 4.4 s per seed at 80 seeds). 100 seeds = 71,400 simulations, about 355 CPU s,
 # i.e. about 3 minutes on 2 idle cores, and the same seed count as sim/review/adr-review.toml.
+# Issue 18 added grid `deployment` (head on the 14 library scenarios at deployment fault ranges, 28
+# simulations per seed): 74,200 simulations at 100 seeds. Measured on a shared machine (load average
+# 10-15, which inflates CPU time): 548 CPU s for the whole report; the deployment grid as a review of its
+# own (sweep, recognition, shrinks, plus the fixed verification and figures) 59 CPU s. On 2 idle cores
+# that is about 400 CPU s, under 4 minutes.
 REPORT_SEEDS ?= 100
 .PHONY: report bench
 report: $(STAMP)

@@ -43,7 +43,7 @@ def counterexamples(
         path = write(cx, out / "counterexamples" / name)
         files.append(path)
         if job.grid:
-            role = f"head at deployment ranges (grid {job.grid})"
+            role = f"head at deployment ranges, grid {job.grid}"
         else:
             labels = roles[job.invariant]
             role = "first preset where it fails" if job.label == labels[0] else "head"
