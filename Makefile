@@ -52,9 +52,10 @@ distclean: clean
 # 23 s fixed (start-up, shrinking, exhaustive verification, figures) + 3.3 s per seed (714 simulations:
 # 7 policies x 102 cells; reaper_races_heartbeat's 100 ms each is half of it), after the faster world
 # of issue 9 (it was 4.4 s per seed at 80 seeds). Issue 18's outcome oracles and liveness costs add
-# about 9% (62.1 against 56.9 CPU s for --seeds 8 against 998f7bb, same machine, same load): 100 seeds
-# = 71,400 simulations, about 385 CPU s, i.e. about 3.5 minutes on 2 idle cores, and the same seed
-# count as sim/review/adr-review.toml.
+# about 9% (62.1 against 56.9 CPU s for --seeds 8 against 998f7bb, same machine, same load), and its grid
+# `deployment` (head on the 14 library scenarios at deployment fault ranges, 28 simulations per seed)
+# brings 100 seeds to 74,200 simulations (the grid alone, as a review of its own, 59 CPU s under a load
+# of 10-15), the same seed count as sim/review/adr-review.toml. Not yet re-measured after the merge.
 REPORT_SEEDS ?= 100
 .PHONY: report bench
 report: $(STAMP)

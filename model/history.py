@@ -43,9 +43,14 @@ becomes an ``invoke`` record when issued and a completion when answered:
 ``fault``    process ``nemesis``, type info: {family, kind, target, detail} when an injected
              fault takes effect.
 ``crash`` / ``restart``  process ``nemesis``, type info: {process, identity}.
-``phase``    process ``nemesis``, type info: {phase} ('chaos' at 0, 'quiet' when healed); the
-             chaos record adds {lease_s, deadline_s}: the lease and the longest operation
-             deadline the deployed code declares (0 = none).
+``phase``    process ``nemesis``, type info: {phase} ('chaos' at 0, 'quiet' when healed); the 'chaos'
+             record also carries {epoch_s, lease_s, deadline_s}: ``epoch_s`` is the true wall
+             clock's reading (unix seconds) at time 0; ``lease_s`` and ``deadline_s`` are the lease
+             and the longest operation deadline the deployed code declares (0 = none).
+             Record times are seconds since the epoch; a process's clock reads
+             ``epoch_s + floor(time_s + its offset)``, so row columns written from a clock
+             (``lease_expires``, ``started_at``, ``finished_at``) and a statement's ``clock_s`` are
+             unix seconds, and ``value - epoch_s`` puts them on the records' time axis (:func:`epoch_of`).
 ``final``    process ``world``, type ok, one per run at the end: {row}.
 ``plan``     process ``world``, type ok, one per run when its client starts: the workload's
              ground truth {kind, stops, stop_kinds} where ``stops`` lists the rounds the
@@ -118,6 +123,15 @@ PLAN = "plan"
 
 NEMESIS = "nemesis"
 WORLD = "world"
+
+
+def epoch_of(history: Iterable[Op]) -> int:
+    """The true clock's reading at time 0 that the history's 'chaos' phase record states; 0 when it
+    states none (a hand-built history whose row times are on the records' own axis)."""
+    for op in history:
+        if op.op == PHASE and op.get("phase") == "chaos":
+            return int(op.get("epoch_s") or 0)
+    return 0
 
 
 def row_value(row: RunRow) -> dict[str, Any]:

@@ -105,6 +105,7 @@ def picture(history: Sequence[Op]) -> Picture:
 
     holder: dict[str, _Span] = {}
     expires: dict[str, float] = {}
+    epoch_s = H.epoch_of(history)  # lease_expires is a clock reading: minus this, a time on the lanes' axis
     fence: dict[str, str] = {}
     status: dict[str, str] = {}
     segments: dict[str, list[tuple[float, float]]] = {}
@@ -147,7 +148,8 @@ def picture(history: Sequence[Op]) -> Picture:
                 if run not in holder:
                     holder[run] = _Span(owner, run, op.time_s, op.time_s)
                     pic.spans.append(holder[run])
-                expires[run] = float(row.get("lease_expires") or op.time_s)
+                lease = row.get("lease_expires")
+                expires[run] = float(lease) - epoch_s if lease else op.time_s
             pending = str(row.get("pending_effect") or "")
             if pending != fence.get(run, ""):
                 kind = "fence_stamped" if pending else "fence_cleared"

@@ -300,6 +300,22 @@ class DeployFaults(_Strict):
     kinds: list[DeployKind] = Field(default_factory=_default_deploy_kinds)
 
 
+LIBRARY_STORE_SLOW_S = 30.0
+"""The longest commit stall of the library's store ranges (``StoreFaults.slow_s`` by default): the
+quiet phase (``WorldModel.quiet_s``) was sized with stalls this long in mind."""
+
+
+def quiet_phase_s(scenario: Scenario) -> float:
+    """How long the quiet phase lasts: ``quiet_s``, plus the part of the longest possible commit stall
+    beyond the library's 30 s. A stall that starts just before the faults heal holds its statement
+    (and the worker) that long into the quiet phase, so without it a run whose recovery takes most of
+    ``quiet_s`` (calls that outlive the lease, three requeues) is still in flight, under a live lease,
+    when liveness is judged: a harness artifact, not a stranded run. Derived from the fault profile,
+    which a counterexample file stores, so a replay ends where the run did; at the library's ranges it
+    is ``quiet_s`` exactly."""
+    return scenario.world.quiet_s + max(0.0, scenario.faults.store.slow_s[1] - LIBRARY_STORE_SLOW_S)
+
+
 DEPLOYMENT_RANGES: dict[str, dict[str, object]] = {
     "clock_skew": {"max_skew_s": MAX_SKEW_S},
     "store": {"slow_s": (1.0, MAX_STORE_DELAY_S)},

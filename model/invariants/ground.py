@@ -188,11 +188,12 @@ def settles_by_owner(ix: Index) -> Finding:
         if prior is None:
             tally.unknown((op.index,), f"settle of run {op.run!r} at {op.index} has no earlier row to judge")
             continue
-        _judge_settle(tally, prior, op, ix.number(op))
+        _judge_settle(tally, prior, op, ix.number(op), ix.epoch_s)
     return tally.finding("settles")
 
 
-def _judge_settle(tally: Tally, prior: Op, settle: Op, number: str) -> None:
+def _judge_settle(tally: Tally, prior: Op, settle: Op, number: str, epoch_s: int) -> None:
+    """``epoch_s`` puts the row's ``lease_expires`` (a clock reading) on the records' time axis."""
     row = row_of(prior)
     owner = row.get("claimed_by")
     identity = settle.get("identity")
@@ -201,11 +202,13 @@ def _judge_settle(tally: Tally, prior: Op, settle: Op, number: str) -> None:
         tally.hold()
         return
     lease = row.get("lease_expires")
-    expired = isinstance(lease, (int, float)) and 0 < lease < settle.time_s
+    leased = isinstance(lease, (int, float)) and lease > 0
+    shown = lease - epoch_s if isinstance(lease, (int, float)) and leased else lease  # on the records' axis
+    expired = isinstance(shown, (int, float)) and leased and shown < settle.time_s
     if actor == "reaper" and number == "T14" and expired:
         tally.hold()
         return
-    still = f" with its lease to {lease} (true time {settle.time_s:.2f})" if number == "T14" else ""
+    still = f" with its lease to {shown} (true time {settle.time_s:.2f})" if number == "T14" else ""
     tally.violate(
         (prior.index, settle.index),
         f"{settle.get('transition')!r} by {identity!r} (a {actor or 'unrecorded'} process) at {settle.index} "

@@ -23,7 +23,7 @@ from itertools import chain
 from operator import attrgetter
 from typing import Any
 
-from model.history import FINAL, LANDING, SEGMENT, STORE, TOOL, Op, OpType
+from model.history import FINAL, LANDING, PHASE, SEGMENT, STORE, TOOL, Op, OpType, epoch_of
 
 IDEMPOTENT_WRITE = "idempotent_write"
 NON_IDEMPOTENT_WRITE = "non_idempotent_write"
@@ -153,6 +153,19 @@ class Index:
         if found is None:
             found = self._lazy["completions"] = _pair_all(self.history)
         return found
+
+    @property
+    def epoch_s(self) -> int:
+        """The true clock's reading at time 0 (:func:`model.history.epoch_of`; 0 for a history that
+        states none). A clock value a row holds (``lease_expires``) minus this is a record time."""
+        found: int | None = self._lazy.get("epoch_s")
+        if found is None:
+            found = self._lazy["epoch_s"] = epoch_of(self.of_type(PHASE, OpType.INFO))
+        return found
+
+    def time_of(self, clock_s: float) -> float:
+        """A clock reading a row holds (unix seconds) on the records' time axis."""
+        return clock_s - self.epoch_s
 
     def of_type(self, op: str, type_: OpType) -> Sequence[Op]:
         """The records of one operation and type, in history order."""

@@ -233,14 +233,14 @@ def _lease_held(ix: Index, span: Span, last: Op) -> tuple[tuple[int, ...], str] 
         row.get("status") == "running"
         and row.get("claimed_by") == span.identity
         and isinstance(lease, (int, float))
-        and lease >= last[1]
+        and ix.time_of(lease) >= last[1]  # a clock reading against the statement's true time
     )
-    if not held:
+    if not held or not isinstance(lease, (int, float)):
         return None
     failed = "failed" if last[5] is OpType.FAIL else "matched nothing"
     return (before[0], last[0]), (
         f"its last statement {transition!r} {failed} at {last[0]} while the store held the row RUNNING under it "
-        f"with its lease to {lease} (row of {before[0]})"
+        f"with its lease to {ix.time_of(lease)} (row of {before[0]})"
     )
 
 

@@ -11,7 +11,9 @@ property suite accepts a failing claim only when a finding that lists the claim 
 A *non-guarantee* is a violation the spec records as not promised (spec 1.3, 7.2): it is no
 finding, and the head sweep accepts it only when its recogniser matches.
 
-Knows only the history and the invariant index, through :mod:`scenarios.findings.witness`.
+Knows only the history and the invariant index, through :mod:`scenarios.findings.witness` and
+:mod:`scenarios.findings.witness_ranges` (the recognisers of the findings the deployment-range triage
+of issue 18 registered).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from pathlib import Path
 
 from model.history import Op
 from model.invariants import Index, Verdict
-from scenarios.findings import outcome_witness, witness
+from scenarios.findings import outcome_witness, witness, witness_ranges
 from scenarios.findings.witness import Recogniser
 
 FINDINGS_DIR = Path(__file__).resolve().parent
@@ -299,6 +301,54 @@ FINDINGS: tuple[Finding, ...] = (
         "its call (at deployment ranges, every running row at its next tick)",
         ("adr104-lease-lost-stops-without-settling",),
         outcome_witness.reaper_clock_ahead,
+    ),
+    Finding(
+        "F-15",
+        "stalled-position-read-settle",
+        "settles_by_owner",
+        (),
+        ("store",),
+        ("store",),
+        "ADR-104",
+        "a worker that lost its lease stops without settling (LEASE_LOST)",
+        "a segment's post-claim position read (runQueued's, or a resume's) stalls in the store past the "
+        "lease; the reaper requeues the run and another worker claims it; the read then fails and the "
+        "unguarded settleFailed (spec 3.1: ownedBy null), issued after that claim, fails its RUNNING row",
+        ("adr104-lease-lost-stops-without-settling",),
+        witness_ranges.stalled_position_read_settle,
+        deployment_ranges=True,
+    ),
+    Finding(
+        "F-16",
+        "lagging-clock-dead-letter",
+        "dead_letter_reason_matches_cause",
+        (),
+        ("clock_skew",),
+        ("clock_skew",),
+        "ADR-104",
+        "reaper mutations re-check staleness so a live worker wins",
+        "the reaper selects a run whose lease looks stale and issues its dead-letter on the snapshot's "
+        "non-idempotent fence; before it commits, the live worker clears the fence, but its clock lags by "
+        "more than the lease, so the renewal that comes with the clear stamps a lease still in the past: "
+        "the staleness re-check passes and the run is dead-lettered not_retryable for a fence no longer there",
+        (),
+        witness_ranges.lagging_clock_dead_letter,
+        deployment_ranges=True,
+    ),
+    Finding(
+        "F-17",
+        "reaper-dispatch-settle-over-new-owner",
+        "settles_by_owner",
+        (),
+        ("dispatch", "duplicate"),
+        ("dispatch", "duplicate", "store"),
+        "ADR-104",
+        "reaper mutations re-check staleness so a live worker wins",
+        "the reaper requeues a run and its wake-up dispatch throws; its settleFailed (spec 9 C6: no owner "
+        "guard, no staleness predicate) commits after a spare wake-up (a duplicate or late delivery) let a "
+        "worker claim the requeued run, and fails that worker's RUNNING row",
+        ("adr104-live-worker-wins",),
+        witness_ranges.reaper_dispatch_settle_over_new_owner,
     ),
 )
 

@@ -139,8 +139,11 @@ def reaper_clock_ahead(ix: Index, verdict: Verdict) -> bool:
     prior, settle = ops
     if settle.op != H.STORE or number(settle) != "T14" or settle.get("actor") != "reaper":
         return False
-    lease = row_of(prior).get("lease_expires")
-    if not isinstance(lease, (int, float)) or lease < settle.time_s:
+    clock_lease = row_of(prior).get("lease_expires")
+    if not isinstance(clock_lease, (int, float)):
+        return False
+    lease = ix.time_of(clock_lease)  # on the records' time axis
+    if lease < settle.time_s:
         return False
     offset = _offset_in_force(ix, settle.process, settle.index)
     return offset > 0 and lease < settle.time_s + offset

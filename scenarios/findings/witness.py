@@ -268,18 +268,26 @@ def lagging_clock_stamp(ix: Index, verdict: Verdict) -> bool:
     """F-09: the write ran under its own segment's fence stamp (T5), which set ``lease_expires =
     now + 900`` from a clock lagging true time (by more than the lease, less the moments between the
     stamp and the call): the lease was already past in true time when the write started, although a
-    true clock reading taken when the stamp was issued would have covered the call. Status, claim
-    and fence are the segment's own; only the lease is wrong. The lag is ground truth: a
-    ``clock_skew`` fault set a negative offset on the stamping process (the runtime reads the clock
-    just before the statement, so the offset in force may be the one before a fault fired at that
-    boundary)."""
+    true clock reading taken when the stamp was issued would have covered the call. The lag alone
+    expired it: had the statement committed when issued, the call would still have come after the
+    lease (a lag shorter than that, which only a stall of the stamp carried past the lease, is
+    F-11's route). Status, claim and fence are the segment's own; only the lease is wrong. The lag
+    is ground truth: a ``clock_skew`` fault set a negative offset on the stamping process (the
+    runtime reads the clock just before the statement, so the offset in force may be the one before
+    a fault fired at that boundary)."""
     found = _own_expired_stamp(ix, verdict)
     if found is None:
         return False
     issued, stamp, invoke = found
-    lease = float(row_of(stamp).get("lease_expires") or 0)
+    lease = ix.time_of(float(row_of(stamp).get("lease_expires") or 0))
     lag = issued.time_s + LEASE_S - lease
-    return lag > 1 and _lagging(ix, stamp.process, issued.index) and int(issued.time_s) + LEASE_S >= invoke.time_s
+    unstalled_call_s = invoke.time_s - (stamp.time_s - issued.time_s)
+    return (
+        lag > 1
+        and _lagging(ix, stamp.process, issued.index)
+        and int(issued.time_s) + LEASE_S >= invoke.time_s
+        and lease < unstalled_call_s
+    )
 
 
 def stalled_fence_stamp(ix: Index, verdict: Verdict) -> bool:
@@ -300,7 +308,7 @@ def stalled_fence_stamp(ix: Index, verdict: Verdict) -> bool:
     )
     if not stalled:
         return False
-    lease = float(row_of(stamp).get("lease_expires") or 0)
+    lease = ix.time_of(float(row_of(stamp).get("lease_expires") or 0))
     if _lagging(ix, stamp.process, issued.index):
         lease = max(lease, float(int(issued.time_s) + LEASE_S))
     return lease + 1 >= invoke.time_s - (stamp.time_s - issued.time_s)
@@ -325,7 +333,7 @@ def _own_expired_stamp(ix: Index, verdict: Verdict) -> tuple[Op, Op, Op] | None:
         and row.get("claimed_by") == invoke.get("identity")
         and row.get("pending_effect") == invoke.get("true_effect")
     )
-    if not own or not isinstance(lease, (int, float)) or lease >= invoke.time_s:
+    if not own or not isinstance(lease, (int, float)) or ix.time_of(lease) >= invoke.time_s:
         return None
     issued = _invoke_of(ix, stamp)
     return None if issued is None else (issued, stamp, invoke)

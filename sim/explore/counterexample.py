@@ -53,6 +53,9 @@ class Counterexample:
     ties: tuple[TieKey, ...] = ()
     tempo: Tempo | None = None
     """The timing the swarm drew (None: the scenario's own); replay needs it."""
+    mechanism: str = ""
+    """What the violation shows, as its shrink kept it: a finding or non-guarantee id, or
+    'unexplained: <witness shape>' (:mod:`scenarios.findings.mechanism`); '' when not recorded."""
 
     def effective_scenario(self) -> Scenario:
         return with_tempo(load_scenario(self.scenario), self.tempo).with_faults(self.profile)
@@ -86,6 +89,7 @@ def to_toml(cx: Counterexample) -> str:
         f"digest = {_toml_value(cx.digest)}",
         f"explorer = {_toml_value(cx.explorer)}",
         f"note = {_toml_value(cx.note)}",
+        *([f"mechanism = {_toml_value(cx.mechanism)}"] if cx.mechanism else []),
         "faults = [",
         *[f"  {_toml_value(f.text())}," for f in cx.faults],
         "]",
@@ -168,6 +172,7 @@ def read(path: Path) -> Counterexample:
         flags=flags,
         explorer=str(data.get("explorer", "")),
         note=str(data.get("note", "")),
+        mechanism=str(data.get("mechanism", "")),
         ties=_ties(data.get("ties", []), source),
         tempo=_tempo(data.get("tempo"), source),
     )

@@ -33,18 +33,22 @@ def counterexamples(
     files: list[Path] = []
     roles: dict[str, list[str]] = {}
     for outcome in outcomes:
-        roles.setdefault(outcome.job.invariant, []).append(outcome.job.label)
+        if not outcome.job.grid:
+            roles.setdefault(outcome.job.invariant, []).append(outcome.job.label)
     for outcome in outcomes:
         job, cx = outcome.job, outcome.counterexample
         if cx is None:
             continue
-        name = f"{_safe(job.label)}--{job.invariant}.toml"
+        name = f"{_safe(job.label)}--{job.invariant}{'--' + _safe(job.grid) if job.grid else ''}.toml"
         path = write(cx, out / "counterexamples" / name)
         files.append(path)
-        labels = roles[job.invariant]
-        role = "first preset where it fails" if job.label == labels[0] else "head"
-        if len(labels) == 1 and job.label == labels[0] and _is_head(cx):
-            role = "head, and the first preset where it fails"
+        if job.grid:
+            role = f"head at deployment ranges, grid {job.grid}"
+        else:
+            labels = roles[job.invariant]
+            role = "first preset where it fails" if job.label == labels[0] else "head"
+            if len(labels) == 1 and job.label == labels[0] and _is_head(cx):
+                role = "head, and the first preset where it fails"
         replay = cx.run()
         histories[len(views)] = replay.history
         verdict = replay.verdicts[job.invariant]
@@ -61,6 +65,8 @@ def counterexamples(
                 "shrink_note": _shrink_note(cx, replay.digest),
                 "runs": runs,
                 "explanation": verdict.explanation,
+                "mechanism": cx.mechanism,
+                "grid": job.grid,
             }
         )
     return views, histories, files
@@ -92,14 +98,20 @@ def verify_view(v: VerifyOutcome) -> dict[str, Any]:
     }
 
 
-def findings(jobs: list[RecogniseJob], recognised: list[list[tuple[str, str]]]) -> list[dict[str, Any]]:
-    counts: dict[str, int] = {}
-    example: dict[str, str] = {}
+def findings(
+    jobs: list[RecogniseJob], recognised: list[list[tuple[str, str]]], deployment: Sequence[str] = ()
+) -> list[dict[str, Any]]:
+    """Per registered finding: whether a violating simulation of the primary grid was recognised as it
+    (reproduced), and, when the review has deployment-range grids, whether one of theirs was."""
+    counts: dict[tuple[str, bool], int] = {}
+    example: dict[tuple[str, bool], str] = {}
     for job, hits in zip(jobs, recognised, strict=True):
+        wide = job.grid in deployment
         for finding_id in sorted({fid for _, fid in hits if fid in FINDING_IDS}):
-            counts[finding_id] = counts.get(finding_id, 0) + 1
+            key = (finding_id, wide)
+            counts[key] = counts.get(key, 0) + 1
             example.setdefault(
-                finding_id, f"{Path(job.cell.scenario_ref).stem} seed {job.cell.seed} x{job.cell.intensity:g}"
+                key, f"{Path(job.cell.scenario_ref).stem} seed {job.cell.seed} x{job.cell.intensity:g}"
             )
     return [
         {
@@ -108,53 +120,66 @@ def findings(jobs: list[RecogniseJob], recognised: list[list[tuple[str, str]]]) 
             "adr": f.adr,
             "promise": f.promise,
             "story": f.story,
-            "reproduced": f.id in counts,
+            "reproduced": (f.id, False) in counts,
             "deployment_ranges": f.deployment_ranges,
-            "recognised": counts.get(f.id, 0),
-            "example": example.get(f.id, ""),
+            "recognised": counts.get((f.id, False), 0),
+            "example": example.get((f.id, False), ""),
+            "reproduced_deployment": ((f.id, True) in counts) if deployment else None,
+            "recognised_deployment": counts.get((f.id, True), 0),
+            "example_deployment": example.get((f.id, True), ""),
         }
         for f in FINDINGS
     ]
 
 
 def explanations(
-    frame: pd.DataFrame, policies: Sequence[str], recognised: list[list[tuple[str, str]]]
+    frame: pd.DataFrame,
+    policies: Sequence[str],
+    jobs: Sequence[RecogniseJob],
+    recognised: list[list[tuple[str, str]]],
+    grids: Sequence[str] = (PRIMARY_GRID,),
 ) -> list[dict[str, Any]]:
-    """Per invariant violated under head in the primary grid: its violating simulations, how many were
-    re-run and examined, and what explained them (finding or non-guarantee id -> simulations, '' = nothing).
-    A pure function of the rows and the recognisers' answers."""
+    """Per explained grid and invariant violated under head there: its violating simulations, how many
+    were re-run and examined, and what explained them (finding or non-guarantee id -> simulations,
+    '' = nothing). The first grid is the primary one (the library's fault ranges); the others are at
+    deployment ranges. A pure function of the rows and the recognisers' answers."""
     head = head_label(frame, policies)
     if head is None:
         return []
-    mine = frame[(frame["policy"] == head) & (frame["grid"] == PRIMARY_GRID)]
     labels = {f.id: f"{f.id} {f.slug}" for f in FINDINGS} | {ng.id: f"{ng.id}, {ng.source}" for ng in NON_GUARANTEES}
     out = []
-    for column in [c for c in frame.columns if c.startswith("inv.")]:
-        name = column.removeprefix("inv.")
-        violations = int((mine[column] == "false").sum())
-        if not violations:
-            continue
-        by: dict[str, int] = {}
-        for hits in recognised:
-            for invariant, explained_by in hits:
-                if invariant == name:
-                    by[explained_by] = by.get(explained_by, 0) + 1
-        out.append(
-            {
-                "invariant": name,
-                "policy": head,
-                "violations": violations,
-                "examined": sum(by.values()),
-                "unexplained": by.pop("", 0),
-                "explained": [
-                    {
-                        "id": key,
-                        "label": labels.get(key, key),
-                        "kind": "finding" if key in FINDING_IDS else "non-guarantee",
-                        "simulations": count,
-                    }
-                    for key, count in sorted(by.items())
-                ],
-            }
-        )
+    for grid in grids:
+        mine = frame[(frame["policy"] == head) & (frame["grid"] == grid)]
+        for column in [c for c in frame.columns if c.startswith("inv.")]:
+            name = column.removeprefix("inv.")
+            violations = int((mine[column] == "false").sum())
+            if not violations:
+                continue
+            by: dict[str, int] = {}
+            for job, hits in zip(jobs, recognised, strict=True):
+                if (job.grid or PRIMARY_GRID) != grid:
+                    continue
+                for invariant, explained_by in hits:
+                    if invariant == name:
+                        by[explained_by] = by.get(explained_by, 0) + 1
+            out.append(
+                {
+                    "invariant": name,
+                    "policy": head,
+                    "grid": grid,
+                    "ranges": "library" if grid == grids[0] else "deployment",
+                    "violations": violations,
+                    "examined": sum(by.values()),
+                    "unexplained": by.pop("", 0),
+                    "explained": [
+                        {
+                            "id": key,
+                            "label": labels.get(key, key),
+                            "kind": "finding" if key in FINDING_IDS else "non-guarantee",
+                            "simulations": count,
+                        }
+                        for key, count in sorted(by.items())
+                    ],
+                }
+            )
     return out

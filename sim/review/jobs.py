@@ -18,6 +18,7 @@ from model.invariants import Index
 from scenarios.findings import explain
 from scenarios.intensity import scale_faults
 from scenarios.loader import load_scenario
+from scenarios.overrides import at_ranges
 from scenarios.schema import Scenario
 from sim.explore.base import NondeterminismError, Target, shrink
 from sim.explore.counterexample import Counterexample
@@ -35,9 +36,11 @@ class Cell:
     intensity: float
     seed: int
     digest: str
+    fault_ranges: str = ""
+    """'' or 'library': the scenario's own fault ranges; 'deployment': widened, as the grid swept it."""
 
     def scenario(self) -> Scenario:
-        base = load_scenario(self.scenario_ref)
+        base = at_ranges(load_scenario(self.scenario_ref), self.fault_ranges)
         return scale_faults(base, self.intensity) if self.intensity != 1.0 else base
 
 
@@ -56,6 +59,8 @@ class ShrinkJob:
     invariant: str
     label: str
     max_tests: int
+    grid: str = ""
+    """The deployment-range grid the row came from ('' = the library's fault ranges)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +71,10 @@ class ShrinkOutcome:
 
 
 def run_shrink(job: ShrinkJob) -> ShrinkOutcome:
-    """Re-run the row's simulation (its digest must match), then ddmin its fault script."""
+    """Re-run the row's simulation (its digest must match), then ddmin its fault script while the
+    violation keeps its mechanism (the same finding or non-guarantee, or for an unexplained one the
+    same witness shape: :func:`sim.explore.base.shrink`), so the report's counterexample tells the
+    story the sweep met, not another one that fails the same invariant with fewer faults."""
     cell = job.cell
     scenario = cell.scenario()
     flags = dict(cell.flags)
@@ -89,7 +97,10 @@ def run_shrink(job: ShrinkJob) -> ShrinkOutcome:
         )
     except NondeterminismError as error:
         return ShrinkOutcome(job, None, str(error))
-    note = f"sweep row: policy {job.label}, intensity {cell.intensity:g}, seed {cell.seed}; shrunk by ddmin"
+    note = (
+        f"sweep row: policy {job.label}, intensity {cell.intensity:g}, seed {cell.seed}; "
+        f"shrunk by ddmin keeping its mechanism ({cx.mechanism})"
+    )
     return ShrinkOutcome(job, replace(cx, note=note))
 
 
@@ -97,6 +108,8 @@ def run_shrink(job: ShrinkJob) -> ShrinkOutcome:
 class RecogniseJob:
     cell: Cell
     invariants: tuple[str, ...]
+    grid: str = ""
+    """The grid the row came from (the explanation tables are per grid)."""
 
 
 def run_recognise(job: RecogniseJob) -> list[tuple[str, str]]:

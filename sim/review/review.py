@@ -39,7 +39,15 @@ from sim.review.jobs import (
     run_shrink,
     run_verify,
 )
-from sim.review.plan import as_written_grids, plan_recognition, plan_shrinks, plan_verification, scenario_refs
+from sim.review.plan import (
+    as_written_grids,
+    deployment_grids,
+    explained_grids,
+    plan_recognition,
+    plan_shrinks,
+    plan_verification,
+    scenario_refs,
+)
 from sim.review.provenance import fresh_shards, provenance
 from sim.sweep.config import SweepConfig
 from sim.sweep.engine import run_sweep
@@ -119,8 +127,10 @@ def run_review(
     policies = [p.label for p in config.policy]
     refs = scenario_refs(config)
     grids = as_written_grids(config)
-    shrink_jobs = plan_shrinks(frame, policies, refs, options.shrink_tests, grids)
-    recognise_jobs = plan_recognition(frame, policies, refs, options.examine_per_invariant, grids)
+    deployment = deployment_grids(config)
+    shrink_jobs = plan_shrinks(frame, policies, refs, options.shrink_tests, grids, deployment)
+    explained = explained_grids(config)
+    recognise_jobs = plan_recognition(frame, policies, refs, options.examine_per_invariant, grids, explained)
     verify_jobs = plan_verification(options.verify_scenarios, options.verify_bound)
     shrunk, recognised, verified = _run_jobs(executor, shrink_jobs, recognise_jobs, verify_jobs, tell)
     views, histories, files = counterexamples(shrunk, out)
@@ -131,8 +141,8 @@ def run_review(
         counterexamples=views,
         histories=histories,
         verification=[verify_view(v) for v in verified],
-        findings=findings(recognise_jobs, recognised),
-        explanations=explanations(frame, policies, recognised),
+        findings=findings(recognise_jobs, recognised, deployment),
+        explanations=explanations(frame, policies, recognise_jobs, recognised, explained),
         provenance=provenance(config, options, len(frame), time.perf_counter() - started, len(recognise_jobs)),
         started=started,
         files=files,

@@ -75,6 +75,10 @@ class GridEntry(_Strict):
     intensities: Annotated[list[Intensity], Field(min_length=1)] = Field(default_factory=lambda: [1.0])
     latency_ratios: list[Ratio] = Field(default_factory=list)
     transports: list[Literal["sync", "async"]] = Field(default_factory=list)
+    fault_ranges: Literal["library", "deployment"] = "library"
+    """'deployment': every scenario widened to the fault ranges of real deployments
+    (:meth:`scenarios.schema.Scenario.at_deployment_ranges`: clock skew up to an hour either way,
+    store stalls up to two leases); 'library': the ranges each scenario declares."""
     policies: list[str] = Field(default_factory=list)
     seeds: Annotated[int, Field(ge=1, le=100_000_000)] | None = None
 
@@ -184,7 +188,13 @@ def iter_tasks(config: SweepConfig) -> Iterator[SweepTask]:
                                     label=entry.label,
                                     latency_ratio=ratio,
                                     transport=transport,
+                                    fault_ranges=_ranges(grid.fault_ranges),
                                 )
+
+
+def _ranges(fault_ranges: str) -> str:
+    """The task's ``fault_ranges``: '' for the scenario's own (so library tasks keep their shard keys)."""
+    return "" if fault_ranges == "library" else fault_ranges
 
 
 def _or_as_written(transports: list[Literal["sync", "async"]]) -> list[str]:

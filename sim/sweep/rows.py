@@ -18,7 +18,7 @@ from model.policy import resolve_policy
 from model.vocab import RunStatus
 from scenarios.intensity import scale_faults
 from scenarios.loader import load_scenario
-from scenarios.overrides import overridden
+from scenarios.overrides import LIBRARY_RANGES, at_ranges, overridden
 from scenarios.schema import FAMILIES, Scenario
 from sim.explore.counterexample import Counterexample
 from sim.sweep.metrics import run_metrics
@@ -60,8 +60,9 @@ class TaskOutput:
 
 
 def cell_scenario(task: SweepTask) -> tuple[Scenario, bool]:
-    """The scenario a task simulates, and whether latency / transport overrides changed it."""
-    base = load_scenario(task.scenario)
+    """The scenario a task simulates, and whether latency / transport overrides changed it (the fault
+    ranges do not count: a counterexample stores its fault profile, widened ranges included)."""
+    base = at_ranges(load_scenario(task.scenario), task.fault_ranges)
     shaped = overridden(base, task.latency_ratio, task.transport)
     scenario = scale_faults(shaped, task.intensity) if task.intensity != 1.0 else shaped
     return scenario, shaped is not base
@@ -78,6 +79,7 @@ def sweep_row(task: SweepTask, scenario: Scenario, result: SimulationResult) -> 
         "intensity": float(task.intensity),
         "latency_ratio": float(task.latency_ratio),
         "transport": scenario.world.transport,
+        "fault_ranges": task.fault_ranges or LIBRARY_RANGES,
         "seed": result.seed,
         "digest": result.digest,
     }
@@ -116,7 +118,8 @@ def _violation(task: SweepTask, scenario: Scenario, changed: bool, result: Simul
         flags=dict(task.flags),
         explorer="sweep",
         note=f"sweep grid {task.grid}, policy {task.policy_label}, intensity {task.intensity:g}, "
-        f"latency ratio {task.latency_ratio:g}, transport {scenario.world.transport}",
+        f"latency ratio {task.latency_ratio:g}, transport {scenario.world.transport}"
+        + (f", fault ranges {task.fault_ranges}" if task.fault_ranges else ""),
     )
     return Violation(cx, scenario if changed else None, task.key)
 

@@ -20,7 +20,7 @@ from model.reaper import reap
 from model.requests import Request
 from model.resume import approve, submit_input
 from sim.world.bus import Message
-from sim.world.clocks import Proc
+from sim.world.clocks import EPOCH_S, Proc
 from sim.world.interpreter import Crashed, SimGen, World
 from sim.world.outcomes import outcome_value
 from sim.world.recorder import FAIL, INFO, INVOKE, OK
@@ -184,7 +184,8 @@ def phases(world: World) -> SimGen:
     """Chaos first; then every fault heals and liveness is judged in the quiet phase."""
     scenario = world.scenario
     deadline_s = max([scenario.provider.deadline_s, *(tool.deadline_s for tool in scenario.tools)])
-    world.recorder.add(H.NEMESIS, H.PHASE, "", INFO, {"phase": "chaos", "lease_s": LEASE_S, "deadline_s": deadline_s})
+    chaos = {"phase": "chaos", "epoch_s": EPOCH_S, "lease_s": LEASE_S, "deadline_s": deadline_s}
+    world.recorder.add(H.NEMESIS, H.PHASE, "", INFO, chaos)
     yield world.env.timeout(world.world_cfg.chaos_s)
     world.plan.healed = True
     world.procs.heal()

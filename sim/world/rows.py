@@ -22,7 +22,7 @@ from model.requests import FindRun, InsertRun, Update, UpdateResult
 from model.segment import Context
 from model.transitions import Transition
 from model.vocab import NON_TERMINAL, RunStatus
-from sim.world.clocks import Proc
+from sim.world.clocks import EPOCH_S, Proc
 from sim.world.faults import Fault
 from sim.world.recorder import FAIL, INVOKE, OK
 from sim.world.store import Database
@@ -231,4 +231,4 @@ class RowStore:
                 target, base = self.write_invoke(user, request)
                 value, _ = self.write_apply(user, request, None, target, base)
             else:
-                value = user.read_s = int(self.env.now)
+                value = user.read_s = EPOCH_S + int(self.env.now)  # the user's clock is true

@@ -1,5 +1,6 @@
 """A small review, run once per test session: two scenarios (one named ``<script>alert(1)</script>``,
-with a tool of that name), three policies, every section's grid, a few seeds."""
+with a tool of that name), three policies, every section's grid (a deployment-range grid of head
+included), a few seeds."""
 
 from __future__ import annotations
 
@@ -58,6 +59,13 @@ intensities = [0.0, 0.5, 1.0, 2.0, 4.0]
 name = "latency"
 scenarios = ["tool_outlives_lease"]
 latency_ratios = [0.25, 0.5, 1.0, 2.0, 3.0]
+
+[[grid]]
+name = "deployment"
+scenarios = ["tool_outlives_lease", "default"]
+fault_ranges = "deployment"
+intensities = [2.0]
+policies = ["head"]
 """,
         encoding="utf-8",
     )

@@ -100,6 +100,39 @@ def test_every_failure_of_head_is_classified(
     assert explained["line"] in html
 
 
+def test_every_failure_of_head_at_deployment_ranges_is_classified_beside_the_library_ones(
+    report_json: dict[str, Any], rows: pd.DataFrame, small_review: Any
+) -> None:
+    wide = rows[(rows["grid"] == "deployment") & (rows["policy"] == "head")]
+    assert len(wide) and set(wide["fault_ranges"]) == {"deployment"}
+    violated = {
+        c.removeprefix("inv."): int((wide[c] == "false").sum())
+        for c in wide.columns
+        if c.startswith("inv.") and (wide[c] == "false").any()
+    }
+    ranges = report_json["explained_ranges"]
+    deployment = ranges["deployment"]
+    assert violated and {r["invariant"]: r["violations"] for r in deployment["rows"]} == violated
+    for r in deployment["rows"]:
+        assert 0 < r["examined"] <= r["violations"]
+        assert r["unexplained"] + sum(x["simulations"] for x in r["explained"]) == r["examined"]
+    assert ranges["library"] == report_json["head_explained"]
+    side = {row["invariant"]: row for row in ranges["side_by_side"]}
+    assert set(side) == set(violated) | {r["invariant"] for r in ranges["library"]["rows"]}
+    assert all((side[name]["deployment"] or {}).get("violations") == n for name, n in violated.items())
+    assert ranges["holds"] == (not ranges["library"]["unregistered"] and not deployment["unregistered"])
+    html = small_review.paths["html"].read_text(encoding="utf-8")
+    assert str(escape(ranges["line"])) in html and "at the fault ranges of real deployments" in html
+    assert "At the fault ranges of real deployments" in small_review.paths["markdown"].read_text(encoding="utf-8")
+
+
+def test_the_register_says_where_each_finding_was_reproduced(report_json: dict[str, Any]) -> None:
+    findings = report_json["findings"]
+    assert all(f["reproduced_deployment"] is not None for f in findings), "the review has a deployment grid"
+    assert all(bool(f["example_deployment"]) == f["reproduced_deployment"] for f in findings)
+    assert any(f["reproduced_deployment"] for f in findings)
+
+
 def test_an_unexplained_violation_is_marked_unregistered() -> None:
     finding = {"id": "F-02", "label": "F-02 x", "kind": "finding", "simulations": 3}
     view = explanations_view(

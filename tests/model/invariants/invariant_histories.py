@@ -391,9 +391,13 @@ class History:
         return self.add(PLAN, OK, run=run, process=WORLD, kind="queued", stops=rounds,
                         stop_kinds=[stops[r] for r in rounds])  # fmt: skip
 
-    def phase(self, *, lease_s: int = 900, deadline_s: int = 0) -> int:
-        return self.record(PHASE, INFO, {"phase": "chaos", "lease_s": lease_s, "deadline_s": deadline_s}, run="",
-                           process=NEMESIS)  # fmt: skip
+    def phase(self, *, lease_s: int = 900, deadline_s: int = 0, epoch_s: int | None = None) -> int:
+        """The 'chaos' phase record; ``epoch_s`` (the world's true clock at time 0) when given, so row
+        clock values (``lease_expires``, a statement's ``clock_s``) are unix seconds, as the world writes them."""
+        value: dict[str, Any] = {"phase": "chaos", "lease_s": lease_s, "deadline_s": deadline_s}
+        if epoch_s is not None:
+            value["epoch_s"] = epoch_s
+        return self.record(PHASE, INFO, value, run="", process=NEMESIS)
 
 
 def judge(name: str, history: History) -> Verdict:

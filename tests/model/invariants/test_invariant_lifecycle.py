@@ -97,6 +97,27 @@ def test_a_reaper_dead_letter_of_a_lease_still_ahead_of_true_time_is_a_violation
     assert "lease to 900" in verdict.explanation
 
 
+EPOCH_S = 1_700_000_000
+
+
+@pytest.mark.parametrize(("lease_after_epoch_s", "valid"), [(900, Validity.VALID), (1200, Validity.INVALID)])
+def test_a_reaper_dead_letter_is_judged_on_the_lease_put_back_on_the_records_axis(
+    lease_after_epoch_s: int, valid: Validity
+) -> None:
+    """The world's rows hold unix seconds (epoch + clock): the lease is compared with true time only after
+    the epoch the history states is taken off, or every lease would look ahead of the true time."""
+    b = History()
+    b.phase(epoch_s=EPOCH_S)
+    b.enqueue()
+    b.store("T3 claimQueued", identity=OTHER, status="running", claimed_by=OTHER,
+            lease_expires=EPOCH_S + lease_after_epoch_s, time_s=0.0)  # fmt: skip
+    b.store("T14 deadLetterStale", identity="reaper", actor="reaper", status="failed", claimed_by="", time_s=1000.0)
+    verdict = judge("settles_by_owner", b)
+    assert verdict.valid is valid and verdict.judged == 1
+    if valid is Validity.INVALID:
+        assert "lease to 1200 (true time 1000.00)" in verdict.explanation
+
+
 @pytest.mark.parametrize("site", ["reaper.dead_letter", "cancel", "run_queued.position_failed"])
 def test_a_site_label_exempts_nothing(site: str) -> None:
     """Who settled is the world's record of the process, not the label the runtime gave the statement."""

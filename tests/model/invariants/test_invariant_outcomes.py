@@ -3,6 +3,7 @@ histories that pass and that fail (issue 18). Each verdict's count of judged cas
 
 from __future__ import annotations
 
+import pytest
 from invariant_histories import FAIL, INFO, INVOKE, OTHER, WORKER, History, judge
 
 from model.history import READ, SEGMENT, STORE
@@ -10,6 +11,7 @@ from model.invariants import Validity, outcomes
 from model.invariants.outcome_table import OUTCOME_TABLE, table_rows
 
 TRUE = "segment_outcome_true"
+EPOCH_S = 1_700_000_000
 LOST = "lease_lost_means_lost"
 
 
@@ -226,6 +228,23 @@ def test_a_store_error_after_the_lease_ran_out_in_true_time_is_a_lost_lease() ->
     b.add(STORE, FAIL, transition="T4 renewLease", identity=WORKER, error="StoreError", time_s=10.0)
     b.segment_done(outcome="lease_lost")
     assert judge(LOST, b).valid is Validity.VALID
+
+
+@pytest.mark.parametrize(("lease_after_epoch_s", "valid"), [(5, Validity.VALID), (50, Validity.INVALID)])
+def test_a_lease_in_unix_seconds_is_put_back_on_the_records_axis(lease_after_epoch_s: int, valid: Validity) -> None:
+    """With the epoch the history states, a store error at true time 10 under a lease to epoch + 5 came after
+    the lease ran out (a lost lease); under a lease to epoch + 50 the row was still held."""
+    b = History()
+    b.phase(epoch_s=EPOCH_S)
+    b.enqueue()
+    b.segment("run_queued")
+    b.store("T3 claimQueued", status="running", claimed_by=WORKER, lease_expires=EPOCH_S + lease_after_epoch_s)
+    b.add(STORE, FAIL, transition="T4 renewLease", identity=WORKER, error="StoreError", time_s=10.0)
+    b.segment_done(outcome="lease_lost")
+    verdict = judge(LOST, b)
+    assert verdict.valid is valid and verdict.judged == 1
+    if valid is Validity.INVALID:
+        assert "with its lease to 50" in verdict.explanation
 
 
 # -- the table ------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ that fail."""
 
 from __future__ import annotations
 
+import pytest
 from invariant_histories import FAIL, INFO, INVOKE, History, judge
 
 from model.history import PROVIDER, TOOL
@@ -147,6 +148,17 @@ def test_a_fence_stamp_may_reach_the_declared_deadline_but_a_renewal_may_not() -
         b.store(transition, clock_s=100, lease_expires=2100, pending_effect="idempotent_write")
     assert judge(BOUND, stamp).valid is Validity.VALID
     assert judge(BOUND, renewal).valid is Validity.INVALID
+
+
+@pytest.mark.parametrize(("lease_after_epoch_s", "valid"), [(1000, Validity.VALID), (1001, Validity.INVALID)])
+def test_a_lease_and_a_clock_reading_both_in_unix_seconds(lease_after_epoch_s: int, valid: Validity) -> None:
+    """The world's clock_s and lease_expires are both epoch + clock: the bound compares them directly."""
+    b = History()
+    b.phase(epoch_s=1_700_000_000)
+    _running(b)
+    b.store("T4 renewLease", clock_s=1_700_000_100, lease_expires=1_700_000_000 + lease_after_epoch_s)
+    verdict = judge(BOUND, b)
+    assert verdict.valid is valid and verdict.judged == 1
 
 
 def test_a_statement_without_a_clock_reading_is_not_judged() -> None:

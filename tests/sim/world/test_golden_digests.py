@@ -10,20 +10,20 @@ import pytest
 from benchmarks.golden import golden
 
 GOLDEN = {
-    "abandoned_interactive": "d5110ccd38ce9bea",
-    "approval_write_on_resume": "d9cfc87dc4b9a0dc",
-    "audit_blip_read_only": "a785de775192cd83",
-    "audit_failure_after_write": "c484e2afb274b95e",
-    "cancel_mid_run": "a42c5de5784f8bc0",
-    "default": "a35417f9ac769583",
-    "deploy_between_attempts": "a05d84337cc3e678",
-    "duplicate_wakeup": "d675a4c3be1137b0",
-    "happy_path": "82d024f20d7d94b0",
-    "reaper_races_heartbeat": "63dd9ec5234919a0",
-    "same_second_renewals": "0c64739b360e27ca",
-    "single_run": "e3362f798c5d3b3a",
-    "tool_outlives_lease": "f3c6ff49222f1090",
-    "worker_crash_mid_write": "19b8ce5b9c0aeb84",
+    "abandoned_interactive": "559c050975cce01b",
+    "approval_write_on_resume": "232b1104876e4cf9",
+    "audit_blip_read_only": "ef0eee42ad0b6922",
+    "audit_failure_after_write": "ba16c19dd27f6ed3",
+    "cancel_mid_run": "6154e2f3f02778f9",
+    "default": "c3705e4d1aa95450",
+    "deploy_between_attempts": "f797cd3a6ceba99d",
+    "duplicate_wakeup": "4efad3592e1b3d9b",
+    "happy_path": "40d556b9c8984e52",
+    "reaper_races_heartbeat": "3ba8b0ce25094732",
+    "same_second_renewals": "6a700fdb7836881e",
+    "single_run": "89a559cb292468c8",
+    "tool_outlives_lease": "5f2a8ec261e64065",
+    "worker_crash_mid_write": "35e80e3315c2ad9e",
 }
 
 
