@@ -1,16 +1,19 @@
-"""Triage of head at the fault ranges of real deployments: every violation the swarm meets, by mechanism.
+"""Triage of head at deployment (or library) fault ranges: every violation the swarm meets, by mechanism.
 
     .venv/bin/python -m benchmarks.triage_ranges                       # seeds 0-3 and 5, 500 draws per scenario
     .venv/bin/python -m benchmarks.triage_ranges --seeds 5 --draws 300 --jsonl /tmp/triage.jsonl
+    .venv/bin/python -m benchmarks.triage_ranges --ranges library --transport sync
 
 The swarm draws of the head sweep (``swarm_batch``: every fault family, each draw a fault profile and
-a tempo) on every library scenario widened with ``Scenario.at_deployment_ranges()`` (a fifth of the
-draws on ``reaper_races_heartbeat``, whose simulations cost 20 times more). Each violation is named by
-its mechanism (:func:`scenarios.findings.mechanism.mechanism_of`: the finding or non-guarantee that
-explains it, or the shape of an unexplained witness). Prints the counts per invariant and mechanism and,
-for every unexplained one, where to find it (scenario, seed, draw); exit 1 if any is unexplained. This
-is how scenarios/findings/README.md's deployment-range figures were measured. Knows the explorers'
-swarm draws and the register.
+a tempo) on every library scenario widened with ``Scenario.at_deployment_ranges()`` (``--ranges
+library``: the library's own ranges, the head sweep test's), on the scenario's own transport or, with
+``--transport sync``, on the Sync transport (spec 5.2: a wake-up runs inline, nested in the dispatching
+call); a fifth of the draws on ``reaper_races_heartbeat``, whose simulations cost 20 times more.
+Each violation is named by its mechanism (:func:`scenarios.findings.mechanism.mechanism_of`: the
+finding or non-guarantee that explains it, or the shape of an unexplained witness). Prints the counts
+per invariant and mechanism and, for every unexplained one, where to find it (scenario, seed, draw);
+exit 1 if any is unexplained. This is how scenarios/findings/README.md's triage figures were measured.
+Knows the explorers' swarm draws and the register.
 """
 
 from __future__ import annotations
@@ -25,21 +28,31 @@ from typing import Any
 from model.invariants import Index
 from scenarios.findings.mechanism import mechanism_of
 from scenarios.loader import library_names, load_scenario
-from scenarios.schema import FAMILIES
+from scenarios.schema import FAMILIES, Scenario
 from sim.explore.base import Target
 from sim.explore.mutants import swarm_batch
 
 SLOW_SCENARIOS = frozenset({"reaper_races_heartbeat"})
 
 
-def triage(seeds: list[int], draws: int, scenarios: list[str]) -> tuple[list[dict[str, Any]], int, float]:
+def widened(name: str, ranges: str, transport: str) -> Scenario:
+    """The library scenario ``name`` at ``ranges`` ('deployment' or 'library') on ``transport`` ('own' or 'sync')."""
+    scenario = load_scenario(name)
+    if ranges == "deployment":
+        scenario = scenario.at_deployment_ranges()
+    return scenario.with_transport("sync") if transport == "sync" else scenario
+
+
+def triage(
+    seeds: list[int], draws: int, scenarios: list[str], *, ranges: str = "deployment", transport: str = "own"
+) -> tuple[list[dict[str, Any]], int, float]:
     """(one record per violation, simulations, CPU seconds)."""
     found: list[dict[str, Any]] = []
     simulations = 0
     started = time.process_time()
     for seed in seeds:
         for name in scenarios:
-            target = Target(name, "head", {}, tuple(FAMILIES), load_scenario(name).at_deployment_ranges())
+            target = Target(name, "head", {}, tuple(FAMILIES), widened(name, ranges, transport))
             for draw in swarm_batch(target, draws // 5 if name in SLOW_SCENARIOS else draws, seed):
                 simulations += 1
                 result = draw.result
@@ -66,9 +79,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 5])
     parser.add_argument("--draws", type=int, default=500, help="swarm draws per scenario and seed")
     parser.add_argument("--scenario", action="append", help="only these library scenarios (repeatable)")
+    parser.add_argument("--ranges", choices=("deployment", "library"), default="deployment")
+    parser.add_argument("--transport", choices=("own", "sync"), default="own", help="own: each scenario's declared one")
     parser.add_argument("--jsonl", help="also write one JSON line per violation here")
     args = parser.parse_args(argv)
-    found, simulations, cpu_s = triage(args.seeds, args.draws, args.scenario or library_names())
+    found, simulations, cpu_s = triage(
+        args.seeds, args.draws, args.scenario or library_names(), ranges=args.ranges, transport=args.transport
+    )
     if args.jsonl:
         with open(args.jsonl, "w", encoding="utf-8") as out:
             out.writelines(json.dumps(record) + "\n" for record in found)
@@ -79,6 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     for r in unexplained:
         print(f"UNEXPLAINED {r['invariant']} on {r['scenario']} seed {r['seed']} draw {r['draw']}: {r['mechanism']}")
     print(
+        f"{args.ranges} ranges, {args.transport} transport: "
         f"{simulations:,} simulations, {len(found):,} violations, {len(unexplained)} unexplained, "
         f"{cpu_s:.0f} CPU s"
     )

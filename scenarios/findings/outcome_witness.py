@@ -128,11 +128,42 @@ def _offset_in_force(ix: Index, process: str, index: int) -> float:
     return max(offset for _, offset in offsets[-2:])
 
 
+def _offset_at(ix: Index, process: str, index: int) -> float:
+    """The clock offset ``clock_skew`` faults gave ``process`` at record ``index``: the last one before it,
+    0 when none did or the quiet phase healed every clock after it."""
+    quiet = [op.index for op in ix.of_type(H.PHASE, OpType.INFO) if op.get("phase") == "quiet" and op.index < index]
+    offsets = [
+        (op.index, float(op.get("offset_s") or 0.0))
+        for op in ix.of_type(H.FAULT, OpType.INFO)
+        if op.index < index and op.get("family") == "clock_skew" and op.get("target") == process
+    ]
+    if not offsets or (quiet and offsets[-1][0] < quiet[-1]):
+        return 0.0
+    return offsets[-1][1]
+
+
+def _tick_of(ix: Index, settle: Op) -> Op | None:
+    """The reaper invocation (segment ``reap``) the statement belongs to: the process's last before it."""
+    ticks = [
+        op
+        for op in ix.of_type(H.SEGMENT, OpType.INVOKE)
+        if op.process == settle.process and op.get("entry") == "reap" and op.index < settle.index
+    ]
+    return ticks[-1] if ticks else None
+
+
 def reaper_clock_ahead(ix: Index, verdict: Verdict) -> bool:
     """F-14: the reaper's dead-letter (T14) settled a row whose lease was still ahead of true time,
     because the reaper's clock ran ahead (a ``clock_skew`` fault gave its process a positive offset)
     by more than the lease had left: by the reaper's clock the lease had expired, by the true clock it
-    had not. Not a lagging owner clock (that lease is past in true time and is allowed)."""
+    had not. Not a lagging owner clock (that lease is past in true time and is allowed).
+
+    The staleness ``now`` is read once, when the reaper invocation begins (spec 5.1; the dead-letter's
+    own later reading only stamps ``finished_at``), so the offset that counts is the one in force at the
+    start of the invocation the statement belongs to, not at the statement: on the Sync transport an
+    invocation runs nested attempts that take minutes, during which later clock faults strike the same
+    process. A history without a recorded invocation falls back to the offset in force just before the
+    statement."""
     ops = _witness(ix, verdict)
     if verdict.name != "settles_by_owner" or len(ops) != 2:
         return False
@@ -145,8 +176,12 @@ def reaper_clock_ahead(ix: Index, verdict: Verdict) -> bool:
     lease = ix.time_of(clock_lease)  # on the records' time axis
     if lease < settle.time_s:
         return False
-    offset = _offset_in_force(ix, settle.process, settle.index)
-    return offset > 0 and lease < settle.time_s + offset
+    tick = _tick_of(ix, settle)
+    if tick is None:
+        offset = _offset_in_force(ix, settle.process, settle.index)
+        return offset > 0 and lease < settle.time_s + offset
+    offset = _offset_at(ix, settle.process, tick.index)
+    return offset > 0 and lease < tick.time_s + offset
 
 
 # ---- NG-cancel-probe-fail-closed -----------------------------------------------------------------

@@ -71,6 +71,10 @@ class ProcessTable:
     def __init__(self, world: World) -> None:
         self.world = world
         self.alive: dict[str, Proc] = {}
+        self.nested: list[Proc] = []
+        """The Sync transport's nested workers in flight (:meth:`sim.world.bus.Bus.handle_inline`): each runs
+        inside a live process and shares its clock, so the quiet phase heals it too; not ``alive`` (no
+        incarnation of its own, so no identity fault takes it as a victim)."""
         self._pid = 100
         self._provider_deadline_s = world.scenario.provider.deadline_s or LEASE_S
 
@@ -118,7 +122,8 @@ class ProcessTable:
         self.world.recorder.fault("identity", fault.kind, proc.name, "", {"identity": victim.identity})
 
     def heal(self) -> None:
-        """The quiet phase: every live incarnation reads the true clock under its own identity."""
-        for proc in self.alive.values():
+        """The quiet phase: every live incarnation reads the true clock under its own identity, and so
+        does a nested call in flight (it hands its clock back to its process when it returns)."""
+        for proc in (*self.alive.values(), *self.nested):
             proc.skew_s = 0.0
             proc.identity = proc.own_identity

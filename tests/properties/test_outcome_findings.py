@@ -11,7 +11,7 @@ from typing import Any
 
 from model import history as H
 from model.history import Op, OpType
-from model.invariants import Index
+from model.invariants import INVARIANTS, Index, Verdict
 from scenarios.findings import NON_GUARANTEES, explain, finding
 from sim.explore.counterexample import read
 from sim.world.simulate import SimulationResult
@@ -63,6 +63,80 @@ def test_the_same_settle_by_a_worker_is_not_f14() -> None:
     settle = result.verdicts["settles_by_owner"].witness[-1]
     ix = edited(result, lambda op: op.index == settle, {"actor": "worker"})
     assert not F14.recognise(ix, result.verdicts["settles_by_owner"])
+
+
+def _reaper_tick(*, ahead_before_tick: bool) -> tuple[Index, Verdict]:
+    """A hand-built reaper invocation on the records' axis (no epoch): an interactive row leased to 300 s;
+    the reaper's invocation begins at 100 s and dead-letters the row at 120 s (true time: 180 s of lease
+    left). A ``clock_skew +500`` fault on the reaper fires before the invocation (its staleness ``now``
+    reads 600) or, in the near miss, only after it began; a ``clock_skew -600`` fault strikes the reaper
+    during the invocation either way (on the Sync transport, inside a nested attempt)."""
+    reaper, owner = "reaper#1", "interactive:h1:9"
+    row = {"status": "running", "claimed_by": owner, "lease_expires": 300, "pending_effect": "", "has_request": False}
+    ahead = (H.FAULT, "", OpType.INFO, {"family": "clock_skew", "kind": "offset", "target": reaper, "offset_s": 500.0})
+    specs: list[tuple[float, str, str, str, OpType, dict[str, Any]]] = [
+        (0.0, "nemesis", H.PHASE, "", OpType.INFO, {"phase": "chaos"}),
+        (
+            1.0,
+            "client",
+            H.STORE,
+            "r1",
+            OpType.OK,
+            {
+                "transition": "T1 startRun",
+                "site": "run.begin",
+                "identity": owner,
+                "actor": "interactive",
+                "matched": True,
+                "row": row,
+            },
+        ),
+    ]
+    tick = (100.0, reaper, H.SEGMENT, "", OpType.INVOKE, {"entry": "reap", "identity": "reaper:h1:1"})
+    before = [(90.0, "nemesis", *ahead), tick] if ahead_before_tick else [tick, (105.0, "nemesis", *ahead)]
+    specs += before
+    specs += [
+        (
+            110.0,
+            "nemesis",
+            H.FAULT,
+            "",
+            OpType.INFO,
+            {"family": "clock_skew", "kind": "offset", "target": reaper, "offset_s": -600.0},
+        ),
+        (
+            120.0,
+            reaper,
+            H.STORE,
+            "r1",
+            OpType.OK,
+            {
+                "transition": "T14 deadLetterStale",
+                "site": "reaper.dead_letter",
+                "identity": "reaper:h1:1",
+                "actor": "reaper",
+                "matched": True,
+                "row": {**row, "status": "failed", "claimed_by": ""},
+            },
+        ),
+    ]
+    ops = [Op(i, t, proc, op, run, type_, value) for i, (t, proc, op, run, type_, value) in enumerate(specs)]
+    (check,) = [inv for inv in INVARIANTS if inv.name == "settles_by_owner"]
+    verdict = check.check(ops)
+    assert verdict.witness == (1, len(ops) - 1), verdict.explanation
+    return Index.of(ops), verdict
+
+
+def test_the_staleness_clock_is_read_when_the_reaper_invocation_begins() -> None:
+    """The offset that counts is the one in force when the invocation read ``now``: a later lagging fault
+    (a nested attempt's, on the Sync transport) does not make the dead-letter another mechanism."""
+    ix, verdict = _reaper_tick(ahead_before_tick=True)
+    assert F14.recognise(ix, verdict)
+
+
+def test_a_reaper_pushed_ahead_only_after_its_invocation_read_the_clock_is_not_f14() -> None:
+    ix, verdict = _reaper_tick(ahead_before_tick=False)
+    assert not F14.recognise(ix, verdict)
 
 
 def test_f12s_stalled_settle_is_not_f14() -> None:
@@ -130,8 +204,11 @@ def test_a_cancelled_boundary_whose_write_step_could_not_be_stored_is_the_fail_c
     ng = NG["NG-cancel-probe-fail-closed"]
     assert explain("cancel_observed_at_boundary", ix, verdict) is ng
     insert = verdict.witness[1]
-    read_only = edited(result, lambda op: op.op == H.EVENT and op.get("seq") == result.history[insert].get("seq"),
-                       {"true_effect": "read_only"})  # fmt: skip
+    read_only = edited(
+        result,
+        lambda op: op.op == H.EVENT and op.get("seq") == result.history[insert].get("seq"),
+        {"true_effect": "read_only"},
+    )
     assert not ng.recognise(read_only, verdict), "a read-only step is fail-soft: it must end CANCELLED"
     stored = edited(result, lambda op: op.op == H.EVENT and op.type is OpType.FAIL, {}, type=OpType.OK)
     assert not ng.recognise(stored, verdict), "the step was stored: the fail-closed rule did not fire"
