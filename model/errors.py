@@ -1,11 +1,71 @@
-"""The one error base class for bad user input, shared by every layer.
+"""The one error base class for bad user input, shared by every layer, and the shape of its one line.
 
 A :class:`LeaselabError` is what the CLI turns into a one-line message and exit code 2:
 it says what is wrong, where (file and field when known) and how to fix it.
 Harness bugs are not LeaselabErrors; they crash loudly.
+
+The line is short by construction, not by luck: the CLI prints ``leaselab: <line>`` and the
+whole must stay under :data:`MAX_LINE_CHARS`, so :meth:`LeaselabError.one_line` keeps the end
+of a long path, the ends of a long field, and drops the hint before it cuts anything else.
+Values a user wrote are echoed through :func:`shown`, lists of choices through :func:`choices`.
+Knows nothing of the CLI beyond the length of its prefix.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
+
+MAX_LINE_CHARS = 199
+"""The longest line a bad input may print on stderr, ``leaselab: `` included (the contract: under 200)."""
+CLI_PREFIX_CHARS = len("leaselab: ")
+MAX_MESSAGE_CHARS = MAX_LINE_CHARS - CLI_PREFIX_CHARS
+MAX_FILE_CHARS = 100
+MAX_FIELD_CHARS = 40
+
+
+def clamp(text: str, limit: int) -> str:
+    """``text`` on one line (whitespace collapsed) and at most ``limit`` characters, cut with '...'."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: max(0, limit - 3)].rstrip() + "..."
+
+
+def _keep_end(text: str, limit: int) -> str:
+    """A long path keeps its end, where the file's own name is: ``.../findings/F-01.toml``."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else "..." + flat[-(limit - 3) :]
+
+
+def _keep_ends(text: str, limit: int) -> str:
+    """A long field keeps both ends: the table it is in and the key that is wrong."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    head = (limit - 3) // 2
+    return flat[:head] + "..." + flat[-(limit - 3 - head) :]
+
+
+def shown(value: object, limit: int = 32) -> str:
+    """A value a user wrote, as it would be quoted in a message, never longer than ``limit``."""
+    text = f"'{value}'" if isinstance(value, str) else repr(value)
+    if isinstance(value, bool):
+        text = "true" if value else "false"
+    return clamp(text, limit)
+
+
+def choices(names: Iterable[str], *, limit: int = 80, see: str = "") -> str:
+    """``a, b, c`` when it fits in ``limit`` characters, else the first few, how many in all and
+    where the whole list is (``see``): a message names what is allowed without becoming a page."""
+    items = list(names)
+    whole = ", ".join(items)
+    if len(whole) <= limit:
+        return whole
+    tail = f", ... ({len(items)} in all" + (f"; {see})" if see else ")")
+    shown_items: list[str] = []
+    for name in items:
+        if len(", ".join([*shown_items, name])) + len(tail) > limit:
+            break
+        shown_items.append(name)
+    return ", ".join(shown_items) + tail
 
 
 class LeaselabError(Exception):
@@ -19,6 +79,18 @@ class LeaselabError(Exception):
         super().__init__(self.one_line())
 
     def one_line(self) -> str:
-        where = ": ".join(p for p in (self.file, self.field) if p)
-        text = f"{where}: {self.what}" if where else self.what
-        return f"{text} ({self.hint})" if self.hint else text
+        """``file: field: what (hint)``, one line of at most :data:`MAX_MESSAGE_CHARS` characters.
+
+        The file comes first (its end kept past :data:`MAX_FILE_CHARS`), then the field (its ends
+        kept past :data:`MAX_FIELD_CHARS`), then what is wrong in the room left; the hint only
+        when it fits whole.
+        """
+        file = _keep_end(self.file, MAX_FILE_CHARS)
+        field = _keep_ends(self.field, MAX_FIELD_CHARS)
+        where = ": ".join(p for p in (file, field) if p)
+        head = f"{where}: " if where else ""
+        text = head + clamp(self.what, MAX_MESSAGE_CHARS - len(head))
+        hint = " ".join(self.hint.split())
+        if hint and len(text) + len(hint) + 3 <= MAX_MESSAGE_CHARS:
+            text += f" ({hint})"
+        return text
