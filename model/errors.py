@@ -13,6 +13,7 @@ Knows nothing of the CLI beyond the length of its prefix.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable
 
 MAX_LINE_CHARS = 199
@@ -66,6 +67,14 @@ def choices(names: Iterable[str], *, limit: int = 80, see: str = "") -> str:
             break
         shown_items.append(name)
     return ", ".join(shown_items) + tail
+
+
+def did_you_mean(value: str, names: Iterable[str], *, see: str) -> str:
+    """A hint for an unknown name: the closest valid one, if any is close, and where all are listed."""
+    items = list(names)
+    close = difflib.get_close_matches(value, items, n=1)
+    listed = f"{see} lists all {len(items)}"
+    return f"did you mean '{close[0]}'? {listed}" if close else listed
 
 
 class LeaselabError(Exception):

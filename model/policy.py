@@ -20,7 +20,7 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from model.errors import LeaselabError
+from model.errors import LeaselabError, did_you_mean, shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,10 +145,10 @@ FLAG_NAMES: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Policy))
 def _check_flag_name(name: str, *, source: str) -> None:
     if name not in FLAG_DOCS:
         raise LeaselabError(
-            f"unknown flag '{name}'",
+            f"unknown flag {shown(name)}",
             file=source,
             field="flag",
-            hint="valid flags: " + ", ".join(FLAG_NAMES),
+            hint=did_you_mean(name, FLAG_NAMES, see="`leaselab policies`"),
         )
 
 

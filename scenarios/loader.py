@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from model.errors import LeaselabError, choices, shown
+from model.errors import LeaselabError, did_you_mean, shown
 from scenarios.messages import validation_error
 from scenarios.schema import Scenario
 from scenarios.user_files import read_toml
@@ -102,5 +102,5 @@ def load_scenario(spec: str | Path | Scenario) -> Scenario:
     raise LeaselabError(
         f"unknown scenario {shown(spec)}: give a .toml path or a library name",
         field="scenario",
-        hint=choices(library_names(), limit=60, see="leaselab scenarios"),
+        hint=did_you_mean(str(spec), library_names(), see="`leaselab scenarios`"),
     )

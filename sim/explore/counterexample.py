@@ -21,7 +21,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
-from model.errors import LeaselabError, choices, shown
+from model.errors import LeaselabError, did_you_mean, shown
 from model.invariants import INVARIANTS
 from model.policy import FLAG_NAMES, preset
 from scenarios.intensity import Tempo, with_tempo
@@ -174,14 +174,15 @@ def read(path: Path) -> Counterexample:
     try:
         doc = CounterexampleFile.model_validate(data)
     except ValidationError as error:
-        raise validation_error(error, model=CounterexampleFile, source=source, hint="see `leaselab replay --help`") from None
+        hint = "see sim/explore/counterexample.py"
+        raise validation_error(error, model=CounterexampleFile, source=source, hint=hint) from None
     preset(doc.policy, source=source)
     for name in doc.flags:
         if name not in FLAG_NAMES:
-            hint = choices(FLAG_NAMES, limit=50, see="leaselab policies")
+            hint = did_you_mean(name, FLAG_NAMES, see="`leaselab policies`")
             raise LeaselabError(f"unknown flag {shown(name)}", file=source, field=f"flags.{name}", hint=hint)
     if doc.invariant not in INVARIANT_NAMES:
-        hint = choices(INVARIANT_NAMES, limit=50, see="model/invariants")
+        hint = did_you_mean(doc.invariant, INVARIANT_NAMES, see="model/invariants/")
         raise LeaselabError(f"unknown invariant {shown(doc.invariant)}", file=source, field="invariant", hint=hint)
     try:
         load_scenario(doc.scenario)

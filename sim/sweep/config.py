@@ -21,7 +21,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
-from model.errors import LeaselabError, choices, shown
+from model.errors import LeaselabError, choices, did_you_mean, shown
 from model.policy import FLAG_NAMES, PRESET_ALIASES, PRESETS
 from scenarios.loader import library_names, load_scenario
 from scenarios.messages import validation_error
@@ -59,7 +59,8 @@ class PolicyEntry(_Strict):
     def _known_flags(cls, value: dict[str, bool]) -> dict[str, bool]:
         for name in value:
             if name not in FLAG_NAMES:
-                raise ValueError(f"unknown flag {shown(name)} (`leaselab policies` lists them)")
+                nearest = did_you_mean(name, FLAG_NAMES, see="`leaselab policies`")
+                raise ValueError(f"unknown flag {shown(name)}; {nearest}")
         return dict(sorted(value.items()))
 
     @property
