@@ -20,15 +20,16 @@ import typer
 from typer.core import TyperGroup
 
 import leaselab
-from model.errors import LeaselabError
+from model.errors import MAX_LINE_CHARS, LeaselabError, clamp
 
 USAGE_EXIT_CODE = 2
 PROG = "leaselab"
 
 
 def error_line(message: str) -> str:
-    """The one line a bad input is reported as: ``leaselab: <message>`` with whitespace collapsed."""
-    return f"{PROG}: " + " ".join(message.split())
+    """The one line a bad input is reported as: ``leaselab: <message>``, whitespace collapsed, under 200
+    characters (a usage error can quote a long argument)."""
+    return clamp(f"{PROG}: {message}", MAX_LINE_CHARS)
 
 
 def _fail(message: str) -> NoReturn:

@@ -14,6 +14,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_valida
 from model.constants import LEASE_S
 from model.errors import choices, shown
 from model.transitions import TRANSITIONS
+from scenarios.limits import MAX_REQUEST_INDEX
 
 
 def _as_tuple(value: Any) -> Any:
@@ -41,8 +42,6 @@ lease is what lets a reaper act between a segment's statements, so the range mus
 MAX_LEASE_FACTOR = 100.0
 """A slow call lasts at most 100 leases (25 hours): every reaper and requeue path is long past."""
 LeaseFactor = Annotated[float, Field(ge=0.0, le=MAX_LEASE_FACTOR)]
-MAX_REQUEST_INDEX = 1_000_000_000
-"""The largest global request index a fault may name; a simulation issues thousands."""
 
 FamilyName = Literal[
     "audit",

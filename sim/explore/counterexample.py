@@ -25,6 +25,7 @@ from model.errors import LeaselabError, did_you_mean, shown
 from model.invariants import INVARIANTS
 from model.policy import FLAG_NAMES, preset
 from scenarios.intensity import Tempo, with_tempo
+from scenarios.limits import MAX_SEED
 from scenarios.loader import load_scenario
 from scenarios.messages import validation_error
 from scenarios.schema import MAX_SECONDS, FaultsModel, Scenario
@@ -119,8 +120,6 @@ def write(cx: Counterexample, path: Path) -> Path:
 
 FORMAT_VERSION = 1
 """The counterexample file format this leaselab writes and reads (the ``version`` key)."""
-MAX_SEED = 2**63 - 1
-"""The largest TOML integer: explorers draw 32-bit seeds, sweeps count up from 0."""
 TEMPO_FACTOR_BOUNDS = (0.001, 1000.0)
 """The latency factors a tempo may write: the swarm draws 1/30 to 3."""
 

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 
 from model.errors import LeaselabError, choices, did_you_mean, shown
 from model.policy import FLAG_NAMES, PRESET_ALIASES, PRESETS
+from scenarios.limits import MAX_SEEDS_PER_CELL
 from scenarios.loader import library_names, load_scenario
 from scenarios.messages import validation_error
 from scenarios.user_files import loads_toml, read_toml
@@ -78,7 +79,7 @@ class GridEntry(_Strict):
     latency_ratios: list[Ratio] = Field(default_factory=list)
     transports: list[Literal["sync", "async"]] = Field(default_factory=list)
     policies: list[str] = Field(default_factory=list)
-    seeds: Annotated[int, Field(ge=1, le=100_000_000)] | None = None
+    seeds: Annotated[int, Field(ge=1, le=MAX_SEEDS_PER_CELL)] | None = None
 
     @model_validator(mode="after")
     def _no_repeats(self) -> GridEntry:
@@ -98,7 +99,7 @@ class SweepConfig(_Strict):
     """A whole sweep. ``seeds`` per cell (a grid may override it), ``seeds_per_task`` per shard."""
 
     name: Label
-    seeds: Annotated[int, Field(ge=1, le=100_000_000)]
+    seeds: Annotated[int, Field(ge=1, le=MAX_SEEDS_PER_CELL)]
     seeds_per_task: Annotated[int, Field(ge=1, le=1_000_000)] = 25
     policy: Annotated[list[PolicyEntry], Field(min_length=1)]
     grid: Annotated[list[GridEntry], Field(min_length=1)]
