@@ -26,7 +26,7 @@ from typing import Annotated
 import typer
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from model.errors import LeaselabError, did_you_mean, shown
+from model.errors import LeaselabError, unknown_name
 from model.policy import FLAG_NAMES
 from scenarios.limits import MAX_BUDGET_S, MAX_SEED, MAX_SIMULATIONS
 from sim.explore.code_mutants import CODE_MUTANT_NAMES, CODE_MUTANTS, CodeMutant
@@ -39,8 +39,8 @@ def _flags(only: list[str] | None) -> tuple[str, ...]:
     unknown = [name for name in only if name not in FLAG_NAMES and name not in CODE_MUTANT_NAMES]
     if unknown:
         valid = (*FLAG_NAMES, *CODE_MUTANT_NAMES)
-        hint = did_you_mean(unknown[0], valid, see="`leaselab policies` with sim/explore/code_mutants.py")
-        raise LeaselabError(f"unknown flag or code mutant {shown(unknown[0])}", field="--only", hint=hint)
+        what, hint = unknown_name("flag or code mutant", unknown[0], valid, see="`leaselab policies` + code_mutants.py")
+        raise LeaselabError(what, field="--only", hint=hint)
     return tuple(name for name in dict.fromkeys(only) if name in FLAG_NAMES)
 
 

@@ -69,12 +69,13 @@ def choices(names: Iterable[str], *, limit: int = 80, see: str = "") -> str:
     return ", ".join(shown_items) + tail
 
 
-def did_you_mean(value: str, names: Iterable[str], *, see: str) -> str:
-    """A hint for an unknown name: the closest valid one, if any is close, and where all are listed."""
+def unknown_name(kind: str, value: str, names: Iterable[str], *, see: str) -> tuple[str, str]:
+    """(what, hint) for a name that is not one of ``names``: what names the closest valid one, if any
+    is close (kept before anything is cut), the hint says where all are listed (``see``)."""
     items = list(names)
     close = difflib.get_close_matches(value, items, n=1)
-    listed = f"{see} lists all {len(items)}"
-    return f"did you mean '{close[0]}'? {listed}" if close else listed
+    what = f"unknown {kind} {shown(value)}" + (f"; did you mean '{close[0]}'?" if close else "")
+    return what, f"{len(items)} in all: {see}"
 
 
 class LeaselabError(Exception):

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from model.errors import LeaselabError, did_you_mean, shown
+from model.errors import LeaselabError, unknown_name
 from scenarios.messages import validation_error
 from scenarios.schema import Scenario
 from scenarios.user_files import read_toml
@@ -99,8 +99,5 @@ def load_scenario(spec: str | Path | Scenario) -> Scenario:
     candidate = LIBRARY_DIR / f"{spec}.toml"
     if _exists(candidate):
         return load_file(candidate)
-    raise LeaselabError(
-        f"unknown scenario {shown(spec)}: give a .toml path or a library name",
-        field="scenario",
-        hint=did_you_mean(str(spec), library_names(), see="`leaselab scenarios`"),
-    )
+    what, hint = unknown_name("scenario", str(spec), library_names(), see="`leaselab scenarios`; or a .toml path")
+    raise LeaselabError(what, field="scenario", hint=hint)

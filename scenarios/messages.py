@@ -10,6 +10,7 @@ the length :class:`model.errors.LeaselabError` keeps. Knows pydantic's error typ
 
 from __future__ import annotations
 
+import difflib
 import re
 import types
 from collections.abc import Mapping
@@ -51,10 +52,23 @@ def validation_error(
 ) -> LeaselabError:
     """The first error of ``error`` (raised validating ``model``) as a LeaselabError naming ``source``;
     ``prefix`` is where the validated mapping sits in the file (``("profile",)``)."""
-    first = error.errors()[0]
+    first = _first(error)
     loc = tuple(p for p in first.get("loc", ()) if not (isinstance(p, str) and "[" in p))  # union member tags
     field, what = describe(first, model=model, loc=loc)
     return LeaselabError(what, file=source, field=".".join((*prefix, field)) if field else ".".join(prefix), hint=hint)
+
+
+def _first(error: ValidationError) -> Mapping[str, Any]:
+    """The error to report: pydantic's first, except that a key missing from a table that also holds
+    an unknown key is reported as the unknown key (``[[gird]]``: the typo, not the missing ``grid``)."""
+    errors = error.errors()
+    first = errors[0]
+    if first.get("type") == "missing":
+        parent = tuple(first.get("loc", ()))[:-1]
+        for other in errors:
+            if other.get("type") == "extra_forbidden" and tuple(other.get("loc", ()))[:-1] == parent:
+                return other
+    return first
 
 
 def describe(error: Mapping[str, Any], *, model: type[BaseModel], loc: tuple[Any, ...]) -> tuple[str, str]:
@@ -65,6 +79,9 @@ def describe(error: Mapping[str, Any], *, model: type[BaseModel], loc: tuple[Any
     field = ".".join(str(p) for p in loc)
     if kind == "extra_forbidden":
         allowed = allowed_keys(model, loc[:-1])
+        close = difflib.get_close_matches(str(loc[-1]), allowed, n=1) if loc else []
+        if close:
+            return field, f"unknown key; did you mean '{close[0]}'?"
         return field, "unknown key" + (f"; allowed: {choices(allowed, limit=80)}" if allowed else "")
     if kind == "missing":
         return field, "too few entries" if loc and isinstance(loc[-1], int) else "required field missing"

@@ -88,13 +88,13 @@ FAULT_KINDS: dict[str, tuple[str, ...]] = {
 
 FAULT_VALUES: dict[str, tuple[float, float, str]] = {
     "audit": (0.0, 0.0, ""),
-    "store": (0.0, MAX_STORE_DELAY_S, "the seconds a slow statement waits"),
+    "store": (0.0, MAX_STORE_DELAY_S, "seconds a slow statement waits"),
     "crash": (0.0, 0.0, ""),
     "slow": (0.0, MAX_LEASE_FACTOR, "the call's length in leases"),
-    "duplicate": (0.0, MAX_SECONDS, "the seconds until the copy arrives"),
+    "duplicate": (0.0, MAX_SECONDS, "seconds until the copy"),
     "dispatch": (0.0, 0.0, ""),
-    "clock_skew": (-MAX_SKEW_S, MAX_SKEW_S, "the clock's offset in seconds"),
-    "identity": (0.0, 1.0, "which other process, as a fraction"),
+    "clock_skew": (-MAX_SKEW_S, MAX_SKEW_S, "clock offset in seconds"),
+    "identity": (0.0, 1.0, "which process, as a fraction"),
     "cancel": (0.0, 0.0, ""),
     "provider": (0.0, 0.0, ""),
     "deploy": (0.0, 1.0, "which tool, as a fraction"),
@@ -109,8 +109,8 @@ def fault_value_problem(family: str, value: float) -> str | None:
     if low <= value <= high:
         return None
     if not meaning:
-        return f"a {family} fault takes no value: write 0 or leave it out, not {shown(value)}"
-    return f"a {family} value is {meaning}, from {low:g} to {high:g}, not {shown(value)}"
+        return f"{family} takes no value: write 0 or leave it out, not {shown(value)}"
+    return f"{family} value ({meaning}) must be from {low:g} to {high:g}, not {shown(value)}"
 
 
 DeployKind = Literal["rename", "remove"]

@@ -37,27 +37,26 @@ def parse_fault(line: str, *, source: str = "", field: str = "faults") -> Fault:
     """One fault from ``"<at> <family> <kind> <value>"``: ``at`` a request index from 0 to
     :data:`MAX_REQUEST_INDEX`, ``value`` finite and in its family's range (:data:`FAULT_VALUES`)."""
     parts = line.split()
-    quoted = shown(line, 40)
     if len(parts) != 4:
-        raise LeaselabError(f"fault {quoted} is not '<at> <family> <kind> <value>'", file=source, field=field)
+        what = f"fault {shown(line, 40)} is not '<at> <family> <kind> <value>'"
+        raise LeaselabError(what, file=source, field=field)
     at, family, kind, value = parts
     if family not in FAMILIES:
-        raise LeaselabError(
-            f"fault {quoted}: unknown family; one of: {choices(FAMILIES, limit=60)}", file=source, field=field
-        )
+        what = f"family {shown(family, 16)} must be one of: {choices(FAMILIES, limit=60)}"
+        raise LeaselabError(what, file=source, field=field)
     if kind not in FAULT_KINDS[family]:
-        allowed = choices(FAULT_KINDS[family], limit=60)
-        raise LeaselabError(f"fault {quoted}: kind must be one of: {allowed}", file=source, field=field)
+        what = f"{family} kind must be one of: {choices(FAULT_KINDS[family], limit=60)}"
+        raise LeaselabError(what, file=source, field=field)
     if not at.isdecimal() or not at.isascii() or int(at) > MAX_REQUEST_INDEX:
-        what = f"fault {quoted}: the request index must be a whole number from 0 to {MAX_REQUEST_INDEX:,}"
+        what = f"request index {shown(at, 16)} must be a whole number from 0 to {MAX_REQUEST_INDEX:,}"
         raise LeaselabError(what, file=source, field=field)
     try:
         number = float(value)
     except ValueError:
-        raise LeaselabError(f"fault {quoted}: the value is not a number", file=source, field=field) from None
+        raise LeaselabError(f"value {shown(value, 16)} is not a number", file=source, field=field) from None
     problem = fault_value_problem(family, number)
     if problem is not None:
-        raise LeaselabError(f"fault {quoted}: {problem}", file=source, field=field)
+        raise LeaselabError(problem, file=source, field=field)
     return Fault(int(at), family, kind, number)
 
 

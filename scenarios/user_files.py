@@ -108,6 +108,7 @@ def check_output_directory(path: Path, *, field: str = "--out") -> None:
             break
         existing = parent
     if existing.exists() and not existing.is_dir():
-        raise LeaselabError(f"'{existing}' is a file, so no directory can be made under it", file=source, field=field)
+        what = f"'{existing.name}' in this path is a file, so no directory can be made under it"
+        raise LeaselabError(what, file=source, field=field)
     if existing.exists() and not os.access(existing, os.W_OK | os.X_OK):
         raise LeaselabError(f"cannot write in '{existing}' (permission denied)", file=source, field=field)

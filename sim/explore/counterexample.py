@@ -21,7 +21,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
-from model.errors import LeaselabError, did_you_mean, shown
+from model.errors import LeaselabError, shown, unknown_name
 from model.invariants import INVARIANTS
 from model.policy import FLAG_NAMES, preset
 from scenarios.intensity import Tempo, with_tempo
@@ -178,16 +178,16 @@ def read(path: Path) -> Counterexample:
     preset(doc.policy, source=source)
     for name in doc.flags:
         if name not in FLAG_NAMES:
-            hint = did_you_mean(name, FLAG_NAMES, see="`leaselab policies`")
-            raise LeaselabError(f"unknown flag {shown(name)}", file=source, field=f"flags.{name}", hint=hint)
+            what, hint = unknown_name("flag", name, FLAG_NAMES, see="`leaselab policies`")
+            raise LeaselabError(what, file=source, field=f"flags.{name}", hint=hint)
     if doc.invariant not in INVARIANT_NAMES:
-        hint = did_you_mean(doc.invariant, INVARIANT_NAMES, see="model/invariants/")
-        raise LeaselabError(f"unknown invariant {shown(doc.invariant)}", file=source, field="invariant", hint=hint)
+        what, hint = unknown_name("invariant", doc.invariant, INVARIANT_NAMES, see="model/invariants/")
+        raise LeaselabError(what, file=source, field="invariant", hint=hint)
     try:
         load_scenario(doc.scenario)
-    except LeaselabError as error:
-        what = f"{error.field}: {error.what}" if error.field and error.field != "scenario" else error.what
-        raise LeaselabError(what, file=source, field="scenario", hint=error.hint or error.file) from None
+    except LeaselabError as error:  # the scenario's own field, if any, goes into what is wrong
+        what = ": ".join(p for p in (error.field, error.what) if p and p != "scenario")
+        raise LeaselabError(what, file=source, field="scenario", hint=error.hint) from None
     tempo = None if doc.tempo is None else Tempo(doc.tempo.latency_factor, doc.tempo.store_latency_s)
     cx = Counterexample(
         scenario=doc.scenario,

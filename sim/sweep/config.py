@@ -21,7 +21,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
-from model.errors import LeaselabError, choices, did_you_mean, shown
+from model.errors import LeaselabError, choices, shown, unknown_name
 from model.policy import FLAG_NAMES, PRESET_ALIASES, PRESETS
 from scenarios.limits import MAX_SEEDS_PER_CELL
 from scenarios.loader import library_names, load_scenario
@@ -60,8 +60,8 @@ class PolicyEntry(_Strict):
     def _known_flags(cls, value: dict[str, bool]) -> dict[str, bool]:
         for name in value:
             if name not in FLAG_NAMES:
-                nearest = did_you_mean(name, FLAG_NAMES, see="`leaselab policies`")
-                raise ValueError(f"unknown flag {shown(name)}; {nearest}")
+                what, hint = unknown_name("flag", name, FLAG_NAMES, see="`leaselab policies`")
+                raise ValueError(f"{what} ({hint})")
         return dict(sorted(value.items()))
 
     @property
@@ -208,10 +208,9 @@ def parse_config(data: dict[str, Any], *, source: str, base: Path | None = None)
         for j, spec in enumerate(grid.scenario_specs()):
             try:
                 load_scenario(config.resolve(spec))
-            except LeaselabError as error:
-                raise LeaselabError(
-                    error.what, file=source, field=f"grid.{i}.scenarios.{j}", hint=error.hint or error.file
-                ) from None
+            except LeaselabError as error:  # the scenario's own field, if any, goes into what is wrong
+                what = ": ".join(p for p in (error.field, error.what) if p and p != "scenario")
+                raise LeaselabError(what, file=source, field=f"grid.{i}.scenarios.{j}", hint=error.hint) from None
     return config
 
 

@@ -41,7 +41,7 @@ def test_an_unknown_flag_is_a_one_line_error_naming_the_nearest_and_where_all_ar
     message = str(caught.value)
     assert "\n" not in message
     assert "unknown flag 'write_fences'" in message
-    assert f"did you mean 'write_fence'? `leaselab policies` lists all {len(FLAG_NAMES)}" in message
+    assert f"did you mean 'write_fence'? ({len(FLAG_NAMES)} in all: `leaselab policies`)" in message
 
 
 def test_a_bad_flag_value_is_an_error() -> None:

@@ -163,7 +163,8 @@ def test_an_unknown_scenario_name_exits_2_naming_the_nearest_and_where_the_libra
     result = runner.invoke(app, ["run", "happy_pat"])
     assert result.exit_code == 2
     assert len(result.stderr.splitlines()) == 1
-    assert f"did you mean 'happy_path'? `leaselab scenarios` lists all {len(library_names())}" in result.stderr
+    listed = f"({len(library_names())} in all: `leaselab scenarios`; or a .toml path)"
+    assert f"did you mean 'happy_path'? {listed}" in result.stderr
 
 
 def test_an_unknown_policy_exits_2_listing_the_valid_policies() -> None:
@@ -179,7 +180,7 @@ def test_an_unknown_flag_exits_2_naming_the_nearest_flag() -> None:
     assert result.exit_code == 2
     assert len(result.stderr.splitlines()) == 1
     assert "unknown flag 'write_fences'" in result.stderr
-    assert f"did you mean 'write_fence'? `leaselab policies` lists all {len(FLAG_NAMES)}" in result.stderr
+    assert f"did you mean 'write_fence'? ({len(FLAG_NAMES)} in all: `leaselab policies`)" in result.stderr
 
 
 def test_a_bad_flag_value_exits_2_naming_the_valid_values() -> None:

@@ -137,13 +137,13 @@ def test_an_unknown_flag_is_an_error_naming_the_nearest_flag_and_where_all_are_l
         HEAD.with_flags(write_fences=False)
     message = str(caught.value)
     assert "unknown flag 'write_fences'" in message
-    assert f"did you mean 'write_fence'? `leaselab policies` lists all {len(FLAG_NAMES)}" in message
+    assert f"did you mean 'write_fence'? ({len(FLAG_NAMES)} in all: `leaselab policies`)" in message
 
 
 def test_an_unknown_flag_far_from_every_name_says_where_the_flags_are_listed() -> None:
     with pytest.raises(LeaselabError) as caught:
         HEAD.with_flags(zzzzzzzz=False)
-    assert str(caught.value).endswith(f"(`leaselab policies` lists all {len(FLAG_NAMES)})")
+    assert str(caught.value).endswith(f"({len(FLAG_NAMES)} in all: `leaselab policies`)")
     assert "did you mean" not in str(caught.value)
 
 

@@ -197,7 +197,8 @@ def test_an_unknown_library_name_names_the_nearest_and_where_all_are_listed() ->
     message = str(caught.value)
     assert "\n" not in message and len(message) < 190
     assert "unknown scenario 'happy_pth'" in message
-    assert f"did you mean 'happy_path'? `leaselab scenarios` lists all {len(library_names())}" in message
+    listed = f"({len(library_names())} in all: `leaselab scenarios`; or a .toml path)"
+    assert f"did you mean 'happy_path'? {listed}" in message
 
 
 def test_a_library_name_loads_the_library_file() -> None:
