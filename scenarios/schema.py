@@ -405,7 +405,7 @@ class Scenario(_Strict):
     @classmethod
     def _has_runs(cls, data: Any) -> Any:
         if isinstance(data, dict) and not data.get("runs"):
-            raise ValueError("runs: a scenario needs at least one [[runs]] table (with none, every invariant holds)")
+            raise ValueError("runs: needs at least one [[runs]] table (with none, every invariant holds over nothing)")
         return data
 
     @model_validator(mode="after")

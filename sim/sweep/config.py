@@ -61,7 +61,7 @@ class PolicyEntry(_Strict):
         for name in value:
             if name not in FLAG_NAMES:
                 what, hint = unknown_name("flag", name, FLAG_NAMES, see="`leaselab policies`")
-                raise ValueError(f"{what} ({hint})")
+                raise ValueError(f"{name}: {what}" if "did you mean" in what else f"{name}: {what}; {hint}")
         return dict(sorted(value.items()))
 
     @property

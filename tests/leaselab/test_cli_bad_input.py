@@ -133,8 +133,8 @@ def test_a_scripted_fault_value_in_range_runs(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "field", "says"),
     [
-        ('name = "x"\n', "runs", "a scenario needs at least one [[runs]] table"),
-        ('name = "x"\nruns = []\n', "runs", "a scenario needs at least one [[runs]] table"),
+        ('name = "x"\n', "runs", "needs at least one [[runs]] table (with none, every invariant holds over"),
+        ('name = "x"\nruns = []\n', "runs", "needs at least one [[runs]] table (with none, every invariant"),
         (SCENARIO + "[world]\nworkers = true\n", "world.workers", "must be an integer, not a boolean"),
         (SCENARIO.replace("[[runs]]", '[[runs]]\ncount = "10"'), "runs.0.count", "must be an integer, not a string"),
         (SCENARIO + "[world]\nworkers = 2.0\n", "world.workers", "must be an integer, not a number"),
