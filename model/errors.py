@@ -4,9 +4,9 @@ A :class:`LeaselabError` is what the CLI turns into a one-line message and exit 
 it says what is wrong, where (file and field when known) and how to fix it.
 Harness bugs are not LeaselabErrors; they crash loudly.
 
-The line is short by construction, not by luck: the CLI prints ``leaselab: <line>`` and the
+The CLI's line is short by construction, not by luck: it prints ``leaselab: <line>`` and the
 whole must stay under :data:`MAX_LINE_CHARS`, so :meth:`LeaselabError.one_line` keeps the end
-of a long path, the ends of a long field, and drops the hint before it cuts anything else.
+of a long path, the ends of a long field, and drops the hint before it cuts what is wrong.
 Values a user wrote are echoed through :func:`shown`, lists of choices through :func:`choices`.
 Knows nothing of the CLI beyond the length of its prefix.
 """
@@ -22,6 +22,8 @@ CLI_PREFIX_CHARS = len("leaselab: ")
 MAX_MESSAGE_CHARS = MAX_LINE_CHARS - CLI_PREFIX_CHARS
 MAX_FILE_CHARS = 100
 MAX_FIELD_CHARS = 40
+MAX_WHAT_CHARS = 120
+MIN_FILE_CHARS = 40
 
 
 def clamp(text: str, limit: int) -> str:
@@ -79,28 +81,42 @@ def unknown_name(kind: str, value: str, names: Iterable[str], *, see: str) -> tu
 
 
 class LeaselabError(Exception):
-    """Bad input: a malformed scenario, an unknown policy or flag, a bad option value."""
+    """Bad input: a malformed scenario, an unknown policy or flag, a bad option value.
+
+    ``str(error)`` is the whole message (a caller of the library loses nothing); the CLI prints
+    :meth:`one_line`, the same message fitted under :data:`MAX_MESSAGE_CHARS`.
+    """
 
     def __init__(self, what: str, *, file: str = "", field: str = "", hint: str = "") -> None:
         self.what = what
         self.file = file
         self.field = field
         self.hint = hint
-        super().__init__(self.one_line())
+        super().__init__(_compose(self.file, self.field, self.what, self.hint))
 
-    def one_line(self) -> str:
-        """``file: field: what (hint)``, one line of at most :data:`MAX_MESSAGE_CHARS` characters.
+    def one_line(self, limit: int = MAX_MESSAGE_CHARS) -> str:
+        """``file: field: what (hint)`` in at most ``limit`` characters, whitespace collapsed.
 
-        The file comes first (its end kept past :data:`MAX_FILE_CHARS`), then the field (its ends
-        kept past :data:`MAX_FIELD_CHARS`), then what is wrong in the room left; the hint only
-        when it fits whole.
+        What is wrong is kept whole (up to :data:`MAX_WHAT_CHARS`) and the field keeps its ends. A
+        file name up to :data:`MAX_FILE_CHARS` is kept whole and the hint goes if there is no room;
+        a longer one (a shard deep in a sweep directory) keeps its end, down to
+        :data:`MIN_FILE_CHARS`, to make room for the hint. Without the hint, the file keeps its
+        end to leave what is wrong whole; only past that is what is wrong cut.
         """
-        file = _keep_end(self.file, MAX_FILE_CHARS)
         field = _keep_ends(self.field, MAX_FIELD_CHARS)
-        where = ": ".join(p for p in (file, field) if p)
-        head = f"{where}: " if where else ""
-        text = head + clamp(self.what, MAX_MESSAGE_CHARS - len(head))
-        hint = " ".join(self.hint.split())
-        if hint and len(text) + len(hint) + 3 <= MAX_MESSAGE_CHARS:
-            text += f" ({hint})"
-        return text
+        what = clamp(self.what, MAX_WHAT_CHARS)
+        file = " ".join(self.file.split())
+        for hint in (self.hint, ""):
+            room = limit - len(_compose("", field, what, hint)) - (2 if file else 0)
+            if len(file) <= room:
+                return _compose(file, field, what, hint)
+            if room >= MIN_FILE_CHARS and (len(file) > MAX_FILE_CHARS or not hint):
+                return _compose(_keep_end(file, room), field, what, hint)
+        head = _compose(_keep_end(file, MIN_FILE_CHARS), field, "", "")
+        return _compose(head, "", clamp(what, limit - len(head) - 2), "")
+
+
+def _compose(file: str, field: str, what: str, hint: str) -> str:
+    text = ": ".join(p for p in (" ".join(part.split()) for part in (file, field, what)) if p)
+    hint = " ".join(hint.split())
+    return f"{text} ({hint})".lstrip() if hint else text

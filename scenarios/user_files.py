@@ -80,11 +80,12 @@ def loads_toml(text: str, *, source: str) -> dict[str, Any]:
 
 
 def deepest_beyond(data: dict[str, Any], limit: int) -> str | None:
-    """The path of the first value nested deeper than ``limit`` containers, or None (no recursion)."""
+    """The path of the first table or array at a depth past ``limit`` (the top-level table is depth 1),
+    or None; iterative, so a structure deeper than Python's recursion limit is measured too."""
     stack: list[tuple[Any, tuple[str, ...], int]] = [(data, (), 1)]
     while stack:
         value, path, depth = stack.pop()
-        if depth > limit:
+        if isinstance(value, dict | list) and depth > limit:
             return ".".join(path)
         if isinstance(value, dict):
             stack.extend((v, (*path, str(k)), depth + 1) for k, v in value.items())

@@ -140,10 +140,11 @@ class TempoTable(_Strict):
 
 
 Tie = Annotated[
-    tuple[Annotated[float, Field(ge=0.0, le=MAX_SECONDS)], Annotated[int, Field(ge=0, le=1)]],
+    tuple[Annotated[float, Field(ge=0.0, le=MAX_SECONDS)], Annotated[int, Field(ge=-1, le=1)]],
     BeforeValidator(_as_tuple),
 ]
-"""A reversed tie: the simulated time and the simpy priority (0 urgent, 1 normal) of an event group."""
+"""A reversed tie: the simulated time and the simpy priority of an event group (0 urgent, 1 normal;
+-1 is the kernel's re-scheduled stop, :mod:`sim.world.kernel`)."""
 
 
 class CounterexampleFile(_Strict):

@@ -95,7 +95,7 @@ BAD = [
     ("seeds = 7\n", "seeds = 0\n", "seeds", "must be >= 1"),
     ("seeds = 7\n", "seeds = 7\nseed = 3\n", "seed", "unknown key"),
     ('preset = "adr-104"', 'preset = "adr-999"', "policy.0.preset", "unknown preset 'adr-999'"),
-    ("{ idempotency_keys = true }", "{ idempotency_kyes = true }", "policy.1.flags", "unknown flag"),
+    ("{ idempotency_keys = true }", "{ idempotency_kyes = true }", "policy.1.flags.idempotency_kyes", "unknown flag"),
     ('label = "adr-104"', 'label = "adr 104"', "policy.0.label", "does not match ^[A-Za-z0-9_.+=-]+$"),
     ("[0.5, 2.0]", "[0.5, -2.0]", "grid.0.intensities.1", "must be >= 0.0, got -2.0"),
     ("[0.5, 1.0, 3.0]", "[0.5, 0.0]", "grid.0.latency_ratios.1", "must be > 0.0"),
