@@ -20,15 +20,16 @@ import typer
 from typer.core import TyperGroup
 
 import leaselab
-from model.errors import LeaselabError
+from model.errors import MAX_LINE_CHARS, LeaselabError, clamp
 
 USAGE_EXIT_CODE = 2
 PROG = "leaselab"
 
 
 def error_line(message: str) -> str:
-    """The one line a bad input is reported as: ``leaselab: <message>`` with whitespace collapsed."""
-    return f"{PROG}: " + " ".join(message.split())
+    """The one line a bad input is reported as: ``leaselab: <message>``, whitespace collapsed, under 200
+    characters (a usage error can quote a long argument)."""
+    return clamp(f"{PROG}: {message}", MAX_LINE_CHARS)
 
 
 def _fail(message: str) -> NoReturn:
@@ -41,7 +42,7 @@ def _one_line_errors() -> Iterator[None]:
     try:
         yield
     except LeaselabError as error:
-        _fail(str(error))
+        _fail(error.one_line())
     except typer.TyperException as error:
         # Since typer 0.26 every click usage error is a TyperException with exit code 2. A bare
         # `leaselab` raises NoArgsIsHelpError (a usage error too) whose message is the help page.
@@ -99,6 +100,6 @@ def main(argv: Sequence[str] | None = None) -> NoReturn:
     try:
         app(args=list(argv) if argv is not None else None, prog_name=PROG)
     except LeaselabError as error:  # raised outside any command, e.g. while parsing the group
-        typer.echo(error_line(str(error)), err=True)
+        typer.echo(error_line(error.one_line()), err=True)
         sys.exit(USAGE_EXIT_CODE)
     sys.exit(0)  # pragma: no cover - the app always exits itself in standalone mode

@@ -19,6 +19,7 @@ from typing import Annotated
 import typer
 
 from model.errors import LeaselabError
+from scenarios.limits import MAX_BUDGET_S, MAX_SEEDS_PER_CELL, MAX_SIMULATIONS, MAX_WORKERS
 from sim.bench.search import DEFAULT_BUDGET_S, DEFAULT_SEEDS, PARALLEL_SIMULATIONS, search_bench, table
 from sim.bench.sweep import sweep_bench
 from sim.bench.sweep import table as sweep_table
@@ -30,7 +31,10 @@ SWEEP_MEMORY_SIMULATIONS = 200_000
 
 def bench(
     simulations: Annotated[
-        int, typer.Option("--simulations", min=10, help="Simulations to time (single_run; default runs a tenth).")
+        int,
+        typer.Option(
+            "--simulations", min=10, max=MAX_SIMULATIONS, help="Simulations to time (single_run; default runs a tenth)."
+        ),
     ] = 2000,
     workload: Annotated[
         str | None, typer.Option("--workload", help="Time only this scenario (default: both standard workloads).")
@@ -40,6 +44,7 @@ def bench(
         typer.Option(
             "--memory-simulations",
             min=10,
+            max=MAX_SIMULATIONS,
             help=f"Simulations of the memory check (default {WORLD_MEMORY_SIMULATIONS:,}; "
             f"with --sweep, of the coordinator's memory sweep, default {SWEEP_MEMORY_SIMULATIONS:,}).",
         ),
@@ -49,23 +54,37 @@ def bench(
         bool, typer.Option("--search", help="Benchmark the search: time to each known defect, swarm vs Hypothesis.")
     ] = False,
     seeds: Annotated[
-        int | None, typer.Option("--seeds", min=1, help=f"With --search: seeds per defect (default {DEFAULT_SEEDS}).")
+        int | None,
+        typer.Option(
+            "--seeds", min=1, max=MAX_SEEDS_PER_CELL, help=f"With --search: seeds per defect (default {DEFAULT_SEEDS})."
+        ),
     ] = None,
     budget_s: Annotated[
         float | None,
         typer.Option(
-            "--budget-s", min=0.1, help=f"With --search: wall seconds per search (default {DEFAULT_BUDGET_S:g})."
+            "--budget-s",
+            min=0.1,
+            max=MAX_BUDGET_S,
+            help=f"With --search: wall seconds per search (default {DEFAULT_BUDGET_S:g}).",
         ),
     ] = None,
     defect: Annotated[
         list[str] | None, typer.Option("--defect", help="With --search: only this defect (KB-n), repeatable.")
     ] = None,
     workers: Annotated[
-        int | None, typer.Option("--workers", min=1, help="With --search: processes of the parallel swarm (default 2).")
+        int | None,
+        typer.Option(
+            "--workers", min=1, max=MAX_WORKERS, help="With --search: processes of the parallel swarm (default 2)."
+        ),
     ] = None,
     parallel_simulations: Annotated[
         int | None,
-        typer.Option("--parallel-simulations", min=10, help="With --search: simulations of the parallel-swarm timing."),
+        typer.Option(
+            "--parallel-simulations",
+            min=10,
+            max=MAX_SIMULATIONS,
+            help="With --search: simulations of the parallel-swarm timing.",
+        ),
     ] = None,
     sweep: Annotated[
         bool, typer.Option("--sweep", help="Benchmark sweeps: 1 vs 2 workers, Dask vs local pool, coordinator memory.")

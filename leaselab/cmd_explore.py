@@ -18,6 +18,8 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from leaselab.options import target_from_cli
 from model.errors import LeaselabError
+from scenarios.limits import MAX_BUDGET_S, MAX_SEED, MAX_SIMULATIONS, MAX_WORKERS
+from scenarios.user_files import check_output_directory
 from sim.explore.base import Budget, ExploreReport
 from sim.explore.counterexample import write
 from sim.explore.parallel import ParallelSwarmExplorer
@@ -48,16 +50,20 @@ def explore(
     flag: Annotated[list[str] | None, typer.Option("--flag", help="NAME=VALUE, repeatable.")] = None,
     faults: Annotated[str, typer.Option("--faults", help="F1,F2 or all: the families profiles may draw.")] = "all",
     explorer: Annotated[str, typer.Option("--explorer", help="swarm or hypothesis.")] = "swarm",
-    budget_s: Annotated[float, typer.Option("--budget-s", min=0.1, help="Wall-clock budget.")] = 30.0,
+    budget_s: Annotated[float, typer.Option("--budget-s", min=0.1, max=MAX_BUDGET_S, help="Wall-clock budget.")] = 30.0,
     simulations: Annotated[
-        int | None, typer.Option("--simulations", min=1, help="Stop after this many simulations (deterministic).")
+        int | None,
+        typer.Option(
+            "--simulations", min=1, max=MAX_SIMULATIONS, help="Stop after this many simulations (deterministic)."
+        ),
     ] = None,
-    seed: Annotated[int, typer.Option("--seed", min=0, help="The explorer's seed.")] = 0,
+    seed: Annotated[int, typer.Option("--seed", min=0, max=MAX_SEED, help="The explorer's seed.")] = 0,
     workers: Annotated[
         int,
         typer.Option(
             "--workers",
             min=1,
+            max=MAX_WORKERS,
             help="Spread one swarm search over N processes (first violation wins; deterministic with --simulations).",
         ),
     ] = 1,
@@ -65,6 +71,7 @@ def explore(
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Search SCENARIO (default: the mixed workload) for invariant violations."""
+    check_output_directory(out)  # before the search: what it finds must have somewhere to go
     target = target_from_cli(scenario, policy, flag or [], faults)
     search = explorer_named(explorer)
     if workers > 1:

@@ -26,8 +26,9 @@ from typing import Annotated
 import typer
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from model.errors import LeaselabError
+from model.errors import LeaselabError, unknown_name
 from model.policy import FLAG_NAMES
+from scenarios.limits import MAX_BUDGET_S, MAX_SEED, MAX_SIMULATIONS
 from sim.explore.code_mutants import CODE_MUTANT_NAMES, CODE_MUTANTS, CodeMutant
 from sim.explore.mutants import MutationReport, run_mutants
 
@@ -37,8 +38,9 @@ def _flags(only: list[str] | None) -> tuple[str, ...]:
         return FLAG_NAMES
     unknown = [name for name in only if name not in FLAG_NAMES and name not in CODE_MUTANT_NAMES]
     if unknown:
-        valid = ", ".join((*FLAG_NAMES, *CODE_MUTANT_NAMES))
-        raise LeaselabError(f"unknown flag or code mutant '{unknown[0]}'", field="--only", hint="valid: " + valid)
+        valid = (*FLAG_NAMES, *CODE_MUTANT_NAMES)
+        what, hint = unknown_name("flag or code mutant", unknown[0], valid, see="`leaselab policies` + code_mutants.py")
+        raise LeaselabError(what, field="--only", hint=hint)
     return tuple(name for name in dict.fromkeys(only) if name in FLAG_NAMES)
 
 
@@ -79,9 +81,13 @@ def report_lines(report: MutationReport) -> list[str]:
 
 def mutants(
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
-    budget_s: Annotated[float, typer.Option("--budget-s", min=0.1, help="Wall-clock budget per mutant.")] = 60.0,
-    simulations: Annotated[int, typer.Option("--simulations", min=1, help="Simulations per target.")] = 300,
-    seed: Annotated[int, typer.Option("--seed", min=0, help="The swarm's seed.")] = 0,
+    budget_s: Annotated[
+        float, typer.Option("--budget-s", min=0.1, max=MAX_BUDGET_S, help="Wall-clock budget per mutant.")
+    ] = 60.0,
+    simulations: Annotated[
+        int, typer.Option("--simulations", min=1, max=MAX_SIMULATIONS, help="Simulations per target.")
+    ] = 300,
+    seed: Annotated[int, typer.Option("--seed", min=0, max=MAX_SEED, help="The swarm's seed.")] = 0,
     only: Annotated[
         list[str] | None, typer.Option("--only", help="Mutate only this flag or code mutant (repeatable).")
     ] = None,

@@ -31,6 +31,8 @@ from rich.progress import (
 from rich.text import Text
 
 from reports.document import write_review
+from scenarios.limits import MAX_SEEDS_PER_CELL, MAX_WORKERS
+from scenarios.user_files import check_output_directory
 from sim.review.builtin import builtin_review
 from sim.review.review import Review, ReviewOptions, run_review
 from sim.sweep.config import load_config
@@ -90,13 +92,16 @@ def report(
         Path | None, typer.Argument(help="A sweep configuration (TOML); default: the built-in ADR review.")
     ] = None,
     out: Annotated[Path, typer.Option("--out", help="Output directory.")] = Path("reports/out"),
-    seeds: Annotated[int | None, typer.Option("--seeds", min=1, help="Seeds per cell, in every grid.")] = None,
-    workers: Annotated[int | None, typer.Option("--workers", min=1, help="Local processes.")] = None,
+    seeds: Annotated[
+        int | None, typer.Option("--seeds", min=1, max=MAX_SEEDS_PER_CELL, help="Seeds per cell, in every grid.")
+    ] = None,
+    workers: Annotated[int | None, typer.Option("--workers", min=1, max=MAX_WORKERS, help="Local processes.")] = None,
     scheduler: Annotated[str | None, typer.Option("--scheduler", help="Dask scheduler address.")] = None,
     bound: Annotated[int, typer.Option("--bound", min=0, max=3, help="Exhaustive verification bound.")] = 1,
 ) -> None:
     """Run the sweep, shrink and replay its violations, verify small scenarios; write DIR/index.html."""
     sweep_config = load_config(config) if config is not None else builtin_review()
+    check_output_directory(out)
     local = workers or os.cpu_count() or 1
     options = ReviewOptions(
         out=out,

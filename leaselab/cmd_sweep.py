@@ -19,6 +19,7 @@ from typing import Annotated, Any
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from scenarios.limits import MAX_WORKERS
 from sim.sweep.config import load_config
 from sim.sweep.engine import SweepProgress
 from sim.sweep.executors import executor_for
@@ -79,7 +80,7 @@ def _reporter(name: str, fancy: bool) -> Iterator[Callable[[SweepProgress], None
 def sweep(
     config: Annotated[Path, typer.Argument(help="A sweep configuration (TOML).")],
     out: Annotated[Path, typer.Option("--out", help="The sweep directory (created, or resumed).")],
-    workers: Annotated[int | None, typer.Option("--workers", min=1, help="Local processes.")] = None,
+    workers: Annotated[int | None, typer.Option("--workers", min=1, max=MAX_WORKERS, help="Local processes.")] = None,
     scheduler: Annotated[str | None, typer.Option("--scheduler", help="Dask scheduler address.")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print a JSON summary.")] = False,
     keep_histories: Annotated[bool, typer.Option("--keep-histories", help="Also keep every history.")] = False,

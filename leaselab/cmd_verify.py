@@ -14,6 +14,8 @@ from typing import Annotated
 import typer
 
 from leaselab.options import target_from_cli
+from scenarios.limits import MAX_SEED, MAX_SIMULATIONS
+from scenarios.user_files import check_output_directory
 from sim.explore.counterexample import write
 from sim.explore.exhaustive import ExhaustiveExplorer
 
@@ -24,12 +26,15 @@ def verify(
     bound: Annotated[int, typer.Option("--bound", min=0, max=4, help="Faults (and tie reversals) per schedule.")] = 1,
     flag: Annotated[list[str] | None, typer.Option("--flag", help="NAME=VALUE, repeatable.")] = None,
     faults: Annotated[str, typer.Option("--faults", help="F1,F2 or all.")] = "all",
-    seed: Annotated[int, typer.Option("--seed", min=0, help="The world's seed (latencies).")] = 0,
-    max_schedules: Annotated[int | None, typer.Option("--max-schedules", min=1, help="Stop after this many.")] = None,
+    seed: Annotated[int, typer.Option("--seed", min=0, max=MAX_SEED, help="The world's seed (latencies).")] = 0,
+    max_schedules: Annotated[
+        int | None, typer.Option("--max-schedules", min=1, max=MAX_SIMULATIONS, help="Stop after this many.")
+    ] = None,
     out: Annotated[Path, typer.Option("--out", help="Where counterexamples go.")] = Path("reports/out/counterexamples"),
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Enumerate every placement of up to K faults over every request boundary of SCENARIO."""
+    check_output_directory(out)  # before the search: what it finds must have somewhere to go
     target = target_from_cli(scenario, policy, flag or [], faults)
     report = ExhaustiveExplorer(seed=seed, max_schedules=max_schedules).verify(target, bound)
     paths = {name: write(cx, out / f"verify-{policy}-{name}.toml") for name, cx in report.violations}

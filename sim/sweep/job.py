@@ -23,6 +23,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from model.errors import LeaselabError
+from scenarios.user_files import check_output_directory
 from sim.explore.counterexample import write as write_counterexample
 from sim.sweep.config import SweepConfig, as_config
 from sim.sweep.directory import COUNTEREXAMPLES, HISTORIES, SHARDS, load, locked, prepare
@@ -133,6 +134,7 @@ def run_job(
 ) -> JobResult:
     """Run (or resume) a sweep into ``out``; only counts and paths come back."""
     cfg, out = as_config(config), Path(out)
+    check_output_directory(out)
     started = time.perf_counter()
     try:
         out.mkdir(parents=True, exist_ok=True)
