@@ -17,6 +17,7 @@ being counted.
 from __future__ import annotations
 
 import math
+import os
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -25,7 +26,9 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 PLAIN_EVERY_S = 5.0
-"""Seconds between two plain lines of one phase."""
+"""Seconds between two plain lines of one phase (``LEASELAB_PROGRESS_EVERY_S`` overrides it: 60 for a
+quieter CI log, 0 for a line per step)."""
+EVERY_S_VARIABLE = "LEASELAB_PROGRESS_EVERY_S"
 FANCY_EVERY_S = 0.1
 """Seconds between two redraws of a bar (rich redraws on its own clock too)."""
 
@@ -168,6 +171,15 @@ def _fancy(command: str, stream: IO[str]) -> Iterator[Callable[[Reading], None]]
         yield write
 
 
+def _plain_period() -> float:
+    text = os.environ.get(EVERY_S_VARIABLE, "")
+    try:
+        value = float(text) if text else PLAIN_EVERY_S
+    except ValueError:
+        return PLAIN_EVERY_S
+    return value if math.isfinite(value) and value >= 0 else PLAIN_EVERY_S
+
+
 @contextmanager
 def meter(
     command: str, *, stream: IO[str] | None = None, fancy: bool | None = None, every_s: float | None = None
@@ -179,5 +191,5 @@ def meter(
         with _fancy(command, out) as write:
             yield Meter(command, write, FANCY_EVERY_S if every_s is None else every_s)
         return
-    period = PLAIN_EVERY_S if every_s is None else every_s
+    period = _plain_period() if every_s is None else every_s
     yield Meter(command, _plain(command, out), period, first_after_s=period)

@@ -17,6 +17,7 @@ from model.errors import LeaselabError
 from sim.sweep.config import SweepConfig, loads_config
 from sim.sweep.directory import SHARDS, load, locked
 from sim.sweep.job import run_job
+from sim.sweep.ledger import LEDGER, read_ledger
 
 runner = CliRunner()
 CONFIG = """
@@ -137,8 +138,9 @@ def test_a_full_disk_mid_sweep_is_one_line_exit_2_and_keeps_every_finished_shard
     assert len(errors) == 1  # progress lines aside, one line
     line = errors[0]
     assert line.startswith("leaselab: ") and "No space left on device" in line and "finished shards are kept" in line
-    kept = sorted((out / SHARDS).iterdir())
+    kept = sorted(p for p in (out / SHARDS).iterdir() if p.name != LEDGER)
     assert len(kept) == 3 and all(p.suffix == ".parquet" for p in kept)  # no temporary file left behind
+    assert {p.name for p in kept} <= set(read_ledger(out / SHARDS))  # every shard on disk has its checksum
     monkeypatch.setattr(Path, "write_bytes", real)
     resumed = run_job(loads_config(CONFIG, source="x", base=tmp_path), out, workers=1)
     assert (resumed.progress.skipped, resumed.progress.redone) == (3, 0)
