@@ -43,7 +43,7 @@ from sim.review.jobs import (
 from sim.review.plan import as_written_grids, plan_recognition, plan_shrinks, plan_verification, scenario_refs
 from sim.review.provenance import fresh_shards, provenance
 from sim.sweep.config import SweepConfig
-from sim.sweep.directory import REPORT, SHARDS, locked, prepare
+from sim.sweep.directory import REPORT, SHARDS, locked, prepare, refuse_foreign
 from sim.sweep.engine import SweepProgress, run_sweep
 from sim.sweep.rows import ROW_KEY, violated_mask
 
@@ -124,6 +124,7 @@ def run_review(
         else:
             tell("simulating", p.simulations, p.simulations_total)
 
+    refuse_foreign(out, config, REPORT)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as error:

@@ -107,10 +107,11 @@ def _write_manifest(out: Path, document: dict[str, Any]) -> None:
     write_atomic(out / MANIFEST, lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
 
-def _refuse_foreign(out: Path, found: dict[str, Any] | None, kind: str, config: SweepConfig) -> None:
+def refuse_foreign(out: Path, config: SweepConfig, kind: str = SWEEP) -> None:
     """A sweep never writes into a report's directory, nor a report into a sweep's, nor a sweep where
     shards lie that no manifest describes: their rows would be mixed, and ``load`` would return the
-    wrong ones."""
+    wrong ones. Checked before anything is written (the lock included)."""
+    found = read_manifest(out) if out.is_dir() else None
     other = "the report" if kind == REPORT else f"sweep '{config.name}'"
     if found is not None:
         held = found.get("kind", SWEEP)
@@ -135,8 +136,8 @@ def prepare(out: Path, config: SweepConfig, *, kind: str = SWEEP, command: str =
     report (whose shards :mod:`sim.review.provenance` renews when the code or configuration changed,
     so its manifest is simply rewritten). Each refuses the other's directory.
     """
+    refuse_foreign(out, config, kind)
     found = read_manifest(out)
-    _refuse_foreign(out, found, kind, config)
     try:
         (out / SHARDS).mkdir(parents=True, exist_ok=True)
     except OSError as error:
@@ -221,9 +222,19 @@ def _shard_paths(out: Path) -> list[tuple[Path, SweepTask | None]]:
     return paths
 
 
+def repair_command(out: Path) -> str:
+    """The command that redoes a damaged shard of ``out``: the one the manifest records, pointed at
+    ``out`` where the directory is now (it may have been moved or copied); '' when none is recorded."""
+    command = str((read_manifest(out) or {}).get("command") or "")
+    words = shlex.split(command) if command.startswith("leaselab ") else []
+    if "--out" not in words[:-1]:
+        return command
+    words[words.index("--out") + 1] = str(out)
+    return shlex.join(words)
+
+
 def _repair_hint(out: Path) -> str:
-    found = read_manifest(out)
-    command = (found or {}).get("command") or ""
+    command = repair_command(out)
     return f"repair it with: {command}" if command else "run the sweep again on this directory to redo it"
 
 

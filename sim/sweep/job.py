@@ -28,7 +28,7 @@ import pyarrow.parquet as pq
 from model.errors import LeaselabError
 from sim.explore.counterexample import write as write_counterexample
 from sim.sweep.config import SweepConfig, as_config
-from sim.sweep.directory import COUNTEREXAMPLES, HISTORIES, SHARDS, load, locked, prepare
+from sim.sweep.directory import COUNTEREXAMPLES, HISTORIES, SHARDS, load, locked, prepare, refuse_foreign
 from sim.sweep.engine import SweepProgress, run_sweep, write_atomic
 from sim.sweep.rows import INVARIANT_NAMES, Violation
 from sim.sweep.toml_out import dumps
@@ -142,6 +142,7 @@ def run_job(
     """Run (or resume) a sweep into ``out``; only counts and paths come back."""
     cfg, out = as_config(config), Path(out)
     started = time.perf_counter()
+    refuse_foreign(out, cfg)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as error:

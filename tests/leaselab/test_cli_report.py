@@ -70,3 +70,16 @@ def test_an_unknown_judged_policy_is_one_line_before_any_work(tmp_path: Path) ->
         "leaselab: --policy: no policy labelled 'nope' in sweep 'tiny' (valid: adr-111, head)"
     ]
     assert not (tmp_path / "out").exists()
+
+
+def test_a_report_into_a_sweeps_directory_is_one_line_and_keeps_the_sweep(tmp_path: Path) -> None:
+    config = tmp_path / "tiny.toml"
+    config.write_text(TINY)
+    out = tmp_path / "sweep"
+    swept = CliRunner().invoke(app, ["sweep", str(config), "--out", str(out), "--workers", "1", "--exit-zero"])
+    assert swept.exit_code == 0, swept.output
+    shards = sorted((out / "shards").iterdir())
+    result = CliRunner().invoke(app, ["report", "--out", str(out), "--seeds", "1"])
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [f"leaselab: {out}: holds a sweep ('tiny') (give the report its own --out)"]
+    assert sorted((out / "shards").iterdir()) == shards and not (out / "index.html").exists()
