@@ -2,7 +2,7 @@
 
 Runs inside an executor's worker (a local process or a Dask worker on another machine), so
 it returns plain picklable values and never touches the sweep directory: rows (the sweep row
-contract of CONTRACT.md), the counterexample of each invariant the task's seeds violated
+contract, described in the README's "Sweeps" section), the counterexample of each invariant the task's seeds violated
 (first seed only), and, when asked, the histories. Knows scenarios, policies and one
 simulation; nothing of executors, shards or progress.
 """
