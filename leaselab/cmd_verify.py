@@ -40,7 +40,8 @@ def verify(
     with meter("verify") as show:
 
         def level_done(level: int, levels: int, done: int, total: int) -> None:
-            show(f"level {level}/{levels}", done, total, unit="schedules")
+            if level:  # level 0 is the one fault-free run
+                show(f"level {level}/{levels}", done, total, unit="schedules")
 
         report = ExhaustiveExplorer(seed=seed, max_schedules=max_schedules).verify(target, bound, level_done)
     paths = {name: write(cx, out / f"verify-{policy}-{name}.toml") for name, cx in report.violations}

@@ -144,14 +144,14 @@ def _plain(command: str, stream: IO[str]) -> Callable[[Reading], None]:
 def _fancy(command: str, stream: IO[str]) -> Iterator[Callable[[Reading], None]]:
     """A rich bar per phase; rich is imported here, not at start-up (it costs ~0.1 s of CPU)."""
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
 
     columns = (
         TextColumn("{task.description}"),
-        BarColumn(),
+        BarColumn(bar_width=20),
         MofNCompleteColumn(),
-        TextColumn("{task.fields[unit]} {task.fields[rate]} · ETA {task.fields[eta]} {task.fields[detail]}"),
-        TimeElapsedColumn(),
+        TextColumn("{task.fields[unit]} · {task.fields[rate]} · ETA {task.fields[eta]}"),
+        TextColumn("{task.fields[detail]}"),
     )
     bars: dict[str, TaskID] = {}
     with Progress(*columns, console=Console(file=stream), transient=False) as progress:
@@ -165,7 +165,7 @@ def _fancy(command: str, stream: IO[str]) -> Iterator[Callable[[Reading], None]]
             }
             if reading.phase not in bars:
                 label = f"{command} {reading.phase}".strip()
-                bars[reading.phase] = progress.add_task(label, total=reading.total, **fields)
+                bars[reading.phase] = progress.add_task(label, total=reading.total, completed=reading.done, **fields)
             progress.update(bars[reading.phase], completed=reading.done, total=reading.total, **fields)
 
         yield write
