@@ -3,8 +3,10 @@ of the heavy libraries; ``import leaselab`` loads its public names on first use,
 
 The CPU time is that of a fresh child process (user + sys from ``getrusage(RUSAGE_CHILDREN)``,
 measured by a small wrapper process so that nothing else this test process waits for is counted),
-not wall time: a loaded machine slows the wall clock, not the work. Before the lazy imports it was
-about 1.3 s here (2.9 s on the machine of issue 16); after, about 0.3 s.
+not wall time: a loaded machine slows the wall clock, not the work. It still inflates CPU time
+somewhat (caches, shared cores), so the cheapest of three fresh processes is compared with the bound.
+Before the lazy imports ``--help`` took about 1.3 s here (2.9 s on the machine of issue 16); after,
+0.26 s (``report --help`` 0.36 s: typer itself imports pydantic and rich's markdown to show it).
 """
 
 from __future__ import annotations
@@ -35,12 +37,15 @@ print(json.dumps({"cpu_s": usage.ru_utime + usage.ru_stime, "code": done.returnc
 """
 
 
-def child_cpu(*args: str) -> dict[str, object]:
-    """Run ``python -m leaselab ARGS`` in a fresh process; its CPU seconds, exit code and stderr."""
+def child_cpu(*args: str, tries: int = 3) -> dict[str, object]:
+    """Run ``python -m leaselab ARGS`` in fresh processes; the cheapest one's CPU seconds, exit code and stderr."""
     command = [sys.executable, "-c", MEASURE, sys.executable, "-m", "leaselab", *args]
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120, check=True)
-    result: dict[str, object] = json.loads(done.stdout)
-    return result
+    runs = []
+    for _ in range(tries):
+        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120, check=True)
+        runs.append(json.loads(done.stdout))
+    cheapest: dict[str, object] = min(runs, key=lambda run: float(run["cpu_s"]))
+    return cheapest
 
 
 @pytest.mark.parametrize(
