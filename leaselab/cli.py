@@ -5,6 +5,12 @@ here, so adding a command never edits this file. Bad input never shows a traceba
 :class:`model.errors.LeaselabError` or a usage error (unknown option or command) becomes one
 line ``leaselab: <message>`` on stderr and exit code 2. Anything else is a harness bug and
 crashes loudly.
+
+Start-up stays cheap: ``leaselab --help`` and a usage error load typer and the ``cmd_*``
+modules only, never pandas, matplotlib, pyarrow or simpy; each command imports what it needs
+when it runs (``tests/leaselab/test_cli_startup.py`` measures the CPU time and the modules
+loaded). A boolean option is shown in ``--help`` as a bare flag (``--json``), without a
+``<bool>`` value it does not take.
 """
 
 from __future__ import annotations
@@ -53,8 +59,17 @@ def _one_line_errors() -> Iterator[None]:
         _fail(f"{error.format_message()} (see '{command_path} --help')")
 
 
+def show_flags_bare(params: Sequence[Any]) -> None:
+    """Give every flag (click options of typer's own click) an empty metavar, so the help shows
+    ``--json`` rather than ``--json <bool>``."""
+    for param in params:
+        if getattr(param, "is_flag", False) and param.metavar is None:
+            param.metavar = ""
+
+
 class LeaselabGroup(TyperGroup):
-    """The app's command group: reports bad input as one line (see the module docstring)."""
+    """The app's command group: reports bad input as one line and shows flags as flags (see the
+    module docstring)."""
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         with _one_line_errors():
@@ -63,6 +78,17 @@ class LeaselabGroup(TyperGroup):
     def invoke(self, ctx: Any) -> Any:
         with _one_line_errors():
             return super().invoke(ctx)
+
+    def get_params(self, ctx: Any) -> Any:
+        params = super().get_params(ctx)
+        show_flags_bare(params)
+        return params
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        command = super().get_command(ctx, cmd_name)
+        if command is not None:
+            show_flags_bare(command.get_params(ctx))
+        return command
 
 
 app = typer.Typer(

@@ -20,20 +20,22 @@ Exit 0 when no mutant survives and every unexercised invariant has a reason, 1 o
 from __future__ import annotations
 
 import json
-import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from model.errors import LeaselabError, unknown_name
 from model.policy import FLAG_NAMES
 from scenarios.limits import MAX_BUDGET_S, MAX_SEED, MAX_SIMULATIONS
-from sim.explore.code_mutants import CODE_MUTANT_NAMES, CODE_MUTANTS, CodeMutant
-from sim.explore.mutants import MutationReport, run_mutants
+
+if TYPE_CHECKING:
+    from sim.explore.code_mutants import CodeMutant
+    from sim.explore.mutants import MutationReport
 
 
 def _flags(only: list[str] | None) -> tuple[str, ...]:
+    from sim.explore.code_mutants import CODE_MUTANT_NAMES
+
     if not only:
         return FLAG_NAMES
     unknown = [name for name in only if name not in FLAG_NAMES and name not in CODE_MUTANT_NAMES]
@@ -45,6 +47,8 @@ def _flags(only: list[str] | None) -> tuple[str, ...]:
 
 
 def _code(only: list[str] | None) -> tuple[CodeMutant, ...]:
+    from sim.explore.code_mutants import CODE_MUTANTS
+
     if not only:
         return CODE_MUTANTS
     return tuple(m for m in CODE_MUTANTS if m.name in only)
@@ -93,17 +97,16 @@ def mutants(
     ] = None,
 ) -> None:
     """Flip each flag of head, one at a time; every mutant must be killed or listed as equivalent."""
+    from reports.progress import meter
+    from sim.explore.mutants import run_mutants
+
     flags, code = _flags(only), _code(only)
-    if sys.stderr.isatty() and not json_out:
-        with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), transient=True) as bar:
-            task = bar.add_task("mutants", total=None)
+    with meter("mutants") as show:
 
-            def show(flag: str, what: str) -> None:
-                bar.update(task, description=f"{flag}: {what}")
+        def judged(mutant: str, done: int, total: int) -> None:
+            show("", done, total, unit="mutants", detail=f"searching {mutant}" if mutant else "")
 
-            report = run_mutants(simulations, seed, budget_s=budget_s, flags=flags, progress=show, code=code)
-    else:
-        report = run_mutants(simulations, seed, budget_s=budget_s, flags=flags, code=code)
+        report = run_mutants(simulations, seed, budget_s=budget_s, flags=flags, progress=judged, code=code)
     if json_out:
         typer.echo(json.dumps(report.document(), indent=2))
     else:

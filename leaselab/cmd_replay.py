@@ -13,10 +13,6 @@ from typing import Annotated
 
 import typer
 
-from leaselab.results import result_document, verdict_lines
-from reports.timeline import render
-from sim.explore.counterexample import NONDETERMINISM_CAUSES, read
-
 NONDETERMINISM_EXIT = 3
 
 
@@ -26,6 +22,10 @@ def replay(
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Replay FILE and check that it reproduces the same history and violation."""
+    from leaselab.results import result_document, verdict_lines
+    from reports.timeline import render
+    from sim.explore.counterexample import NONDETERMINISM_CAUSES, read
+
     cx = read(file)
     result = cx.run()
     same = result.digest == cx.digest

@@ -11,11 +11,8 @@ from typing import Annotated
 import typer
 
 from leaselab.options import policy_from_cli
-from leaselab.results import result_document, verdict_lines
 from model.policy import parse_flag_assignment
-from reports.timeline import render
 from scenarios.limits import MAX_SEED
-from sim.world.simulate import simulate
 
 
 def run(
@@ -28,6 +25,10 @@ def run(
     verbose: Annotated[bool, typer.Option("--verbose", help="With --timeline: every record.")] = False,
 ) -> None:
     """Run one simulation of SCENARIO and judge its history."""
+    from leaselab.results import result_document, verdict_lines
+    from reports.timeline import render
+    from sim.world.simulate import simulate
+
     flags = flag or []
     resolved = policy_from_cli(policy, flags)
     overrides = dict(parse_flag_assignment(f) for f in flags)

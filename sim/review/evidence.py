@@ -20,6 +20,7 @@ from scenarios.findings import FINDINGS, NON_GUARANTEES
 from sim.explore.counterexample import Counterexample, write
 from sim.review.jobs import RecogniseJob, ShrinkOutcome, VerifyOutcome
 from sim.review.plan import HEAD, PRIMARY_GRID, canonical, head_label
+from sim.sweep.rows import violated_mask
 
 FINDING_IDS = frozenset(f.id for f in FINDINGS)
 
@@ -131,7 +132,7 @@ def explanations(
     out = []
     for column in [c for c in frame.columns if c.startswith("inv.")]:
         name = column.removeprefix("inv.")
-        violations = int((mine[column] == "false").sum())
+        violations = int(violated_mask(mine[column]).sum())
         if not violations:
             continue
         by: dict[str, int] = {}

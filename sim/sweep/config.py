@@ -143,6 +143,26 @@ class SweepConfig(_Strict):
     def tasks(self) -> list[SweepTask]:
         return list(iter_tasks(self))
 
+    def iter_tasks(self) -> Iterator[SweepTask]:
+        """The tasks one by one, in :meth:`tasks` order (a sweep plans lazily)."""
+        return iter_tasks(self)
+
+    def size(self) -> tuple[int, int]:
+        """(tasks, simulations), by arithmetic: a sweep of 10^8 seeds is counted without planning it."""
+        tasks = simulations = 0
+        for grid in self.grid:
+            seeds = grid.seeds or self.seeds
+            cells = (
+                len(grid.scenario_specs())
+                * len(grid.intensities)
+                * len(grid.latency_ratios or [0.0])
+                * len(grid.transports or [""])
+                * len(self.policies_of(grid))
+            )
+            tasks += cells * -(-seeds // self.seeds_per_task)
+            simulations += cells * seeds
+        return tasks, simulations
+
     def fingerprint(self) -> str:
         """A digest of everything that decides the rows: the configuration and every file scenario.
 
