@@ -1,33 +1,22 @@
-"""A swim-lane picture of one history (a counterexample): what each process did, when.
+"""What the swim lanes of one history (a counterexample) show, as plain data: :class:`Picture`.
 
 One lane per worker, client and approver process, the reaper, the message bus and the run
-store. Drawn on each lane: the lease a worker holds (solid bar; hatched red where its segment
-went on working after the lease expired, the zombie window), the write fence stamped and
-cleared, tool calls started and the side effect landed, audit inserts stored or failed,
-reaper decisions, crashes, and faults as shaded periods (a slow fault over its duration) or
-lines. Long idle gaps (the reaper's interval, the quiet phase) are compressed and marked so
-the interesting seconds stay readable.
+store. On each lane: the lease a worker holds (and where its segment went on working after the
+lease expired, the zombie window), the write fence stamped and cleared, tool calls started and
+the side effect landed, audit inserts stored or failed, reaper decisions, crashes; faults as
+periods or instants. Beyond what the history draws by itself, a caller adds :class:`LaneMarker`
+records (the checker's witness records, later anything else worth pointing at); each record of
+the history knows its lane and time (``Picture.record_at``), so a marker can name a record only.
 
-Reads only :mod:`model.history` records: knows nothing of the simulator that produced them.
+:mod:`reports.swimlane` draws a Picture. Reads only :mod:`model.history` records: knows nothing
+of the simulator that produced them, nor of matplotlib.
 """
 
 from __future__ import annotations
 
-import bisect
-import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-import matplotlib
-
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt
-from matplotlib.figure import Figure
-from matplotlib.lines import Line2D
-from matplotlib.patches import Patch
 
 from model import history as H
 from model.history import Op, OpType
@@ -35,8 +24,6 @@ from model.history import Op, OpType
 BUS = "bus"
 STORE = "store"
 MAX_CLIENT_LANES = 4
-GAP_S = 5.0
-"""Idle gaps longer than this many simulated seconds are compressed."""
 
 
 def lane_of(process: str) -> str:
@@ -68,6 +55,51 @@ class Picture:
     """(lane, tool call started, side effect landed)"""
     quiet_at: float | None = None
     end: float = 0.0
+    record_at: dict[int, tuple[str, float]] = field(default_factory=dict)
+    """History index -> (lane, time) where that record is drawn, for markers that name a record."""
+
+
+@dataclass(frozen=True)
+class LaneMarker:
+    """An extra mark on the lanes: a record of the history (drawn on its lane at its time) or a time.
+
+    ``style`` is a key of :data:`reports.swimlane.MARKER_STYLES` ('violation', 'witness', 'cited',
+    'note'); ``label`` is written beside the mark, in the lane's label rows."""
+
+    label: str
+    record: int | None = None
+    time_s: float | None = None
+    lane: str | None = None
+    """For a time marker: the lane it belongs on (None: the top band, above every lane)."""
+    style: str = "note"
+
+    def place(self, pic: Picture) -> tuple[str | None, float] | None:
+        """(lane, time) of this marker in ``pic``, None when it names a record the picture lacks."""
+        if self.record is not None:
+            return pic.record_at.get(self.record)
+        if self.time_s is None:
+            return None
+        return (self.lane if self.lane in pic.lanes else None), self.time_s
+
+
+def witness_markers(witness: Sequence[int], invariant: str, cited: Iterable[int] = ()) -> list[LaneMarker]:
+    """Markers for a violation: each witness record and each record the checker's text cites, by number.
+
+    The last witness record is the violating event (the record that made the violation certain: the
+    second landing, the settle after a failed audit, the write under a stale row), named with the
+    invariant; the others are labelled with their number only, as the text cites them."""
+    if not witness:
+        return []
+    violating = max(witness)
+    records = sorted(set(witness) | set(cited))
+    return [
+        LaneMarker(
+            f"#{r} violates {invariant}" if r == violating else f"#{r}",
+            record=r,
+            style="violation" if r == violating else "witness" if r in witness else "cited",
+        )
+        for r in records
+    ]
 
 
 MARKS = {
@@ -128,6 +160,7 @@ def picture(history: Sequence[Op]) -> Picture:
         if ident and op.process not in (H.NEMESIS, H.WORLD):
             identity_lane.setdefault(ident, lane(op.process))
         pic.end = max(pic.end, op.time_s)
+        pic.record_at[op.index] = (_record_lane(op, lane, identity_lane), op.time_s)
         if op.op == H.PHASE and v.get("phase") == "quiet":
             pic.quiet_at = op.time_s
         elif op.op == H.STORE and op.type is OpType.OK and v.get("matched") and v.get("row"):
@@ -161,7 +194,7 @@ def picture(history: Sequence[Op]) -> Picture:
             pic.marks.append((STORE, op.time_s, "store_failed", str(v.get("transition", ""))))
         elif op.op == H.EVENT and op.type is not OpType.INVOKE:
             ok = op.type is OpType.OK
-            label = "" if ok else str(v.get("kind", ""))
+            label = "" if ok else f"{v.get('kind', '')} event not stored"
             pic.marks.append((lane(op.process), op.time_s, "audit_ok" if ok else "audit_failed", label))
         elif op.op == H.TOOL and op.type is OpType.INVOKE:
             pic.marks.append((lane(op.process), op.time_s, "tool_started", str(v.get("tool", ""))))
@@ -188,15 +221,27 @@ def picture(history: Sequence[Op]) -> Picture:
         if pic.end > span.end:
             span.zombie_end = working_until(span.lane, span.end)
     used = {m[0] for m in pic.marks} | {s.lane for s in pic.spans}
-    order = [lane for lane in _lane_order(used)]
+    order = [lane for lane in lane_order(used)]
     for fixed in ("reaper", BUS, STORE):
         if fixed not in order:
             order.append(fixed)
-    pic.lanes = _lane_order(set(order))
+    pic.lanes = lane_order(set(order))
     return pic
 
 
-def _lane_order(lanes: set[str]) -> list[str]:
+def _record_lane(op: Op, lane: Callable[[str], str], identity_lane: dict[str, str]) -> str:
+    """The lane a record belongs on: a landing on its caller's, a crash on the crashed process's, a fault
+    or a world record on the store's, anything else on the lane of the process that issued it."""
+    if op.op == H.LANDING:
+        return identity_lane.get(str(op.value.get("identity", "")), STORE)
+    if op.op == H.CRASH:
+        return lane(str(op.value.get("process", "")))
+    if op.process in (H.NEMESIS, H.WORLD):
+        return STORE
+    return lane(op.process)
+
+
+def lane_order(lanes: set[str]) -> list[str]:
     def key(name: str) -> tuple[int, str]:
         for rank, prefix in enumerate(("client", "worker", "approver", "reaper", BUS, STORE)):
             if name.startswith(prefix):
@@ -204,166 +249,3 @@ def _lane_order(lanes: set[str]) -> list[str]:
         return 9, name
 
     return sorted(lanes, key=key)
-
-
-class _Compressed:
-    """A time axis that squeezes every idle gap longer than ``gap_s`` to ``gap_s``."""
-
-    def __init__(self, times: Sequence[float], gap_s: float) -> None:
-        points = sorted(set(times))
-        pairs = list(itertools.pairwise(points))
-        active = sum(b - a for a, b in pairs if b - a <= gap_s)
-        squeezed = max(gap_s, 0.07 * active)
-        self.breaks: list[tuple[float, float]] = []
-        self.src = [points[0]] if points else [0.0]
-        self.dst = [0.0]
-        for a, b in pairs:
-            width = b - a
-            if width > gap_s:
-                self.breaks.append((a, b))
-            self.src.append(b)
-            self.dst.append(self.dst[-1] + (squeezed if width > gap_s else width))
-
-    def __call__(self, t: float) -> float:
-        i = bisect.bisect_right(self.src, t) - 1
-        i = max(0, min(i, len(self.src) - 1))
-        if i + 1 < len(self.src):
-            a, b = self.src[i], self.src[i + 1]
-            frac = (t - a) / (b - a) if b > a else 0.0
-            return self.dst[i] + frac * (self.dst[i + 1] - self.dst[i])
-        return self.dst[i] + (t - self.src[i])
-
-
-def figure(history: Sequence[Op], title: str = "") -> Figure:
-    """The swim-lane figure of a history."""
-    pic = picture(history)
-    times = [m[1] for m in pic.marks] + [s.start for s in pic.spans] + [s.end for s in pic.spans]
-    times += [s.zombie_end for s in pic.spans if s.zombie_end is not None]
-    times += [f[0] for f in pic.faults] + [f[1] for f in pic.faults] + [0.0]
-    if pic.quiet_at is not None:
-        times.append(pic.quiet_at)  # else the axis runs on uncompressed to the quiet phase's line
-    x = _Compressed(times, GAP_S)
-    y_of = {name: len(pic.lanes) - 1 - i for i, name in enumerate(pic.lanes)}
-    fig, ax = plt.subplots(figsize=(11.5, 0.48 * len(pic.lanes) + 1.9))
-    fault_labels: dict[float, list[str]] = {}
-    for start, end, label in pic.faults:
-        if end > start:
-            ax.axvspan(x(start), x(end), color="#fbb4ae", alpha=0.3, lw=0)
-        ax.axvline(x(start), color="#d6604d", lw=1.1, alpha=0.8, ls=(0, (2, 2)))
-        fault_labels.setdefault(x(start), []).append(label)
-    label_room = (x.dst[-1] or 1.0) / 150  # about one character of the 7-point font
-    row_ends: list[float] = []
-    for at, labels in sorted(fault_labels.items()):
-        text = " ⚡" + ", ".join(labels)
-        row = next((r for r, end in enumerate(row_ends) if end < at), len(row_ends))  # stack close labels
-        if row == len(row_ends):
-            row_ends.append(0.0)
-        row_ends[row] = at + label_room * len(text)
-        ax.text(at, len(pic.lanes) - 0.45 + 0.3 * row, text, fontsize=7, color="#b2182b", va="bottom", ha="left")
-    for span in pic.spans:
-        y = y_of[span.lane]
-        ax.barh(
-            y,
-            x(span.end) - x(span.start),
-            left=x(span.start),
-            height=0.38,
-            color="#9ecae1",
-            edgecolor="#3182bd",
-            lw=0.6,
-        )
-        ax.text(x(span.start), y + 0.24, f" lease {span.run}", fontsize=6.5, color="#08519c", va="bottom")
-        if span.zombie_end is not None and span.zombie_end > span.end:
-            ax.barh(
-                y,
-                x(span.zombie_end) - x(span.end),
-                left=x(span.end),
-                height=0.38,
-                color="none",
-                edgecolor="#d62728",
-                hatch="////",
-                lw=0.6,
-            )
-    for lane_name, start, landed in pic.links:
-        y = y_of.get(lane_name, 0)
-        ax.plot([x(start), x(landed)], [y - 0.28, y - 0.28], color="#ff7f0e", lw=1.2)
-    label_ends: dict[tuple[str, int], float] = {}
-    last_x: dict[str, float] = {}
-    min_sep = (x.dst[-1] or 1.0) / 160
-    per_char = (x.dst[-1] or 1.0) / 190
-    for lane_name, t, kind, label in pic.marks:
-        if lane_name not in y_of:
-            continue
-        marker, col, _ = MARKS[kind]
-        y = y_of[lane_name]
-        at = max(x(t), last_x.get(lane_name, -1e9) + min_sep)
-        last_x[lane_name] = at
-        ax.plot(
-            [at],
-            [y],
-            marker=marker,
-            color=col,
-            ms=7 if kind != "status" else 12,
-            ls="none",
-            markeredgecolor="white" if kind not in ("status", "store_failed") else col,
-            mew=0.5,
-        )
-        if label and kind in ("status", "reaper", "audit_failed", "store_failed", "tool_started", "crash"):
-            for row in range(3):
-                if label_ends.get((lane_name, row), -1e9) < at:
-                    label_ends[(lane_name, row)] = at + per_char * (len(label) + 2)
-                    ax.text(at, y - 0.28 - 0.2 * row, label, fontsize=6.3, ha="left", va="top", color="#333333")
-                    break
-    last_gap_label = -1e9
-    for a, b in x.breaks:
-        xm = x(a) + (x(b) - x(a)) / 2
-        if xm - last_gap_label < per_char * 12:
-            continue
-        last_gap_label = xm
-        for edge in (x(a), x(b)):
-            ax.axvline(edge, color="#bbbbbb", lw=0.6, ls=":", zorder=0)
-        ax.text(xm, -0.85, f"⋯ {b - a:,.0f} s ⋯", ha="center", fontsize=6.5, color="#666666")
-    if pic.quiet_at is not None:
-        ax.axvline(x(pic.quiet_at), color="#555555", lw=0.8, ls="--")
-        ax.text(x(pic.quiet_at), len(pic.lanes) - 0.5, " quiet phase (faults healed)", fontsize=7, color="#555555")
-    ticks = sorted({round(t, 1) for t in x.src})
-    chosen: list[float] = []
-    for t in ticks:
-        if not chosen or x(t) - x(chosen[-1]) >= (x.dst[-1] or 1) / 14:
-            chosen.append(t)
-    ax.set_xticks([x(t) for t in chosen], [f"{t:g}" for t in chosen], fontsize=7)
-    ax.set_yticks(range(len(pic.lanes)), pic.lanes[::-1])
-    ax.set_ylim(-1.1, len(pic.lanes) - 0.1)
-    ax.set_xlabel("simulated time (s); idle gaps between dotted lines are compressed (⋯ n s ⋯)")
-    ax.grid(False)
-    for spine in ("top", "right"):
-        ax.spines[spine].set_visible(False)
-    if title:
-        ax.set_title(title, fontsize=9, loc="left", pad=6 + 10 * len(row_ends))  # above the fault labels
-    handles: list[Any] = [
-        Line2D([], [], marker=m, color=c, ls="none", label=text)
-        for m, c, text in (
-            MARKS[k]
-            for k in (
-                "fence_stamped",
-                "fence_cleared",
-                "tool_started",
-                "landed",
-                "audit_ok",
-                "audit_failed",
-                "reaper",
-                "crash",
-                "store_failed",
-                "dispatch",
-                "deliver",
-            )
-        )
-    ]
-    handles += [
-        Patch(facecolor="#9ecae1", edgecolor="#3182bd", label="lease held"),
-        Patch(facecolor="none", edgecolor="#d62728", hatch="////", label="working after lease expired"),
-        Patch(facecolor="#fbb4ae", alpha=0.6, label="fault period (dashed: fault instant)"),
-        Line2D([], [], color="#ff7f0e", label="tool call to landing"),
-    ]
-    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=5, fontsize=7, frameon=False)
-    fig.tight_layout()
-    return fig
