@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from markupsafe import Markup, escape
 
 from model.history import Op
 from reports import figures, swimlane, wording
+from reports.lanes import only_runs
 from reports.sections import CounterexampleView, FindingView, Provenance, VerifyView, build, public
 from reports.stats import DASH, percent
 from reports.timeline import render as timeline_lines
@@ -48,6 +50,7 @@ def _environment(markdown: bool = False) -> jinja2.Environment:
     env.filters["ci"] = lambda lower, upper: f"{percent(lower).rstrip('%')}{DASH}{percent(upper)}"
     env.filters["label"] = _breakable
     env.filters["fault"] = fault_text
+    env.filters["n"] = lambda v: f"{v:,}" if isinstance(v, numbers.Integral) and not isinstance(v, bool) else v
     env.filters["fence"] = lambda text: Markup(str(text).replace("```", "` ` `"))
     return env
 
@@ -158,12 +161,6 @@ def _write(path: Path, text: str) -> None:
     tmp = path.with_suffix(path.suffix + ".tmp")
     tmp.write_text(text, encoding="utf-8")
     tmp.replace(path)
-
-
-def only_runs(history: Sequence[Op], runs: Sequence[str]) -> list[Op]:
-    """The records of ``runs`` plus those of no run (phases, crashes, reaper passes); all when empty."""
-    keep = set(runs)
-    return [op for op in history if not keep or not op.run or op.run in keep]
 
 
 def write_review(

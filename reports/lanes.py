@@ -249,3 +249,9 @@ def lane_order(lanes: set[str]) -> list[str]:
         return 9, name
 
     return sorted(lanes, key=key)
+
+
+def only_runs(history: Sequence[Op], runs: Iterable[str]) -> list[Op]:
+    """The records of ``runs`` plus those of no run (phases, crashes, reaper passes); all when empty."""
+    keep = set(runs)
+    return [op for op in history if not keep or not op.run or op.run in keep]

@@ -32,8 +32,21 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from model.history import Op
+from model.invariants import Verdict
 from reports.canvas import ReportFigure, new_figure, styled
-from reports.lanes import BUS, MARKS, STORE, LaneMarker, Picture, lane_of, lane_order, picture, witness_markers
+from reports.lanes import (
+    BUS,
+    MARKS,
+    STORE,
+    LaneMarker,
+    Picture,
+    lane_of,
+    lane_order,
+    only_runs,
+    picture,
+    witness_markers,
+)
+from reports.wording import cited_records
 
 __all__ = [
     "BUS",
@@ -44,7 +57,9 @@ __all__ = [
     "Picture",
     "figure",
     "lane_of",
+    "only_runs",
     "picture",
+    "violation_figure",
     "witness_markers",
 ]
 
@@ -319,6 +334,23 @@ def figure(history: Sequence[Op], title: str = "", markers: Sequence[LaneMarker]
         handletextpad=0.5,
     )
     return fig
+
+
+def violation_markers(verdict: Verdict) -> list[LaneMarker]:
+    """A violation's markers: its witness records (the last, the violating event, named with the invariant)
+    and the records its explanation cites, by number."""
+    return witness_markers(verdict.witness, verdict.name, cited_records(verdict.explanation))
+
+
+def violation_figure(
+    history: Sequence[Op], verdict: Verdict, title: str = "", markers: Sequence[LaneMarker] = ()
+) -> ReportFigure:
+    """The lanes of one violation: the runs its witness records belong to (and records of no run), its
+    markers (:func:`violation_markers`) and any extra ``markers``."""
+    by_index = {op.index: op for op in history}
+    runs = {by_index[i].run for i in verdict.witness if i in by_index and by_index[i].run}
+    drawn = only_runs(history, runs)
+    return figure(drawn, title=title or verdict.name, markers=[*violation_markers(verdict), *markers])
 
 
 def _text(ax: Any, x_data: float, y_top: float, label: _Label) -> None:
