@@ -9,7 +9,10 @@ pass by skipping them.
 
 from __future__ import annotations
 
+import html as html_module
+import json
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Callable, Mapping
@@ -73,9 +76,9 @@ def browser() -> str:
     return find_browser(os.environ)
 
 
-def _dump_dom(browser: str, url: str) -> str:
+def _dump_dom(browser: str, url: str, *extra: str) -> str:
     done = subprocess.run(
-        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", url],
+        [browser, "--headless", "--no-sandbox", "--disable-gpu", *extra, "--dump-dom", url],
         capture_output=True,
         text=True,
         timeout=120,
@@ -91,6 +94,51 @@ def test_the_browser_dom_has_every_heading_and_no_injected_element(browser: str,
     assert "script" not in dom.tags
     assert "svg" in dom.tags and "table" in dom.tags
     assert any(XSS_TEXT in text for text in dom.text), "the hostile name is shown as text"
+
+
+MEASURE = """
+<script>
+window.addEventListener('load', () => {
+  const figs = [...document.querySelectorAll('section#counterexamples .fig svg')].map((svg) => {
+    const texts = [...svg.querySelectorAll('text')].filter((t) => t.textContent.trim());
+    const boxes = texts.map((t) => ({s: t.textContent, b: t.getBoundingClientRect(),
+      px: parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a}));
+    const overlaps = [];
+    for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+      const p = boxes[i].b, q = boxes[j].b;
+      const w = Math.min(p.right, q.right) - Math.max(p.left, q.left);
+      const h = Math.min(p.bottom, q.bottom) - Math.max(p.top, q.top);
+      if (w > 1 && h > 1) overlaps.push([boxes[i].s, boxes[j].s]);
+    }
+    return {texts: boxes.length, smallest_px: Math.min(...boxes.map((x) => x.px)), overlaps};
+  });
+  const out = document.createElement('pre');
+  out.id = 'measured';
+  out.textContent = JSON.stringify(figs);
+  document.body.appendChild(out);
+});
+</script>
+"""
+
+
+def test_swim_lanes_read_at_1400_px_labels_at_least_11_px_and_none_overlapping(
+    browser: str, small_review: Any, tmp_path: Path
+) -> None:
+    """Measured in chromium at a 1,400 px window on a copy of the page with a measuring script (the report
+    itself holds no script, and its Content-Security-Policy would block one)."""
+    html = small_review.paths["html"].read_text(encoding="utf-8")
+    html = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", html)
+    page = tmp_path / "measure.html"
+    page.write_text(html.replace("</body>", MEASURE + "</body>"), encoding="utf-8")
+    dom = _dump_dom(browser, page.as_uri(), "--window-size=1400,2000", f"--user-data-dir={tmp_path / 'profile'}")
+    found = re.search(r'<pre id="measured">(.*?)</pre>', dom, re.S)
+    assert found, "the measuring script did not run"
+    figs = json.loads(html_module.unescape(found.group(1)))
+    assert figs, "no swim lanes in the report"
+    for fig in figs:
+        assert fig["texts"] > 20
+        assert fig["smallest_px"] >= 11, fig
+        assert not fig["overlaps"], fig["overlaps"]
 
 
 def _nowhere(name: str) -> str | None:
