@@ -55,3 +55,12 @@ def test_a_segment_with_nothing_to_do_says_so() -> None:
 
     op = Op(0, 1.0, "worker1", "segment", "run-001", OpType.OK, {"outcome": None})
     assert timeline.describe(op) == "■ nothing to do (no outcome)"
+
+
+def test_leaselab_run_prints_counts_and_rounded_numbers_not_python() -> None:
+    import leaselab
+    from leaselab.results import verdict_lines
+
+    lines = verdict_lines(leaselab.simulate("default", "head", seed=7))
+    assert "  final rows: cancelled 1, completed 3, failed 4" in lines
+    assert not [line for line in lines if "{'" in line or "None" in line]
