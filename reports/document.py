@@ -120,9 +120,11 @@ def add_figures(context: dict[str, Any], histories: Mapping[int, Sequence[Op]], 
 
 def lane_markers(cx: Mapping[str, Any]) -> list[swimlane.LaneMarker]:
     """What a counterexample's lanes mark beyond the history: its witness records (the last one, the
-    violating event, named with the invariant) and the records its explanation cites, by number."""
+    violating event, named with the invariant), the records its explanation cites, by number, and any
+    ``markers`` the evidence adds as plain dicts (the fields of :class:`reports.lanes.LaneMarker`)."""
     cited = wording.cited_records(str(cx.get("explanation", "")))
-    return swimlane.witness_markers(tuple(cx.get("witness", ())), str(cx["invariant"]), cited)
+    extra = [swimlane.LaneMarker(**m) for m in cx.get("markers", ())]
+    return [*swimlane.witness_markers(tuple(cx.get("witness", ())), str(cx["invariant"]), cited), *extra]
 
 
 def render_html(context: Mapping[str, Any]) -> str:
@@ -185,6 +187,7 @@ def write_review(
                 "faults": tuple(cx["faults"]),
                 "runs": tuple(cx.get("runs", ())),
                 "witness": tuple(cx.get("witness", ())),
+                "markers": tuple(cx.get("markers", ())),
             },
             timeline=tuple(timeline_lines(histories[i], runs=set(cx["runs"]) or None)) if i in histories else (),
             explanation_text=wording.annotate(

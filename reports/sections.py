@@ -78,6 +78,8 @@ class CounterexampleView:
     """The checker's witness records (history indexes); the last is the violating event."""
     explanation_text: str = ""
     """The explanation for people: cited records as '#n (t s)', floats rounded (:func:`reports.wording.annotate`)."""
+    markers: tuple[Mapping[str, Any], ...] = ()
+    """Extra lane markers (fields of :class:`reports.lanes.LaneMarker`) beyond the witness and cited records."""
 
 
 @dataclass(frozen=True)

@@ -186,3 +186,21 @@ def test_an_extra_marker_on_a_lane_or_above_them_is_drawn_and_labelled() -> None
 def test_a_figure_shows_itself_in_jupyter_as_png() -> None:
     png = swimlane.figure(_history("F-04-cancel-after-fence-stamp.toml"))._repr_png_()
     assert png.startswith(b"\x89PNG") and len(png) > 10_000
+
+
+def test_a_counterexample_view_marks_its_witness_cited_records_and_extra_markers() -> None:
+    from reports.document import lane_markers
+
+    cx = {
+        "invariant": "inv_x",
+        "witness": [40, 54],
+        "explanation": "run settled completed at 54 after the audit failed at 40, stamped at 12",
+        "markers": [{"label": "causality peak", "time_s": 3.0, "lane": "store"}],
+    }
+    marks = lane_markers(cx)
+    assert [(m.record, m.label) for m in marks] == [
+        (12, "#12"),
+        (40, "#40"),
+        (54, "#54 violates inv_x"),
+        (None, "causality peak"),
+    ]
