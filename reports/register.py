@@ -67,7 +67,7 @@ def verification_rows(verification: Sequence[Mapping[str, Any]]) -> list[dict[st
         violations = []
         for v in row.get("violations", ()):
             status = _status(row, v, head_violated.get((row["scenario"], row["bound"])))
-            faults = ", ".join(fault_text(f) for f in v["faults"]) or "no fault (the schedule alone)"
+            faults = ", ".join(fault_text(f) for f in v["faults"]) or "no fault: the schedule alone"
             named = f"{str(v['label']).split(',')[0]}: " if v["kind"] else ""  # an NG's source is in the title
             violations.append({**v, "status": status, "faults_text": faults, "text": named + STATUS_TEXT[status]})
         out.append(
