@@ -191,7 +191,9 @@ def write_review(
             },
             timeline=tuple(timeline_lines(histories[i], runs=set(cx["runs"]) or None)) if i in histories else (),
             explanation_text=wording.annotate(
-                str(cx.get("explanation", "")), {op.index: op.time_s for op in histories.get(i, ())}
+                str(cx.get("explanation", "")),
+                {op.index: op.time_s for op in histories.get(i, ())},
+                cx.get("witness", ()),
             ),
         )
         for i, cx in enumerate(counterexamples)

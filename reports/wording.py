@@ -42,8 +42,10 @@ def rounded(text: str) -> str:
     return _LONG_FLOAT.sub(lambda m: number(float(m.group(1))), text)
 
 
-def annotate(text: str, times: Mapping[int, float]) -> str:
-    """The explanation for people: each cited record that ``times`` knows written ``#n (t s)``, floats rounded."""
+def annotate(text: str, times: Mapping[int, float], witness: Iterable[int] = ()) -> str:
+    """The explanation for people: each cited record that ``times`` knows written ``#n (t s)``, floats
+    rounded; witness records the sentence does not cite are listed after it, so every record ringed on
+    the lanes is named in the text."""
 
     def cite(match: re.Match[str]) -> str:
         index = int(match.group(2))
@@ -51,7 +53,10 @@ def annotate(text: str, times: Mapping[int, float]) -> str:
             return match.group(0)
         return f"{match.group(1)} #{index} ({times[index]:.2f} s)"
 
-    return rounded(_CITED.sub(cite, text))
+    cited = set(cited_records(text, times))
+    rest = [f"#{i} ({times[i]:.2f} s)" for i in sorted(set(witness)) if i in times and i not in cited]
+    more = f" (witness records {', '.join(rest)})" if rest else ""
+    return rounded(_CITED.sub(cite, text)) + more
 
 
 def counts(mapping: Mapping[str, Any]) -> str:

@@ -23,6 +23,9 @@ def test_the_text_cites_each_record_with_its_time_and_rounds_floats() -> None:
         "settled completed at #54 (57.20 s) after the audit failed at #40 (41.00 s); lease expired (0 < 26.33)"
     )
     assert wording.annotate("at 7 and 8", {7: 1.0}) == "at #7 (1.00 s) and 8", "an unknown record stays as written"
+    assert wording.annotate("execution 1 landed at 7", {7: 1.0, 3: 0.5, 9: 2.0}, witness=(9, 3, 7)) == (
+        "execution 1 landed at #7 (1.00 s) (witness records #3 (0.50 s), #9 (2.00 s))"
+    ), "witness records the sentence does not cite are named after it"
 
 
 def test_every_record_a_real_explanation_cites_is_a_record_of_its_history() -> None:
