@@ -171,14 +171,37 @@ class FaultPlan:
         elif anchored is not None:
             plan.anchored = {f.anchor_key(): f for f in anchored}
         else:
-            plan._table = _table_for(faults)
-            plan._total = {rtype: rows[-1][1] for rtype, rows in plan._table.items() if rows}
-            plan.targeted = [_Targeted(t) for t in targeted if t.at is None]
-            for t in targeted:
-                if t.at is not None:
-                    kind = t.kind or draw_kind(t.family, faults, 0.0)[0]
-                    plan.pinned.setdefault(t.at, Fault(t.at, t.family, kind, t.value))
+            plan._use_profile()
+            plan.arm(targeted)
         return plan
+
+    def _use_profile(self) -> None:
+        self._table = _table_for(self.faults)
+        self._total = {rtype: rows[-1][1] for rtype, rows in self._table.items() if rows}
+
+    def arm(self, targeted: Sequence[ScriptedFaultModel]) -> None:
+        """Take the scenario's targeted faults: matched by filters (``targeted``) or pinned to an index."""
+        self.targeted = [_Targeted(t) for t in targeted if t.at is None]
+        for t in targeted:
+            if t.at is not None:
+                kind = t.kind or draw_kind(t.family, self.faults, 0.0)[0]
+                self.pinned.setdefault(t.at, Fault(t.at, t.family, kind, t.value))
+
+    def follow_profile(self) -> None:
+        """Switch to profile mode from the next decision on: the suffix of a prefix-conditioned run
+        (:mod:`sim.world.conditioned`), whose prefix was decided by a script. Takes effect through
+        :meth:`decide` (a script-mode plan's :meth:`decider`); the caller arms the targeted faults
+        first and counts their matches during the prefix (:meth:`count_targeted`)."""
+        self.script = None
+        self.anchored = None
+        self._use_profile()
+
+    def count_targeted(self, index: int, request: Request, process_kind: str) -> None:
+        """Count ``request`` towards the targeted faults' ``nth`` without firing any: a prefix that a
+        script decided has passed these matches, so a targeted fault whose moment fell in the prefix
+        never fires in the suffix, and one whose moment is still ahead fires at its own match."""
+        if self.targeted:
+            self._match_targeted(index, request, process_kind)
 
     def decide(self, index: int, request: Request, process_kind: str) -> Fault | None:
         """The fault striking request ``index``, if any. Consumes one draw per request in the
