@@ -10,9 +10,9 @@ suffix:
   fresh. Every component holds that same object, so re-seeding it in place reaches them all;
 - the fault plan leaves script mode for profile mode (:meth:`FaultPlan.follow_profile`): the
   scenario's fault profile (for a counterexample, its file's ``[profile]``: the scenario's faults at
-  the counterexample's intensity) decides each later request, plus the scenario's targeted faults
-  whose moment is still ahead (their matches were counted during the prefix,
-  :meth:`FaultPlan.count_targeted`, so one that fell in the prefix does not fire twice);
+  the counterexample's intensity) decides each later request. The scenario's targeted faults stay
+  off, as in script mode: a script holds each targeted fault its history needed, at its place, so
+  whether one had struck by the cut is part of the prefix;
 - the kernel runs every group of same-instant events, from now on and already queued, in an order
   drawn from the same stream (:meth:`Kernel.shuffle_ties`).
 
@@ -20,7 +20,7 @@ What the world decided before the cut stays decided: a call in flight keeps the 
 it started, a run not yet arrived keeps its planned arrival, a fault already decided still takes
 effect. That is the state of the world at that moment, and the question a curve of these runs
 answers (:mod:`sim.explore.causality`) is what happens from that state on. ``records = 0`` keeps
-nothing: the whole run is drawn from ``suffix_seed`` (arrivals included) in profile mode.
+nothing: the whole run is drawn from ``suffix_seed`` (arrivals included), as a suffix is.
 
 The same scenario, policy, seed, script, cut and suffix seed give the same history digest in any
 process. Nothing here runs unless asked: ``simulate`` and its digests are untouched (the plan's
@@ -72,7 +72,9 @@ def simulate_from(
     control = TieControl(reverse=frozenset(reverse))
     with gc_paused():
         if records <= 0:
-            world = build_world(scenario, resolved, suffix_seed, None, control)
+            world = build_world(scenario, resolved, suffix_seed, [], control)
+            world.plan.follow_profile()
+            world._decide = world.plan.decider()
             world.env.shuffle_ties(world.rng)
         else:
             world = build_world(scenario, resolved, seed, list(script), control)
@@ -117,26 +119,16 @@ def decisions(
 def _cut_after(world: World, records: int, suffix_seed: int) -> None:
     """Switch ``world`` to its suffix the moment its ``records``-th record is appended."""
     recorder, plan, env, rng = world.recorder, world.plan, world.env, world.rng
-    plan.arm(world.scenario.script)
     inner_add = recorder.add
-    switched = False
-
-    def decide(index: int, request: Request, process_kind: str) -> Fault | None:
-        fault = plan.decide(index, request, process_kind)
-        if fault is None and not switched:
-            plan.count_targeted(index, request, process_kind)
-        return fault
 
     def add(process: str, op: str, run: str, type_: OpType, value: dict[str, Any]) -> int:
-        nonlocal switched
         index = inner_add(process, op, run, type_, value)
         if index + 1 == records:
-            switched = True
             recorder.add = inner_add
             rng.seed(suffix_seed)
             plan.follow_profile()
             env.shuffle_ties(rng)
         return index
 
-    world._decide = decide
+    world._decide = plan.decide  # a script-mode plan's own decider: it follows the switch of mode
     recorder.add = add

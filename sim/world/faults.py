@@ -10,6 +10,9 @@ script replays the exact history its profile produced:
   scenario's targeted faults do not: a recorded script already holds those that fired);
 - anchored mode: the shrinker's, only the listed faults fire, at their anchors.
 
+A script- or anchored-mode plan can switch to profile mode mid-run (:meth:`FaultPlan.follow_profile`,
+the suffix of a prefix-conditioned run).
+
 The scenario's targeted faults (matched by request kind, tool, transition, process)
 are part of profile mode, which is what ``run``, sweeps and the swarm explorer use;
 the Hypothesis and exhaustive explorers search over fault scripts of their own.
@@ -171,37 +174,25 @@ class FaultPlan:
         elif anchored is not None:
             plan.anchored = {f.anchor_key(): f for f in anchored}
         else:
-            plan._use_profile()
-            plan.arm(targeted)
+            plan._table = _table_for(faults)
+            plan._total = {rtype: rows[-1][1] for rtype, rows in plan._table.items() if rows}
+            plan.targeted = [_Targeted(t) for t in targeted if t.at is None]
+            for t in targeted:
+                if t.at is not None:
+                    kind = t.kind or draw_kind(t.family, faults, 0.0)[0]
+                    plan.pinned.setdefault(t.at, Fault(t.at, t.family, kind, t.value))
         return plan
 
-    def _use_profile(self) -> None:
-        self._table = _table_for(self.faults)
-        self._total = {rtype: rows[-1][1] for rtype, rows in self._table.items() if rows}
-
-    def arm(self, targeted: Sequence[ScriptedFaultModel]) -> None:
-        """Take the scenario's targeted faults: matched by filters (``targeted``) or pinned to an index."""
-        self.targeted = [_Targeted(t) for t in targeted if t.at is None]
-        for t in targeted:
-            if t.at is not None:
-                kind = t.kind or draw_kind(t.family, self.faults, 0.0)[0]
-                self.pinned.setdefault(t.at, Fault(t.at, t.family, kind, t.value))
-
     def follow_profile(self) -> None:
-        """Switch to profile mode from the next decision on: the suffix of a prefix-conditioned run
-        (:mod:`sim.world.conditioned`), whose prefix was decided by a script. Takes effect through
-        :meth:`decide` (a script-mode plan's :meth:`decider`); the caller arms the targeted faults
-        first and counts their matches during the prefix (:meth:`count_targeted`)."""
+        """Leave script (or anchored) mode for profile mode from the next decision on: the suffix of a
+        prefix-conditioned run (:mod:`sim.world.conditioned`). The families fire with their
+        probabilities; the scenario's targeted faults stay off, as in script mode (the script holds
+        each one its history needed). Takes effect through :meth:`decide`, which a script-mode plan's
+        :meth:`decider` is."""
         self.script = None
         self.anchored = None
-        self._use_profile()
-
-    def count_targeted(self, index: int, request: Request, process_kind: str) -> None:
-        """Count ``request`` towards the targeted faults' ``nth`` without firing any: a prefix that a
-        script decided has passed these matches, so a targeted fault whose moment fell in the prefix
-        never fires in the suffix, and one whose moment is still ahead fires at its own match."""
-        if self.targeted:
-            self._match_targeted(index, request, process_kind)
+        self._table = _table_for(self.faults)
+        self._total = {rtype: rows[-1][1] for rtype, rows in self._table.items() if rows}
 
     def decide(self, index: int, request: Request, process_kind: str) -> Fault | None:
         """The fault striking request ``index``, if any. Consumes one draw per request in the
