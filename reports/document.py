@@ -22,7 +22,7 @@ import pandas as pd
 from markupsafe import Markup, escape
 
 from model.history import Op
-from reports import figures, swimlane
+from reports import causality, figures, swimlane
 from reports.sections import CounterexampleView, FindingView, Provenance, VerifyView, build, public
 from reports.stats import DASH, percent
 from reports.timeline import render as timeline_lines
@@ -121,7 +121,10 @@ def add_figures(context: dict[str, Any], histories: Mapping[int, Sequence[Op]], 
         if history is None:
             continue
         title = f"{cx['invariant']} under {cx['policy']}: {cx['scenario']} seed {cx['seed']}"
-        cx["svg"] = draw(f"counterexample-{i + 1}", swimlane.figure(history, title=title))
+        lanes = swimlane.figure(history, title=title)
+        if cx.get("causality"):
+            lanes = causality.with_curve(lanes, cx["causality"], swimlane.time_axis(history))
+        cx["svg"] = draw(f"counterexample-{i + 1}", lanes)
         cx["png"] = f"figures/counterexample-{i + 1}.png"
     return pngs
 
@@ -170,6 +173,16 @@ def only_runs(history: Sequence[Op], runs: Sequence[str]) -> list[Op]:
     return [op for op in history if not keep or not op.run or op.run in keep]
 
 
+def _with_causality_views(
+    counterexamples: Sequence[Mapping[str, Any]], histories: Mapping[int, Sequence[Op]]
+) -> list[Mapping[str, Any]]:
+    """Each measured curve as its reader's view (intervals, named records), against the full history."""
+    return [
+        {**cx, "causality": causality.view(cx["causality"], histories.get(i))} if cx.get("causality") else cx
+        for i, cx in enumerate(counterexamples)
+    ]
+
+
 def write_review(
     frame: pd.DataFrame,
     *,
@@ -190,7 +203,7 @@ def write_review(
             **{**cx, "faults": tuple(cx["faults"]), "runs": tuple(cx.get("runs", ()))},
             timeline=tuple(timeline_lines(histories[i], runs=set(cx["runs"]) or None)) if i in histories else (),
         )
-        for i, cx in enumerate(counterexamples)
+        for i, cx in enumerate(_with_causality_views(counterexamples, histories))
     ]
     histories = {i: only_runs(h, counterexamples[i].get("runs", ())) for i, h in histories.items()}
     context = build(

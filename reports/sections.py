@@ -73,6 +73,8 @@ class CounterexampleView:
     """The runs the violation's witness records belong to (the figure and text show only these)."""
     explanation: str = ""
     """The checker's one-line explanation of the violation."""
+    causality: Mapping[str, Any] | None = None
+    """Its causality curve (``reports.causality.view``), None when not measured."""
 
 
 @dataclass(frozen=True)

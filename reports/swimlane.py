@@ -16,7 +16,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -234,15 +234,25 @@ class _Compressed:
         return self.dst[i] + (t - self.src[i])
 
 
-def figure(history: Sequence[Op], title: str = "") -> Figure:
-    """The swim-lane figure of a history."""
-    pic = picture(history)
+def _axis(pic: Picture) -> _Compressed:
     times = [m[1] for m in pic.marks] + [s.start for s in pic.spans] + [s.end for s in pic.spans]
     times += [s.zombie_end for s in pic.spans if s.zombie_end is not None]
     times += [f[0] for f in pic.faults] + [f[1] for f in pic.faults] + [0.0]
     if pic.quiet_at is not None:
         times.append(pic.quiet_at)  # else the axis runs on uncompressed to the quiet phase's line
-    x = _Compressed(times, GAP_S)
+    return _Compressed(times, GAP_S)
+
+
+def time_axis(history: Sequence[Op]) -> Callable[[float], float]:
+    """The figure's x of a simulated time (idle gaps compressed): what is drawn beside the lanes
+    (:mod:`reports.causality`) uses it to share their time axis."""
+    return _axis(picture(history))
+
+
+def figure(history: Sequence[Op], title: str = "") -> Figure:
+    """The swim-lane figure of a history."""
+    pic = picture(history)
+    x = _axis(pic)
     y_of = {name: len(pic.lanes) - 1 - i for i, name in enumerate(pic.lanes)}
     fig, ax = plt.subplots(figsize=(11.5, 0.48 * len(pic.lanes) + 1.9))
     fault_labels: dict[float, list[str]] = {}

@@ -25,16 +25,17 @@ FINDING_IDS = frozenset(f.id for f in FINDINGS)
 
 
 def counterexamples(
-    outcomes: list[ShrinkOutcome], out: Path
+    outcomes: list[ShrinkOutcome], out: Path, curves: Sequence[dict[str, Any] | None] = ()
 ) -> tuple[list[dict[str, Any]], dict[int, list[Op]], list[Path]]:
-    """Write each shrunk counterexample into ``OUT/counterexamples`` and replay it for its pictures."""
+    """Write each shrunk counterexample into ``OUT/counterexamples`` and replay it for its pictures; ``curves``
+    (by outcome) are their causality curves (``causality``: None when not measured)."""
     views: list[dict[str, Any]] = []
     histories: dict[int, list[Op]] = {}
     files: list[Path] = []
     roles: dict[str, list[str]] = {}
     for outcome in outcomes:
         roles.setdefault(outcome.job.invariant, []).append(outcome.job.label)
-    for outcome in outcomes:
+    for i, outcome in enumerate(outcomes):
         job, cx = outcome.job, outcome.counterexample
         if cx is None:
             continue
@@ -61,6 +62,7 @@ def counterexamples(
                 "shrink_note": _shrink_note(cx, replay.digest),
                 "runs": runs,
                 "explanation": verdict.explanation,
+                "causality": curves[i] if i < len(curves) else None,
             }
         )
     return views, histories, files
