@@ -19,6 +19,7 @@ from scenarios.loader import library, load_scenario
 from scenarios.schema import Scenario
 from scenarios.script import Fault
 from sim.explore.base import Budget, ExploreReport, Target
+from sim.explore.causality import curve as causality_curve
 from sim.explore.counterexample import Counterexample
 from sim.explore.counterexample import read as read_counterexample
 from sim.explore.counterexample import write as write_counterexample
@@ -54,6 +55,7 @@ __all__ = [
     "Validity",
     "Verdict",
     "builtin_review",
+    "causality_curve",
     "check_all",
     "coverage",
     "library",
