@@ -3,7 +3,9 @@
 simpy runs events that fall at the same instant first-in-first-out. The exhaustive
 explorer needs the other orders too: with a :class:`TieControl` the kernel records
 every group of events scheduled for one (time, priority) and can run one chosen
-group in reverse order. Without one, scheduling is simpy's own (no override on the
+group in reverse order, or (:meth:`Kernel.shuffle_ties`, the suffix of a
+prefix-conditioned run) every group in an order drawn from the world's random
+stream. Without one, scheduling is simpy's own (no override on the
 hot path), and a process's wait that would be the very next event is taken at once
 (:meth:`Kernel.advance`: same clock, same event numbers, no event object).
 """
