@@ -133,7 +133,7 @@ def sentence(
     else:
         text = "Not measured: the time box allowed no point."
     if not curve["complete"]:
-        text += f" Time-boxed: {len(points)} points evaluated."
+        text += f" Time-boxed: {len(points)} point{'s' if len(points) != 1 else ''} evaluated."
     if not curve["reproduced"]:
         text = "The replay did not reproduce the file's history; this is the curve of the history it gave. " + text
     return text
