@@ -1,9 +1,9 @@
 """Prefix-conditioned simulations: replay a history up to a cut, then draw everything after afresh.
 
-A *cut* is a number of history records, ``records``. The run starts exactly as the given one (the
-same seed, the same fault script, the same reversed same-instant groups), so its first ``records``
-records are the given history's; the moment the last of them is appended, the world switches to its
-suffix:
+A *cut* is a number of history records, ``records`` (up to an instant: :func:`records_before`).
+The run starts exactly as the given one (the same seed, the same fault script, the same reversed
+same-instant groups), so its first ``records`` records are the given history's; the moment the last
+of them is appended, the world switches to its suffix:
 
 - the world's one ``random.Random`` is re-seeded with ``suffix_seed``: every later draw (tool and
   provider latencies, approver delays and answers, fault decisions and their kinds and values) is
@@ -30,11 +30,12 @@ TieControl with nothing reversed gives simpy's own order).
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from model.history import OpType
+from model.history import Op, OpType
 from model.policy import Policy, resolve_policy
 from model.requests import Request
 from scenarios.schema import Scenario
@@ -52,6 +53,12 @@ class Decided:
     fault: Fault
     records: int
     time_s: float
+
+
+def records_before(history: Sequence[Op], time_s: float) -> int:
+    """The cut of "the history up to instant ``time_s``": the number of records stamped before it (records
+    are appended in time order, so they are the history's first ones)."""
+    return bisect_left([op.time_s for op in history], time_s)
 
 
 def simulate_from(

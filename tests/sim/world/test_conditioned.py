@@ -20,7 +20,7 @@ from model.requests import FindRun
 from scenarios.intensity import scale_faults
 from scenarios.loader import load_scenario
 from scenarios.schema import Scenario
-from sim.world.conditioned import decisions, simulate_from
+from sim.world.conditioned import decisions, records_before, simulate_from
 from sim.world.faults import Fault, FaultPlan
 from sim.world.kernel import Kernel, TieControl
 from sim.world.simulate import SimulationResult, simulate
@@ -202,3 +202,13 @@ def test_shuffled_ties_run_a_same_instant_group_in_a_drawn_order() -> None:
 def test_shuffling_needs_a_tie_control() -> None:
     with pytest.raises(ValueError, match="TieControl"):
         Kernel(None).shuffle_ties(random.Random(0))
+
+
+def test_a_cut_at_an_instant_keeps_the_records_before_it() -> None:
+    scenario, given_run = original("default", 6)
+    middle = given_run.history[len(given_run.history) // 2].time_s
+    cut = records_before(given_run.history, middle)
+    assert all(op.time_s < middle for op in given_run.history[:cut])
+    assert all(op.time_s >= middle for op in given_run.history[cut:])
+    rerun = simulate_from(scenario, "head", 6, script=given_run.fault_script, records=cut, suffix_seed=3)
+    assert [op for op in rerun.history if op.time_s < middle][:cut] == given_run.history[:cut]
