@@ -9,17 +9,13 @@ history was doomed (``sim.explore.causality``) and prints the curve.
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from leaselab.results import result_document, verdict_lines
-from reports import causality as causality_view
-from reports.timeline import render
-from sim.explore.causality import curve
-from sim.explore.counterexample import NONDETERMINISM_CAUSES, Counterexample, read
+if TYPE_CHECKING:
+    from sim.explore.counterexample import Counterexample
 
 NONDETERMINISM_EXIT = 3
 
@@ -38,6 +34,11 @@ def replay(
     ] = False,
 ) -> None:
     """Replay FILE and check that it reproduces the same history and violation."""
+    from leaselab.results import result_document, verdict_lines
+    from reports import causality as causality_view
+    from reports.timeline import render
+    from sim.explore.counterexample import NONDETERMINISM_CAUSES, read
+
     cx = read(file)
     result = cx.run()
     same = result.digest == cx.digest
@@ -83,17 +84,13 @@ def replay(
 
 
 def _causality(cx: Counterexample) -> dict[str, object]:
-    """The curve of ``cx``, with a progress line on stderr every few seconds once it has taken a few."""
-    started = last = time.monotonic()
+    """The curve of ``cx``, its progress on stderr through the shared meter (``reports.progress``:
+    a bar on a terminal, a plain line every few seconds otherwise)."""
+    from reports.progress import meter
+    from sim.explore.causality import curve
 
-    def progress(done: int, total: int) -> None:
-        nonlocal last
-        now = time.monotonic()
-        if now - started >= 3 and now - last >= 3:
-            last = now
-            typer.echo(f"causality: {done}/{total} points, {now - started:.0f} s", err=True)
-
-    return curve(cx, progress=progress).document()
+    with meter("replay") as show:
+        return curve(cx, progress=lambda done, total: show("causality", done, total, unit="points")).document()
 
 
 def register(app: typer.Typer) -> None:

@@ -5,9 +5,11 @@ the records kept, its time, why it was chosen, how many of its suffix draws ende
 violation; the decisive moments with their records and faults) and the counterexample's history.
 Adds the Wilson 95% interval of every point (:func:`reports.stats.wilson`), names each decisive
 moment's record as the text timeline does (:func:`reports.timeline.describe`), and writes one sentence
-saying when the history was doomed. :func:`with_curve` adds the curve under a swim-lane figure on the
-same time axis, the decisive moments marked on both; :func:`figure` draws it alone. Built with
-``matplotlib.figure.Figure`` (no pyplot state). Knows nothing of the simulator.
+saying when the history was doomed. :func:`panel` is the curve as a :class:`reports.swimlane.Panel`, drawn
+under a counterexample's swim lanes on their time axis, and :func:`moment_markers` ring the decisive
+moments' records on the lanes (:class:`reports.lanes.LaneMarker`), so each moment is marked on both;
+:func:`figure` draws the curve alone. Built without pyplot (:mod:`reports.canvas`). Knows nothing of the
+simulator.
 """
 
 from __future__ import annotations
@@ -16,16 +18,19 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from matplotlib.axes import Axes
-from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from model.history import Op
+from reports.canvas import ReportFigure, new_figure, styled
 from reports.stats import DASH, percent, wilson
+from reports.swimlane import LABEL_PT, MARKER_STYLES, TICKS_IN, Panel, text_width_pt
 from reports.timeline import describe
 
 CURVE_COLOUR = "#24518f"
-MOMENT_COLOUR = "#6a3d9a"
+FAULT_COLOUR = "#d6604d"
+MOMENT_STYLE = "moment"
+MOMENT_COLOUR = str(MARKER_STYLES[MOMENT_STYLE]["colour"])
 KEY_POINTS = ("start", "before fault", "after fault", "violated")
 """Points the small table always shows (with both points of every decisive moment)."""
 WHY = {
@@ -157,87 +162,97 @@ def lines(curve: Mapping[str, Any], history: Sequence[Op] | None = None) -> list
     return out
 
 
+def moment_markers(shown: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The decisive moments of a curve (its :func:`view`) as lane markers (the fields of
+    :class:`reports.lanes.LaneMarker`): each ringed on its record's lane, or at its time above the lanes
+    when the figure leaves that record's run out, labelled '◆1 decisive: 3% → 97%'."""
+    return [
+        {
+            "label": f"{m['label']} decisive: {percent(m['before'])} → {percent(m['after'])}",
+            "record": m["record"],
+            "time_s": m["time_s"],
+            "style": MOMENT_STYLE,
+        }
+        for m in shown["moments"]
+    ]
+
+
+def _legend(draws: int, *, on_lanes: bool = True) -> tuple[Any, ...]:
+    moment = "decisive moment ◆" + (" (ringed on the lanes)" if on_lanes else "")
+    return (
+        Line2D([], [], color=CURVE_COLOUR, lw=1.6, label=f"P(same violation): share of {draws} fresh continuations"),
+        Patch(facecolor=CURVE_COLOUR, alpha=0.15, label="its Wilson 95% interval"),
+        Line2D([], [], marker="D", color=FAULT_COLOUR, ls="none", ms=5, label="just before / after a fault"),
+        Line2D([], [], color=MOMENT_COLOUR, ls="--", lw=1.2, label=moment),
+    )
+
+
+MOMENT_ROW_PT = 12.5
+"""Pitch of the rows of moment labels above the curve."""
+MOMENT_ROWS = 2
+
+
 def _draw(ax: Axes, shown: Mapping[str, Any], x: Callable[[float], float]) -> None:
+    """The curve on ``ax`` at the times ``x`` gives: a step per point, its interval shaded, fault points as
+    diamonds, each decisive moment a dashed line labelled above the axes."""
+    ax.grid(False)
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.set_ylim(-0.04, 1.04)
+    ax.set_yticks([0, 0.5, 1], ["0", "½", "1"])
+    ax.set_ylabel("P(same\nviolation)", fontsize=LABEL_PT)
     points = shown["points"]
     if not points:
         return
     xs = [x(p["time_s"]) for p in points]
-    ax.fill_between(
-        xs,
-        [p["lower"] for p in points],
-        [p["upper"] for p in points],
-        step="post",
-        color=CURVE_COLOUR,
-        alpha=0.15,
-        lw=0,
-    )
+    lower, upper = [p["lower"] for p in points], [p["upper"] for p in points]
+    ax.fill_between(xs, lower, upper, step="post", color=CURVE_COLOUR, alpha=0.15, lw=0)
     ax.step(xs, [p["share"] for p in points], where="post", color=CURVE_COLOUR, lw=1.6)
     for p, at in zip(points, xs, strict=True):
         fault = p["why"] in ("before fault", "after fault")
-        ax.plot([at], [p["share"]], marker="o" if not fault else "D", ms=3.5 if not fault else 4.5,
-                color="#d6604d" if fault else CURVE_COLOUR, ls="none", zorder=3)  # fmt: skip
-    for m in shown["moments"]:
+        ax.plot([at], [p["share"]], marker="D" if fault else "o", ms=5 if fault else 3.5,
+                color=FAULT_COLOUR if fault else CURVE_COLOUR, ls="none", zorder=3)  # fmt: skip
+    # Moment labels in rows above the axes, the next row when the last label of a row is too close.
+    width_pt = ax.get_window_extent().width * 72 / ax.figure.dpi  # the axes' width in points
+    lo, hi = ax.get_xlim() if ax.get_xlim()[1] > ax.get_xlim()[0] else (min(xs), max(xs) or 1.0)
+    row_end = [-1e9] * MOMENT_ROWS
+    for i, m in enumerate(sorted(shown["moments"], key=lambda m: float(m["time_s"]))):
         at = x(m["time_s"])
         ax.axvline(at, color=MOMENT_COLOUR, lw=1.2, ls="--")
-        ax.text(at, 1.04, f" {m['label']} {m['record_text'][:46]}", fontsize=6.8, color=MOMENT_COLOUR, va="bottom",
-                ha="left", clip_on=False)  # fmt: skip
-    ax.legend(
-        handles=[
-            Line2D([], [], color=CURVE_COLOUR, lw=1.6, label=f"share of {shown['draws']} fresh continuations"),
-            Patch(facecolor=CURVE_COLOUR, alpha=0.15, label="Wilson 95%"),
-            Line2D([], [], marker="D", color="#d6604d", ls="none", ms=4.5, label="just before / after a fault"),
-            Line2D([], [], color=MOMENT_COLOUR, ls="--", lw=1.2, label="decisive moment (◆ on the lanes)"),
-        ],
-        loc="center left",
-        bbox_to_anchor=(1.005, 0.5),
-        fontsize=6.5,
-        frameon=False,
+        at_pt = (at - lo) / (hi - lo) * width_pt
+        row = next((r for r in range(MOMENT_ROWS) if at_pt >= row_end[r]), i % MOMENT_ROWS)
+        row_end[row] = at_pt + text_width_pt(m["label"], weight="bold") + 4.0
+        ax.annotate(m["label"], (at, 1.0), xycoords=("data", "axes fraction"), xytext=(2, 3 + row * MOMENT_ROW_PT),
+                    textcoords="offset points", fontsize=LABEL_PT, color=MOMENT_COLOUR, fontweight="bold",
+                    va="bottom", ha="left", annotation_clip=False)  # fmt: skip
+
+
+def panel(shown: Mapping[str, Any]) -> Panel:
+    """The curve (its :func:`view`) as a panel under a swim-lane figure (``reports.swimlane.figure(...,
+    under=panel(shown), markers=moment markers)``): drawn on the lanes' time axis, its legend joining theirs."""
+    return Panel(
+        draw=lambda ax, x: _draw(ax, shown, x),
+        height_in=1.2,
+        above_in=0.12 + MOMENT_ROWS * MOMENT_ROW_PT / 72,
+        legend=_legend(int(shown["draws"])),
     )
-    ax.set_ylim(-0.03, 1.03)
-    ax.set_yticks([0, 0.5, 1], ["0", "½", "1"])
-    ax.set_ylabel("P(same\nviolation)", fontsize=8)
-    ax.grid(True, axis="y", alpha=0.3)
-    for spine in ("top", "right"):
-        ax.spines[spine].set_visible(False)
 
 
-PANEL_IN = 1.0
-"""Height of the curve's axes under the lanes, in inches (plus room for its labels)."""
-
-
-def with_curve(lanes: Figure, shown: Mapping[str, Any], x: Callable[[float], float]) -> Figure:
-    """``lanes`` (a swim-lane figure with one axes) with the causality curve (its :func:`view`) added under it,
-    on the lanes' own time axis ``x`` (``reports.swimlane.time_axis``), every decisive moment marked on both."""
-    ax = lanes.axes[0]
-    xlim = ax.get_xlim()
-    width, height = lanes.get_size_inches()
-    lanes.draw_without_rendering()
-    tight = ax.get_tightbbox()
-    free_in = max(0.0, tight.y0 / lanes.dpi) if tight is not None else 0.0  # below the lanes' legend
-    extra = max(0.0, PANEL_IN + 0.95 - free_in)
-    total = height + extra
-    box = ax.get_position()
-    ax.set_position((box.x0, (box.y0 * height + extra) / total, box.width, box.height * height / total))
-    lanes.set_size_inches(width, total)
-    below = lanes.add_axes((box.x0, 0.5 / total, box.width, PANEL_IN / total), sharex=ax)
-    _draw(below, shown, x)
-    below.set_xlabel("simulated time (s), the lanes' axis: when was it doomed?", fontsize=7.5)
-    below.tick_params(axis="x", labelsize=7, labelbottom=True)
-    for m in shown["moments"]:
-        at = x(m["time_s"])
-        ax.axvline(at, color=MOMENT_COLOUR, lw=2.4, alpha=0.35, zorder=0)
-        ax.text(at, ax.get_ylim()[0] + 0.1, f" {m['label']}", fontsize=7.5, color=MOMENT_COLOUR, fontweight="bold")
-    ax.set_xlim(xlim)
-    return lanes
-
-
-def figure(shown: Mapping[str, Any], title: str = "") -> Figure:
+@styled
+def figure(shown: Mapping[str, Any], title: str = "") -> ReportFigure:
     """The curve (its :func:`view`) alone, on simulated seconds (no compression)."""
-    fig = Figure(figsize=(10, 2.6))
-    ax = fig.add_subplot()
+    legend_in, axes_in, above_in, title_in = 0.6, 1.4, 0.12 + MOMENT_ROWS * MOMENT_ROW_PT / 72, 0.3 if title else 0.0
+    height_in = legend_in + TICKS_IN + 0.3 + axes_in + above_in + title_in
+    width_in, left_in = 10.0, 1.0
+    fig = new_figure(width_in, height_in)
+    bottom_in = legend_in + TICKS_IN + 0.3
+    ax = fig.add_axes((left_in / width_in, bottom_in / height_in, 1 - (left_in + 0.2) / width_in, axes_in / height_in))
+    ax.set_xlim(-0.5, max([float(p["time_s"]) for p in shown["points"]], default=1.0) * 1.02 + 0.5)
     _draw(ax, shown, float)
-    ax.set_xlabel("simulated time (s)", fontsize=8)
+    ax.tick_params(axis="both", labelsize=LABEL_PT)
+    ax.set_xlabel("simulated time (s)", fontsize=LABEL_PT)
+    handles = _legend(int(shown["draws"]), on_lanes=False)
+    fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, legend_in / height_in), ncol=2,
+               fontsize=LABEL_PT, frameon=False)  # fmt: skip
     if title:
-        ax.set_title(title, fontsize=9, loc="left", pad=16)
-    fig.tight_layout()
+        fig.text(left_in / width_in, 1 - 0.08 / height_in, title, fontsize=LABEL_PT + 1, va="top", ha="left")
     return fig

@@ -1,8 +1,8 @@
 """The review's evidence as plain data: what each job found, in the views ``reports`` renders.
 
 Shrunk counterexamples are written into ``OUT/counterexamples`` and replayed once for their
-swim lanes; exhaustive verifications, recognised findings and the explanation of every
-invariant violated under ``head`` become dicts with the keys of ``reports.sections``' views
+swim lanes; exhaustive verifications (each violation matched against the register), recognised findings and
+the explanation of every invariant violated under ``head`` become dicts with the keys of ``reports.sections``' views
 (``CounterexampleView``, ``VerifyView``, ``FindingView``, ``ExplanationView``). Pure functions
 of the jobs' outcomes and the rows, except for writing the counterexample files.
 """
@@ -20,8 +20,11 @@ from scenarios.findings import FINDINGS, NON_GUARANTEES
 from sim.explore.counterexample import Counterexample, write
 from sim.review.jobs import RecogniseJob, ShrinkOutcome, VerifyOutcome
 from sim.review.plan import HEAD, PRIMARY_GRID, canonical, head_label
+from sim.sweep.rows import violated_mask
 
 FINDING_IDS = frozenset(f.id for f in FINDINGS)
+_LABELS = {f.id: f"{f.id} {f.slug}" for f in FINDINGS} | {ng.id: f"{ng.id}, {ng.source}" for ng in NON_GUARANTEES}
+"""What the report calls each registered finding and recorded non-guarantee."""
 
 
 def counterexamples(
@@ -62,6 +65,7 @@ def counterexamples(
                 "shrink_note": _shrink_note(cx, replay.digest),
                 "runs": runs,
                 "explanation": verdict.explanation,
+                "witness": list(verdict.witness),
                 "causality": curves[i] if i < len(curves) else None,
             }
         )
@@ -82,6 +86,7 @@ def _safe(label: str) -> str:
 
 
 def verify_view(v: VerifyOutcome) -> dict[str, Any]:
+    """One exhaustive verification, with each violation's counterexample matched against the register."""
     return {
         "scenario": v.job.scenario,
         "policy": "head" if v.job.preset == HEAD else v.job.preset,
@@ -91,6 +96,16 @@ def verify_view(v: VerifyOutcome) -> dict[str, Any]:
         "verdict": v.sentence,
         "violated": list(v.violated),
         "elapsed_s": v.elapsed_s,
+        "violations": [
+            {
+                "invariant": name,
+                "faults": list(faults),
+                "explained_by": key,
+                "label": _LABELS.get(key, key),
+                "kind": "" if not key else "finding" if key in FINDING_IDS else "non-guarantee",
+            }
+            for name, key, faults in v.explained
+        ],
     }
 
 
@@ -129,11 +144,11 @@ def explanations(
     if head is None:
         return []
     mine = frame[(frame["policy"] == head) & (frame["grid"] == PRIMARY_GRID)]
-    labels = {f.id: f"{f.id} {f.slug}" for f in FINDINGS} | {ng.id: f"{ng.id}, {ng.source}" for ng in NON_GUARANTEES}
+    labels = _LABELS
     out = []
     for column in [c for c in frame.columns if c.startswith("inv.")]:
         name = column.removeprefix("inv.")
-        violations = int((mine[column] == "false").sum())
+        violations = int(violated_mask(mine[column]).sum())
         if not violations:
             continue
         by: dict[str, int] = {}

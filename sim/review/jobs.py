@@ -133,18 +133,30 @@ class VerifyOutcome:
     sentence: str
     violated: tuple[str, ...]
     elapsed_s: float
+    explained: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+    """Per violated invariant: (invariant, the id of the registered finding or recorded non-guarantee
+    whose recogniser matches its counterexample, '' when none does, the counterexample's fault script)."""
 
 
 def run_verify(job: VerifyJob) -> VerifyOutcome:
+    """Enumerate, then replay each invariant's first counterexample and ask the register what it is
+    (the recognisers the sweep's violations go through: :func:`scenarios.findings.explain`)."""
     started = time.perf_counter()
     report = ExhaustiveExplorer(max_schedules=job.max_schedules).verify(Target(job.scenario, job.preset), job.bound)
+    elapsed_s = time.perf_counter() - started
+    explained = []
+    for name, cx in report.violations:
+        replay = cx.run()
+        entry = explain(name, Index.of(replay.history), replay.verdicts[name])
+        explained.append((name, "" if entry is None else entry.id, tuple(f.text() for f in cx.faults)))
     return VerifyOutcome(
         job,
         report.schedules,
         report.complete,
         report.sentence(),
         tuple(name for name, _ in report.violations),
-        time.perf_counter() - started,
+        elapsed_s,
+        tuple(explained),
     )
 
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from sim.sweep.config import SweepConfig
 from sim.sweep.directory import versions
+from sim.sweep.ledger import LEDGER
 from sim.sweep.toml_out import dumps as toml_dumps
 
 if TYPE_CHECKING:
@@ -42,6 +43,7 @@ def fresh_shards(shard_dir: Path, config: SweepConfig) -> None:
     if shard_dir.exists():
         for shard in shard_dir.glob("*.parquet"):
             shard.unlink()
+        (shard_dir / LEDGER).unlink(missing_ok=True)
     shard_dir.mkdir(parents=True, exist_ok=True)
     path.write_text(stamp, encoding="utf-8")
 

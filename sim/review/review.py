@@ -29,6 +29,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from model.errors import LeaselabError
 from model.history import Op
 from sim.review.evidence import counterexamples, explanations, findings, verify_view
 from sim.review.jobs import (
@@ -46,8 +47,9 @@ from sim.review.jobs import (
 from sim.review.plan import as_written_grids, plan_recognition, plan_shrinks, plan_verification, scenario_refs
 from sim.review.provenance import fresh_shards, provenance
 from sim.sweep.config import SweepConfig
-from sim.sweep.engine import run_sweep
-from sim.sweep.rows import ROW_KEY
+from sim.sweep.directory import REPORT, SHARDS, locked, prepare, refuse_foreign
+from sim.sweep.engine import SweepProgress, run_sweep
+from sim.sweep.rows import ROW_KEY, violated_mask
 
 VERIFY_SCENARIOS = ("single_run", "happy_path", "audit_failure_after_write", "worker_crash_mid_write")
 """Small library scenarios (one or two runs) whose bound-1 enumeration takes well under a second."""
@@ -55,7 +57,8 @@ CAUSALITY_BUDGET_REQUESTS = 600_000
 """About 6-10 CPU s per curve here: a whole curve (14 points of 93 draws) of a counterexample of the
 ``default`` scenario; the 12,000-record histories of ``reaper_races_heartbeat`` get one point."""
 Progress = Callable[[str, int, int], None]
-"""progress(phase, done, total): phase 'simulating' counts simulations, 'evidence' counts jobs."""
+"""progress(phase, done, total): 'checking' counts the shards of an interrupted run verified,
+'simulating' simulations, 'evidence' jobs."""
 
 
 @dataclass(frozen=True)
@@ -99,6 +102,13 @@ class Review:
     def elapsed_s(self) -> float:
         return time.perf_counter() - self.started
 
+    def failed(self, policy: str) -> dict[str, int]:
+        """The invariants violated in some simulation of ``policy`` (any grid), with how many."""
+        mine = self.frame[self.frame["policy"] == policy]
+        columns = [str(c) for c in mine.columns if str(c).startswith("inv.")]
+        counts = {c.removeprefix("inv."): int(violated_mask(mine[c]).sum()) for c in columns}
+        return {name: count for name, count in counts.items() if count}
+
 
 def with_seeds(config: SweepConfig, seeds: int | None) -> SweepConfig:
     """The configuration with ``seeds`` per cell in every grid (grid overrides dropped)."""
@@ -116,14 +126,22 @@ def run_review(
     config = with_seeds(config, options.seeds)
     out = options.out
     tell = progress or (lambda phase, done, total: None)
-    total_sims = sum(t.seed_count for t in config.tasks())
-    fresh_shards(out / "shards", config)
-    done = run_sweep(
-        config,
-        out / "shards",
-        executor=executor,
-        on_task_done=lambda p: tell("simulating", p.simulations, total_sims),
-    )
+
+    def swept(p: SweepProgress) -> None:
+        if p.phase == "checking":
+            tell("checking", p.checked, p.to_check)
+        else:
+            tell("simulating", p.simulations, p.simulations_total)
+
+    refuse_foreign(out, config, REPORT)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise LeaselabError(f"cannot create: {error.strerror}", file=str(out)) from None
+    with locked(out):
+        prepare(out, config, kind=REPORT, command=options.command)  # refuses a sweep's directory first
+        fresh_shards(out / SHARDS, config)
+        done = run_sweep(config, out / SHARDS, executor=executor, on_task_done=swept)
     frame = read_shards(done.paths)
     policies = [p.label for p in config.policy]
     refs = scenario_refs(config)

@@ -182,7 +182,7 @@ def test_an_unexercised_invariant_without_a_reason_is_reported() -> None:
 
 def test_a_survivor_is_listed_and_exits_1(monkeypatch: pytest.MonkeyPatch) -> None:
     survived = MutationReport(survivors=["write_fence"], simulations=3)
-    monkeypatch.setattr(cmd_mutants, "run_mutants", lambda *a, **k: survived)
+    monkeypatch.setattr("sim.explore.mutants.run_mutants", lambda *a, **k: survived)
     result = runner.invoke(app, ["mutants", "--only", "write_fence"])
     assert result.exit_code == 1
     assert "mutation score 0.00" in result.stdout

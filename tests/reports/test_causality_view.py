@@ -3,6 +3,7 @@ review's report: every counterexample has its curve, table and figure."""
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from matplotlib.figure import Figure
@@ -106,22 +107,67 @@ def test_text_lines_list_every_point_and_the_moment() -> None:
     assert any(line.startswith("decisive: ◆1 at 3.0 s") for line in out)
 
 
-def test_the_curve_is_drawn_under_the_lanes_on_their_time_axis() -> None:
-    lanes = swimlane.figure(history())
-    height = lanes.get_size_inches()[1]
-    x = swimlane.time_axis(history())
-    xlim = lanes.axes[0].get_xlim()
-    fig = causality.with_curve(lanes, causality.view(one_fault_curve(), history()), x)
+def lanes_with_curve(shown: dict[str, Any]) -> Figure:
+    """The figure as the report draws it: the lanes, the moments ringed on them, the curve under them."""
+    moments = [swimlane.LaneMarker(**m) for m in causality.moment_markers(shown)]
+    return swimlane.figure(history(), title="t", markers=moments, under=causality.panel(shown))
+
+
+def test_the_curve_is_drawn_under_the_lanes_on_their_time_axis_its_moment_marked_on_both() -> None:
+    shown = causality.view(one_fault_curve(), history())
+    plain = swimlane.figure(history(), title="t")
+    fig = lanes_with_curve(shown)
     assert len(fig.axes) == 2
     top, below = fig.axes
-    assert fig.get_size_inches()[1] > height
+    assert fig.get_size_inches()[1] > plain.get_size_inches()[1]
+    assert fig.get_size_inches()[0] == plain.get_size_inches()[0], "no wider than the lanes alone"
     assert below.get_position().y1 < top.get_position().y0
-    assert top.get_xlim() == xlim == below.get_xlim()
-    moment_x = x(3.0)
-    for ax in (top, below):
-        assert any(line.get_xdata()[0] == moment_x for line in ax.get_lines() if len(line.get_xdata()) == 2)
+    assert top.get_xlim() == below.get_xlim() == plain.axes[0].get_xlim()
+    # The fault's instant (3.0 s): its dashed line on the lanes, the moment's dashed line on the curve and the
+    # moment's ring on the lanes (around the fault's record) share one x.
+    fault_x = [
+        line.get_xdata()[0]
+        for line in top.get_lines()
+        if line.get_linestyle() == "--" and line.get_color() == "#d6604d"
+    ]
+    moment_x = [line.get_xdata()[0] for line in below.get_lines() if line.get_color() == causality.MOMENT_COLOUR]
+    ring_x = [
+        line.get_xdata()[0]
+        for line in top.get_lines()
+        if line.get_markeredgecolor() == causality.MOMENT_COLOUR and line.get_markerfacecolor() == "none"
+    ]
+    assert len(moment_x) == len(ring_x) == 1 and fault_x == moment_x == ring_x
+    assert "◆1 decisive: 2.2% → 98.9%" in {t.get_text() for t in top.texts}
+    assert "◆1" in {t.get_text() for t in below.texts}
     steps = [line for line in below.get_lines() if line.get_drawstyle() == "steps-post"]
     assert len(steps) == 1 and list(steps[0].get_ydata()) == [p["same"] / 93 for p in one_fault_curve()["points"]]
+    legend = {t.get_text() for t in fig.legends[0].get_texts()}
+    assert "P(same violation): share of 93 fresh continuations" in legend and "fence stamped" in legend
+
+
+def test_a_moment_whose_record_the_lanes_leave_out_is_marked_at_its_time_above_them() -> None:
+    shown = causality.view(one_fault_curve(), history())
+    (marker,) = [swimlane.LaneMarker(**m) for m in causality.moment_markers(shown)]
+    kept = [op for op in history() if op.index != 3]
+    assert marker.place(swimlane.picture(kept)) == (None, 3.0)
+    assert marker.place(swimlane.picture(history())) == (swimlane.STORE, 3.0)
+
+
+def test_the_lanes_with_their_curve_stay_legible() -> None:
+    """Every label at least 11 px where the report shows the figure at its size (1,400 px window), none
+    over another, the figure no wider than the page."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.text import Text
+
+    fig = lanes_with_curve(causality.view(one_fault_curve(), history()))
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    shown = [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+    texts = [(t.get_text(), t.get_fontsize(), t.get_window_extent(renderer)) for t in shown]
+    assert min(size for _, size, _ in texts) * 96 / 72 >= 11
+    assert fig.get_tightbbox().width * 96 <= 1_320
+    assert not [(a, b) for (a, _, p), (b, _, q) in itertools.combinations(texts, 2) if p.overlaps(q)]
 
 
 def test_the_curve_alone_is_a_plain_figure() -> None:
@@ -141,5 +187,5 @@ def test_every_counterexample_of_the_report_has_its_curve(report_json: dict[str,
         assert curve["points"] and curve["points"][0]["cut"] == 0
         assert all(p["draws"] == 93 for p in curve["points"])
         assert curve["sentence"] in markdown
-    assert html.count("when was it doomed?") == len(cxs)  # the curve's axis label, in each figure's SVG
+    assert html.count("P(same violation): share of 93") == len(cxs)  # the curve's legend, in each figure's SVG
     assert "causality curves" in report_json["provenance"]["extra"]
