@@ -199,7 +199,8 @@ def _draw(ax: Axes, shown: Mapping[str, Any], x: Callable[[float], float]) -> No
     ax.grid(True, axis="y", alpha=0.3)
     ax.set_ylim(-0.04, 1.04)
     ax.set_yticks([0, 0.5, 1], ["0", "½", "1"])
-    ax.set_ylabel("P(same\nviolation)", fontsize=LABEL_PT)
+    # Horizontal, as every label of the lanes: read without turning the head, measured as drawn.
+    ax.set_ylabel("P(same\nviolation)", fontsize=LABEL_PT, rotation=0, ha="right", va="center", labelpad=6)
     points = shown["points"]
     if not points:
         return
