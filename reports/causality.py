@@ -207,6 +207,8 @@ def _draw(ax: Axes, shown: Mapping[str, Any], x: Callable[[float], float]) -> No
     xs = [x(p["time_s"]) for p in points]
     lower, upper = [p["lower"] for p in points], [p["upper"] for p in points]
     ax.fill_between(xs, lower, upper, step="post", color=CURVE_COLOUR, alpha=0.15, lw=0)
+    if len(points) == 1:  # a time box that allowed one point: its interval has no step to shade
+        ax.vlines(xs, lower, upper, color=CURVE_COLOUR, alpha=0.3, lw=4)
     ax.step(xs, [p["share"] for p in points], where="post", color=CURVE_COLOUR, lw=1.6)
     for p, at in zip(points, xs, strict=True):
         fault = p["why"] in ("before fault", "after fault")

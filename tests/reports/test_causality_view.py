@@ -189,3 +189,13 @@ def test_every_counterexample_of_the_report_has_its_curve(report_json: dict[str,
         assert curve["sentence"] in markdown
     assert html.count("P(same violation): share of 93") == len(cxs)  # the curve's legend, in each figure's SVG
     assert "causality curves" in report_json["provenance"]["extra"]
+
+
+def test_a_curve_time_boxed_to_one_point_still_shows_its_interval() -> None:
+    from matplotlib.collections import LineCollection
+
+    shown = causality.view(document([point(0, 0.0, "start", 86)], [], complete=False), history())
+    below = swimlane.figure(history(), under=causality.panel(shown)).axes[1]
+    (bar,) = [c for c in below.collections if isinstance(c, LineCollection)]
+    ((_, low), (_, high)) = bar.get_segments()[0]
+    assert (low, high) == wilson(86, 93)
