@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from scenarios.schema import Scenario
     from scenarios.script import Fault
     from sim.explore.base import Budget, ExploreReport, Target
+    from sim.explore.causality import curve as causality_curve
     from sim.explore.counterexample import Counterexample
     from sim.explore.counterexample import read as read_counterexample
     from sim.explore.counterexample import write as write_counterexample
@@ -64,6 +65,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "Budget": ("sim.explore.base", "Budget"),
     "ExploreReport": ("sim.explore.base", "ExploreReport"),
     "Target": ("sim.explore.base", "Target"),
+    "causality_curve": ("sim.explore.causality", "curve"),
     "Counterexample": ("sim.explore.counterexample", "Counterexample"),
     "read_counterexample": ("sim.explore.counterexample", "read"),
     "write_counterexample": ("sim.explore.counterexample", "write"),
@@ -105,6 +107,7 @@ __all__ = [
     "Validity",
     "Verdict",
     "builtin_review",
+    "causality_curve",
     "check_all",
     "coverage",
     "library",

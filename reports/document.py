@@ -23,7 +23,7 @@ import pandas as pd
 from markupsafe import Markup, escape
 
 from model.history import Op
-from reports import figures, swimlane, wording
+from reports import causality, figures, swimlane, wording
 from reports.lanes import only_runs
 from reports.sections import CounterexampleView, FindingView, Provenance, VerifyView, build, public
 from reports.stats import DASH, percent
@@ -112,7 +112,8 @@ def add_figures(context: dict[str, Any], histories: Mapping[int, Sequence[Op]], 
         if history is None:
             continue
         title = f"{cx['invariant']} under {cx['policy']}: {cx['scenario']} seed {cx['seed']}"
-        fig = swimlane.figure(history, title=title, markers=lane_markers(cx))
+        curve = causality.panel(cx["causality"]) if cx.get("causality") else None
+        fig = swimlane.figure(history, title=title, markers=lane_markers(cx), under=curve)
         cx["svg"] = draw(f"counterexample-{i + 1}", fig)
         cx["png"] = f"figures/counterexample-{i + 1}.png"
     return pngs
@@ -165,6 +166,22 @@ def _write(path: Path, text: str) -> None:
     tmp.replace(path)
 
 
+def _with_causality_views(
+    counterexamples: Sequence[Mapping[str, Any]], histories: Mapping[int, Sequence[Op]]
+) -> list[Mapping[str, Any]]:
+    """Each measured curve as its reader's view (intervals, named records), against the full history, and
+    its decisive moments as lane markers (so the lanes ring them where the curve marks them)."""
+    shown: list[Mapping[str, Any]] = []
+    for i, cx in enumerate(counterexamples):
+        if not cx.get("causality"):
+            shown.append(cx)
+            continue
+        curve = causality.view(cx["causality"], histories.get(i))
+        markers = [*cx.get("markers", ()), *causality.moment_markers(curve)]
+        shown.append({**cx, "causality": curve, "markers": markers})
+    return shown
+
+
 def write_review(
     frame: pd.DataFrame,
     *,
@@ -196,7 +213,7 @@ def write_review(
                 cx.get("witness", ()),
             ),
         )
-        for i, cx in enumerate(counterexamples)
+        for i, cx in enumerate(_with_causality_views(counterexamples, histories))
     ]
     histories = {i: only_runs(h, counterexamples[i].get("runs", ())) for i, h in histories.items()}
     context = build(

@@ -64,7 +64,7 @@ class LaneMarker:
     """An extra mark on the lanes: a record of the history (drawn on its lane at its time) or a time.
 
     ``style`` is a key of :data:`reports.swimlane.MARKER_STYLES` ('violation', 'witness', 'cited',
-    'note'); ``label`` is written beside the mark, in the lane's label rows."""
+    'moment', 'note'); ``label`` is written beside the mark, in the lane's label rows."""
 
     label: str
     record: int | None = None
@@ -74,9 +74,10 @@ class LaneMarker:
     style: str = "note"
 
     def place(self, pic: Picture) -> tuple[str | None, float] | None:
-        """(lane, time) of this marker in ``pic``, None when it names a record the picture lacks."""
-        if self.record is not None:
-            return pic.record_at.get(self.record)
+        """(lane, time) of this marker in ``pic``: its record's, else (a record the picture lacks, e.g. one of
+        a run the figure leaves out) its time when it has one, else None."""
+        if self.record is not None and self.record in pic.record_at:
+            return pic.record_at[self.record]
         if self.time_s is None:
             return None
         return (self.lane if self.lane in pic.lanes else None), self.time_s

@@ -79,7 +79,10 @@ class CounterexampleView:
     explanation_text: str = ""
     """The explanation for people: cited records as '#n (t s)', floats rounded (:func:`reports.wording.annotate`)."""
     markers: tuple[Mapping[str, Any], ...] = ()
-    """Extra lane markers (fields of :class:`reports.lanes.LaneMarker`) beyond the witness and cited records."""
+    """Extra lane markers (fields of :class:`reports.lanes.LaneMarker`) beyond the witness and cited records
+    (the causality curve's decisive moments among them)."""
+    causality: Mapping[str, Any] | None = None
+    """Its causality curve (``reports.causality.view``), None when not measured."""
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,8 @@ dashed lines. Long idle gaps (the reaper's interval, the quiet phase) are compre
 so the interesting seconds stay readable. Extra :class:`~reports.lanes.LaneMarker` records (the
 checker's witness records, :func:`~reports.lanes.witness_markers`; later anything else worth
 pointing at) are ringed and labelled on their lanes; :data:`MARKER_STYLES` says how each style looks.
+A :class:`Panel` (the causality curve, :mod:`reports.causality`) is drawn under the lanes on their time
+axis: it shares the lanes' x, and its legend joins theirs.
 
 Legibility is laid out, not hoped for: the figure is :data:`WIDTH_IN` wide so the report shows it at
 its own size at 1,400 px (a 9 pt label is 12 px); the layout works in points, measures every label
@@ -22,10 +24,11 @@ from __future__ import annotations
 
 import bisect
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import RendererAgg
 from matplotlib.font_manager import FontProperties
 from matplotlib.lines import Line2D
@@ -54,6 +57,7 @@ __all__ = [
     "MARKS",
     "STORE",
     "LaneMarker",
+    "Panel",
     "Picture",
     "figure",
     "lane_of",
@@ -88,6 +92,7 @@ MARKER_STYLES: dict[str, dict[str, Any]] = {
     "violation": {"ring": "#b2182b", "ring_width": 2.2, "colour": "#b2182b", "weight": "bold"},
     "witness": {"ring": "#b2182b", "ring_width": 1.3, "colour": "#b2182b", "weight": "normal"},
     "cited": {"ring": "#6a3d9a", "ring_width": 1.1, "colour": "#6a3d9a", "weight": "normal"},
+    "moment": {"ring": "#01665e", "ring_width": 2.0, "colour": "#01665e", "weight": "bold"},
     "note": {"ring": "#333333", "ring_width": 1.0, "colour": "#333333", "weight": "normal"},
 }
 """How an extra marker looks, by its ``style``: ring colour and width, label colour and weight."""
@@ -187,9 +192,32 @@ class _Rows:
         return len(self.taken)
 
 
+@dataclass(frozen=True)
+class Panel:
+    """A plot drawn under the lanes on their time axis (the causality curve of :mod:`reports.causality`).
+
+    ``draw(ax, x)`` draws into an axes that shares the lanes' x (limits and ticks; the figure sets the ticks
+    and the time axis's label, the panel its y); ``x`` maps simulated seconds to that axis, idle gaps
+    compressed as on the lanes, so a time drawn there lines up with the same time on the lanes.
+    ``legend`` handles join the lanes' legend (a legend beside the panel would widen the figure past the
+    page); ``above_in`` is the room between the lanes' tick labels and the panel for its own labels."""
+
+    draw: Callable[[Axes, Callable[[float], float]], None]
+    height_in: float = 1.2
+    above_in: float = 0.4
+    legend: tuple[Any, ...] = ()
+
+
+TICKS_IN = 0.32
+"""Room for an axes' x tick labels under it."""
+
+
 @styled
-def figure(history: Sequence[Op], title: str = "", markers: Sequence[LaneMarker] = ()) -> ReportFigure:
-    """The swim-lane figure of a history, with ``markers`` ringed and labelled on their lanes."""
+def figure(
+    history: Sequence[Op], title: str = "", markers: Sequence[LaneMarker] = (), under: Panel | None = None
+) -> ReportFigure:
+    """The swim-lane figure of a history, with ``markers`` ringed and labelled on their lanes and ``under``
+    drawn beneath them on the same time axis."""
     pic = picture(history)
     placed = [(where, m) for m in markers if (where := m.place(pic)) is not None]
     lanes = lane_order(set(pic.lanes) | {lane for (lane, _), _ in placed if lane is not None})
@@ -250,8 +278,10 @@ def figure(history: Sequence[Op], title: str = "", markers: Sequence[LaneMarker]
         centre[name] = y - CORE_PT / 2
         y -= lane_h[name]
 
-    legend_rows = -(-(len(LEGEND_KINDS) + 4) // 5)
-    bottom_in = 0.62 + legend_rows * 0.21 + 0.15
+    handles = [*_legend(), *(under.legend if under is not None else ())]
+    legend_in = -(-len(handles) // 5) * 0.21 + 0.15
+    panel_in = under.height_in + under.above_in + TICKS_IN if under is not None else 0.0
+    bottom_in = 0.62 + legend_in + panel_in
     top_in = 0.42 if title else 0.12
     fig_h = height / 72 + bottom_in + top_in
     fig = new_figure(WIDTH_IN, fig_h)
@@ -320,13 +350,24 @@ def figure(history: Sequence[Op], title: str = "", markers: Sequence[LaneMarker]
     ax.set_xticks([x(t) for t in chosen], [f"{t:g}" for t in chosen], fontsize=LABEL_PT)
     ax.set_yticks([centre[name] for name in lanes], lanes, fontsize=LANE_NAME_PT)
     ax.tick_params(axis="y", length=0)
-    ax.set_xlabel("simulated time (s); idle gaps between dotted lines are compressed (⋯ n s ⋯)", fontsize=LABEL_PT)
+    time_label = "simulated time (s); idle gaps between dotted lines are compressed (⋯ n s ⋯)"
+    if under is None:
+        ax.set_xlabel(time_label, fontsize=LABEL_PT)
+    else:  # under the lanes, on their x: it inherits their limits and ticks, and takes the time axis's label
+        below = fig.add_axes(
+            (ax.get_position().x0, (0.62 + legend_in) / fig_h, ax.get_position().width, under.height_in / fig_h),
+            sharex=ax,
+        )
+        under.draw(below, x)
+        below.set_xlim(x_lo, x_hi)
+        below.tick_params(axis="both", labelsize=LABEL_PT)
+        below.set_xlabel(time_label, fontsize=LABEL_PT)
     if title:
         fig.text(LEFT_IN / WIDTH_IN, 1 - 0.1 / fig_h, title, fontsize=TITLE_PT, va="top", ha="left")
     fig.legend(
-        handles=_legend(),
+        handles=handles,
         loc="upper center",
-        bbox_to_anchor=(0.5, (bottom_in - 0.55) / fig_h),
+        bbox_to_anchor=(0.5, (0.62 + legend_in - 0.55) / fig_h),
         ncol=5,
         fontsize=LABEL_PT,
         frameon=False,
@@ -343,14 +384,18 @@ def violation_markers(verdict: Verdict) -> list[LaneMarker]:
 
 
 def violation_figure(
-    history: Sequence[Op], verdict: Verdict, title: str = "", markers: Sequence[LaneMarker] = ()
+    history: Sequence[Op],
+    verdict: Verdict,
+    title: str = "",
+    markers: Sequence[LaneMarker] = (),
+    under: Panel | None = None,
 ) -> ReportFigure:
     """The lanes of one violation: the runs its witness records belong to (and records of no run), its
-    markers (:func:`violation_markers`) and any extra ``markers``."""
+    markers (:func:`violation_markers`), any extra ``markers`` and a panel ``under`` them."""
     by_index = {op.index: op for op in history}
     runs = {by_index[i].run for i in verdict.witness if i in by_index and by_index[i].run}
     drawn = only_runs(history, runs)
-    return figure(drawn, title=title or verdict.name, markers=[*violation_markers(verdict), *markers])
+    return figure(drawn, title=title or verdict.name, markers=[*violation_markers(verdict), *markers], under=under)
 
 
 def _text(ax: Any, x_data: float, y_top: float, label: _Label) -> None:

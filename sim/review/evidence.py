@@ -28,16 +28,17 @@ _LABELS = {f.id: f"{f.id} {f.slug}" for f in FINDINGS} | {ng.id: f"{ng.id}, {ng.
 
 
 def counterexamples(
-    outcomes: list[ShrinkOutcome], out: Path
+    outcomes: list[ShrinkOutcome], out: Path, curves: Sequence[dict[str, Any] | None] = ()
 ) -> tuple[list[dict[str, Any]], dict[int, list[Op]], list[Path]]:
-    """Write each shrunk counterexample into ``OUT/counterexamples`` and replay it for its pictures."""
+    """Write each shrunk counterexample into ``OUT/counterexamples`` and replay it for its pictures; ``curves``
+    (by outcome) are their causality curves (``causality``: None when not measured)."""
     views: list[dict[str, Any]] = []
     histories: dict[int, list[Op]] = {}
     files: list[Path] = []
     roles: dict[str, list[str]] = {}
     for outcome in outcomes:
         roles.setdefault(outcome.job.invariant, []).append(outcome.job.label)
-    for outcome in outcomes:
+    for i, outcome in enumerate(outcomes):
         job, cx = outcome.job, outcome.counterexample
         if cx is None:
             continue
@@ -65,6 +66,7 @@ def counterexamples(
                 "runs": runs,
                 "explanation": verdict.explanation,
                 "witness": list(verdict.witness),
+                "causality": curves[i] if i < len(curves) else None,
             }
         )
     return views, histories, files

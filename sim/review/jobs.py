@@ -1,5 +1,6 @@
 """The review's evidence jobs, run in an executor's workers: shrink a violating simulation, recognise
-registered findings and recorded non-guarantees in violating simulations, verify a small scenario exhaustively.
+registered findings and recorded non-guarantees in violating simulations, verify a small scenario exhaustively,
+measure a shrunk counterexample's causality curve.
 
 Each job is a small frozen, picklable value and each runner a top-level function returning
 plain values, so a local process pool and a Dask cluster run them alike. A job names the
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
+from typing import Any
 
 from model.invariants import Index
 from scenarios.findings import explain
@@ -20,6 +22,7 @@ from scenarios.intensity import scale_faults
 from scenarios.loader import load_scenario
 from scenarios.schema import Scenario
 from sim.explore.base import NondeterminismError, Target, shrink
+from sim.explore.causality import curve
 from sim.explore.counterexample import Counterexample
 from sim.explore.exhaustive import ExhaustiveExplorer
 from sim.world.simulate import simulate
@@ -155,3 +158,15 @@ def run_verify(job: VerifyJob) -> VerifyOutcome:
         elapsed_s,
         tuple(explained),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class CurveJob:
+    counterexample: Counterexample
+    budget_requests: int | None
+    """The time box, in world requests (deterministic; about 10-17 us of CPU each)."""
+
+
+def run_curve(job: CurveJob) -> dict[str, Any]:
+    """The counterexample's causality curve as plain data (``sim.explore.causality.Curve.document``)."""
+    return curve(job.counterexample, budget_requests=job.budget_requests).document()

@@ -4,8 +4,10 @@ Steps: (1) run the sweep (``sim.sweep.engine.run_sweep``; shards under ``OUT/sha
 interrupted run); (2) in the same executor, shrink one violating simulation per violated
 invariant under ``head`` and under the first preset where the invariant fails, re-run
 violating ``head`` simulations to recognise registered findings, and verify the small
-scenarios exhaustively for ``head`` and each preset; (3) write the counterexample files into
-``OUT/counterexamples`` and return rows and evidence as plain data (:class:`Review`), which
+scenarios exhaustively for ``head`` and each preset, and measure each shrunk counterexample's causality
+curve (submitted as its shrink finishes, time-boxed by ``ReviewOptions.causality_budget_requests``);
+(3) write the counterexample files into ``OUT/counterexamples`` and return rows and evidence as plain
+data (:class:`Review`), which
 :mod:`reports` renders (the face, ``leaselab report``, joins the two: sim never imports reports).
 
 Everything chosen is a pure function of the rows (:mod:`sim.review.plan`: which row to shrink,
@@ -31,11 +33,13 @@ from model.errors import LeaselabError
 from model.history import Op
 from sim.review.evidence import counterexamples, explanations, findings, verify_view
 from sim.review.jobs import (
+    CurveJob,
     RecogniseJob,
     ShrinkJob,
     ShrinkOutcome,
     VerifyJob,
     VerifyOutcome,
+    run_curve,
     run_recognise,
     run_shrink,
     run_verify,
@@ -49,6 +53,9 @@ from sim.sweep.rows import ROW_KEY, violated_mask
 
 VERIFY_SCENARIOS = ("single_run", "happy_path", "audit_failure_after_write", "worker_crash_mid_write")
 """Small library scenarios (one or two runs) whose bound-1 enumeration takes well under a second."""
+CAUSALITY_BUDGET_REQUESTS = 600_000
+"""About 6-10 CPU s per curve here: a whole curve (14 points of 93 draws) of a counterexample of the
+``default`` scenario; the 12,000-record histories of ``reaper_races_heartbeat`` get one point."""
 Progress = Callable[[str, int, int], None]
 """progress(phase, done, total): 'checking' counts the shards of an interrupted run verified,
 'simulating' simulations, 'evidence' jobs."""
@@ -66,6 +73,8 @@ class ReviewOptions:
     examine_per_invariant: int = 1000
     """Violating head simulations of the primary grid re-run per invariant to explain (round-robin over scenarios)."""
     command: str = "leaselab report"
+    causality_budget_requests: int = CAUSALITY_BUDGET_REQUESTS
+    """Per counterexample, the causality curve's time box in world requests; 0 = no curves."""
 
 
 @dataclass
@@ -140,8 +149,10 @@ def run_review(
     shrink_jobs = plan_shrinks(frame, policies, refs, options.shrink_tests, grids)
     recognise_jobs = plan_recognition(frame, policies, refs, options.examine_per_invariant, grids)
     verify_jobs = plan_verification(options.verify_scenarios, options.verify_bound)
-    shrunk, recognised, verified = _run_jobs(executor, shrink_jobs, recognise_jobs, verify_jobs, tell)
-    views, histories, files = counterexamples(shrunk, out)
+    shrunk, recognised, verified, curves = _run_jobs(
+        executor, shrink_jobs, recognise_jobs, verify_jobs, tell, options.causality_budget_requests
+    )
+    views, histories, files = counterexamples(shrunk, out, curves)
     return Review(
         out=out,
         frame=frame,
@@ -151,7 +162,7 @@ def run_review(
         verification=[verify_view(v) for v in verified],
         findings=findings(recognise_jobs, recognised),
         explanations=explanations(frame, policies, recognised),
-        provenance=provenance(config, options, len(frame), time.perf_counter() - started, len(recognise_jobs)),
+        provenance=provenance(config, options, len(frame), time.perf_counter() - started, len(recognise_jobs), curves),
         started=started,
         files=files,
     )
@@ -176,16 +187,28 @@ def _run_jobs(
     recognitions: list[RecogniseJob],
     verifications: list[VerifyJob],
     tell: Progress,
-) -> tuple[list[ShrinkOutcome], list[list[tuple[str, str]]], list[VerifyOutcome]]:
-    """Submit every evidence job at once (they are independent); collect in submission order."""
+    curve_budget: int,
+) -> tuple[list[ShrinkOutcome], list[list[tuple[str, str]]], list[VerifyOutcome], list[dict[str, Any] | None]]:
+    """Submit every evidence job at once (they are independent) and each counterexample's curve as its
+    shrink finishes (``curve_budget`` 0: no curves); collect in submission order."""
     futures: list[Future[Any]] = []
     futures += [executor.submit(run_shrink, job) for job in shrinks]
     futures += [executor.submit(run_recognise, job) for job in recognitions]
     futures += [executor.submit(run_verify, job) for job in verifications]
     total = len(futures)
     results = []
+    curve_futures: list[Future[Any] | None] = []
     for i, future in enumerate(futures):
         results.append(future.result())
+        if i < len(shrinks):
+            cx = results[-1].counterexample
+            wanted = cx is not None and curve_budget > 0
+            curve_futures.append(executor.submit(run_curve, CurveJob(cx, curve_budget)) if wanted else None)
+            total += wanted
         tell("evidence", i + 1, total)
+    curves: list[dict[str, Any] | None] = []
+    for pending in curve_futures:
+        curves.append(None if pending is None else pending.result())
+        tell("evidence", len(futures) + sum(c is not None for c in curves), total)
     a, b = len(shrinks), len(shrinks) + len(recognitions)
-    return results[:a], results[a:b], results[b:]
+    return results[:a], results[a:b], results[b:], curves
