@@ -77,9 +77,10 @@ def replay(
         )
         raise typer.Exit(NONDETERMINISM_EXIT)
     if not reproduced:
-        typer.echo(f"{file}: same history, but {cx.invariant} now holds (the checker changed)")
+        typer.echo(f"{file}: same history, but {cx.invariant} now holds (the checker changed)", err=json_out)
         raise typer.Exit(0)
-    typer.echo(f"reproduced: {cx.invariant} violated, digest {result.digest}")
+    # With --json, stdout holds the document alone (its "reproduced" says the same); the line goes to stderr.
+    typer.echo(f"reproduced: {cx.invariant} violated, digest {result.digest}", err=json_out)
     raise typer.Exit(1)
 
 
