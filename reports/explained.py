@@ -17,68 +17,10 @@ from typing import Any
 
 import pandas as pd
 
-from reports.stats import DASH
+from reports.register import explanations_view
 
 LIBRARY = "library"
 DEPLOYMENT = "deployment"
-
-
-def explanations_view(explanations: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Per invariant violated under head: explained by a registered finding, by a recorded non-guarantee,
-    or UNREGISTERED (an examined violation no recogniser matched); plus one line saying which."""
-    rows = []
-    for e in explanations:
-        by = list(e["explained"])
-        kinds = {x["kind"] for x in by}
-        if e["unexplained"]:
-            status = "UNREGISTERED"
-        elif not e["examined"]:
-            status = "not examined"
-        elif kinds == {"finding"}:
-            status = "registered finding"
-        elif kinds == {"non-guarantee"}:
-            status = "recorded non-guarantee"
-        else:
-            status = "finding and non-guarantee"
-        parts = [f"{x['label']} ({x['simulations']})" for x in by]
-        if e["unexplained"]:
-            parts.append(f"nothing registered ({e['unexplained']})")
-        examined = (
-            f"all {e['violations']:,}"
-            if e["examined"] >= e["violations"]
-            else f"{e['examined']:,} of {e['violations']:,}"
-        )
-        ids = [f"{x['id']} ({x['simulations']})" for x in by] + (
-            [f"nothing registered ({e['unexplained']})"] if e["unexplained"] else []
-        )
-        rows.append(
-            {
-                **e,
-                "status": status,
-                "by_text": "; ".join(parts) or DASH,
-                "by_ids": "; ".join(ids) or DASH,
-                "by_title": "; ".join(x["label"] for x in by),
-                "examined_text": examined,
-            }
-        )
-    unregistered = [r["invariant"] for r in rows if r["status"] == "UNREGISTERED"]
-    unexamined = [r["invariant"] for r in rows if r["status"] == "not examined"]
-    policy = rows[0]["policy"] if rows else "head"
-    if not rows:
-        line = f"{policy} violated no invariant: nothing to explain."
-    elif unregistered:
-        line = (
-            f"{policy} has UNREGISTERED violations of {', '.join(unregistered)}: "
-            "no registered finding or recorded non-guarantee explains them."
-        )
-    elif unexamined:
-        line = f"Every examined violation under {policy} is explained; not examined: {', '.join(unexamined)}."
-    else:
-        line = (
-            f"Every failure of {policy} is explained: each examined violating simulation matches a registered finding "
-            "(scenarios/findings) or a non-guarantee the spec records."
-        )
-    return {"rows": rows, "line": line, "unregistered": unregistered, "policy": policy}
 
 
 def deployment_rows(frame: pd.DataFrame) -> pd.DataFrame:

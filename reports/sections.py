@@ -21,7 +21,8 @@ from model.invariants import INVARIANTS
 from model.invariants.outcome_table import table_rows
 from model.policy import FLAG_DOCS, PRESET_ALIASES, PRESET_DOCS
 from reports import tables
-from reports.explained import explained_by_ranges, explanations_view
+from reports.explained import explained_by_ranges
+from reports.register import explanations_view, verification_rows, verification_summary
 from reports.stats import DASH, percent
 
 INVARIANT_MEANING = {inv.name: getattr(inv, "meaning", "") for inv in INVARIANTS}
@@ -74,7 +75,16 @@ class CounterexampleView:
     runs: tuple[str, ...] = ()
     """The runs the violation's witness records belong to (the figure and text show only these)."""
     explanation: str = ""
-    """The checker's one-line explanation of the violation."""
+    """The checker's one-line explanation of the violation, as the checker wrote it."""
+    witness: tuple[int, ...] = ()
+    """The checker's witness records (history indexes); the last is the violating event."""
+    explanation_text: str = ""
+    """The explanation for people: cited records as '#n (t s)', floats rounded (:func:`reports.wording.annotate`)."""
+    markers: tuple[Mapping[str, Any], ...] = ()
+    """Extra lane markers (fields of :class:`reports.lanes.LaneMarker`) beyond the witness and cited records
+    (the causality curve's decisive moments among them)."""
+    causality: Mapping[str, Any] | None = None
+    """Its causality curve (``reports.causality.view``), None when not measured."""
     mechanism: str = ""
     """What its shrink kept: a finding or non-guarantee id, or 'unexplained: <witness shape>'."""
     grid: str = ""
@@ -91,6 +101,9 @@ class VerifyView:
     verdict: str
     violated: tuple[str, ...]
     elapsed_s: float
+    violations: tuple[Mapping[str, Any], ...] = ()
+    """Per violated invariant: its counterexample's faults and what the register matched
+    (``invariant``, ``faults``, ``explained_by``, ``label``, ``kind``); see :mod:`reports.verification`."""
 
 
 @dataclass(frozen=True)
@@ -371,6 +384,7 @@ def build(
     decisions = [_comparison(main, a, b, _preset_about(main, b)) for a, b in itertools.pairwise(presets)]
     proposals = [_comparison(main, a, b, _flags_about(main, b)) for a, b in tables.proposal_pairs(main, main_policies)]
     grid_name = str(main["grid"].iloc[0]) if not main.empty else ""
+    verified = verification_rows([asdict(v) for v in verification])
     return {
         "title": f"{provenance.name}: reliability report",
         "sections": [{"id": a, "heading": h} for a, h in SECTIONS],
@@ -393,7 +407,8 @@ def build(
         "counterexamples": [asdict(c) for c in counterexamples],
         "findings": [asdict(f) for f in findings],
         "coverage": _coverage(rows, order),
-        "verification": [asdict(v) for v in verification],
+        "verification": verified,
+        "verification_line": verification_summary(verified),
         "provenance": asdict(provenance),
     }
 

@@ -225,8 +225,9 @@ class Baselines:
         return self.clean[target]
 
 
-Progress = Callable[[str, str], None]
-"""Called as progress(flag, what) while the mutants run."""
+Progress = Callable[[str, int, int], None]
+"""Called as progress(mutant, done, total) before each mutant's search (``done`` mutants judged of
+``total``, equivalent ones not counted), and once more at the end."""
 
 
 def hunt(
@@ -319,21 +320,26 @@ def run_mutants(
     report = MutationReport()
     clock = Clock()
     baselines = Baselines(simulations, seed)
+    code = CODE_MUTANTS if code is None else code
+    total = sum(1 for flag in flags if flag not in EQUIVALENT) + len(code)
+    done = 0
     for flag in flags:
         if flag in EQUIVALENT:
             report.equivalent.append((flag, EQUIVALENT[flag]))
             continue
         if progress is not None:
-            progress(flag, "searching")
+            progress(flag, done, total)
+        done += 1
         kill, spent = hunt(flag, simulations, seed, baselines, budget_s)
         report.simulations += spent
         if kill is None:
             report.survivors.append(flag)
         else:
             report.killed.append(kill)
-    for mutant in CODE_MUTANTS if code is None else code:
+    for mutant in code:
         if progress is not None:
-            progress(mutant.name, "searching")
+            progress(mutant.name, done, total)
+        done += 1
         kill, spent = hunt_code(mutant, simulations, seed, baselines, budget_s)
         report.simulations += spent
         if kill is None:
@@ -342,7 +348,7 @@ def run_mutants(
             report.code_killed.append(kill)
         if sweep_simulations > 0:
             if progress is not None:
-                progress(mutant.name, "head sweep")
+                progress(f"{mutant.name} (head sweep)", done - 1, total)
             flagged, swept = sweep_flag(mutant, sweep_simulations, deadline_s=budget_s)
             report.simulations += swept
             if flagged is None:
@@ -350,6 +356,8 @@ def run_mutants(
             else:
                 report.code_sweep_flagged.append(flagged)
     report.simulations += baselines.spent
+    if progress is not None:
+        progress("", done, total)
     report.unexercised = unexercised(report)
     report.elapsed_s = clock.elapsed()
     return report

@@ -1,8 +1,8 @@
 """The review's evidence as plain data: what each job found, in the views ``reports`` renders.
 
 Shrunk counterexamples are written into ``OUT/counterexamples`` and replayed once for their
-swim lanes; exhaustive verifications, recognised findings and the explanation of every
-invariant violated under ``head`` become dicts with the keys of ``reports.sections``' views
+swim lanes; exhaustive verifications (each violation matched against the register), recognised findings and
+the explanation of every invariant violated under ``head`` become dicts with the keys of ``reports.sections``' views
 (``CounterexampleView``, ``VerifyView``, ``FindingView``, ``ExplanationView``). Pure functions
 of the jobs' outcomes and the rows, except for writing the counterexample files.
 """
@@ -20,14 +20,18 @@ from scenarios.findings import FINDINGS, NON_GUARANTEES
 from sim.explore.counterexample import Counterexample, write
 from sim.review.jobs import RecogniseJob, ShrinkOutcome, VerifyOutcome
 from sim.review.plan import HEAD, PRIMARY_GRID, canonical, head_label
+from sim.sweep.rows import violated_mask
 
 FINDING_IDS = frozenset(f.id for f in FINDINGS)
+_LABELS = {f.id: f"{f.id} {f.slug}" for f in FINDINGS} | {ng.id: f"{ng.id}, {ng.source}" for ng in NON_GUARANTEES}
+"""What the report calls each registered finding and recorded non-guarantee."""
 
 
 def counterexamples(
-    outcomes: list[ShrinkOutcome], out: Path
+    outcomes: list[ShrinkOutcome], out: Path, curves: Sequence[dict[str, Any] | None] = ()
 ) -> tuple[list[dict[str, Any]], dict[int, list[Op]], list[Path]]:
-    """Write each shrunk counterexample into ``OUT/counterexamples`` and replay it for its pictures."""
+    """Write each shrunk counterexample into ``OUT/counterexamples`` and replay it for its pictures; ``curves``
+    (by outcome) are their causality curves (``causality``: None when not measured)."""
     views: list[dict[str, Any]] = []
     histories: dict[int, list[Op]] = {}
     files: list[Path] = []
@@ -35,7 +39,7 @@ def counterexamples(
     for outcome in outcomes:
         if not outcome.job.grid:
             roles.setdefault(outcome.job.invariant, []).append(outcome.job.label)
-    for outcome in outcomes:
+    for i, outcome in enumerate(outcomes):
         job, cx = outcome.job, outcome.counterexample
         if cx is None:
             continue
@@ -67,6 +71,8 @@ def counterexamples(
                 "explanation": verdict.explanation,
                 "mechanism": cx.mechanism,
                 "grid": job.grid,
+                "witness": list(verdict.witness),
+                "causality": curves[i] if i < len(curves) else None,
             }
         )
     return views, histories, files
@@ -86,6 +92,7 @@ def _safe(label: str) -> str:
 
 
 def verify_view(v: VerifyOutcome) -> dict[str, Any]:
+    """One exhaustive verification, with each violation's counterexample matched against the register."""
     return {
         "scenario": v.job.scenario,
         "policy": "head" if v.job.preset == HEAD else v.job.preset,
@@ -95,6 +102,16 @@ def verify_view(v: VerifyOutcome) -> dict[str, Any]:
         "verdict": v.sentence,
         "violated": list(v.violated),
         "elapsed_s": v.elapsed_s,
+        "violations": [
+            {
+                "invariant": name,
+                "faults": list(faults),
+                "explained_by": key,
+                "label": _LABELS.get(key, key),
+                "kind": "" if not key else "finding" if key in FINDING_IDS else "non-guarantee",
+            }
+            for name, key, faults in v.explained
+        ],
     }
 
 
@@ -110,9 +127,7 @@ def findings(
         for finding_id in sorted({fid for _, fid in hits if fid in FINDING_IDS}):
             key = (finding_id, wide)
             counts[key] = counts.get(key, 0) + 1
-            example.setdefault(
-                key, f"{Path(job.cell.scenario_ref).stem} seed {job.cell.seed} x{job.cell.intensity:g}"
-            )
+            example.setdefault(key, f"{Path(job.cell.scenario_ref).stem} seed {job.cell.seed} x{job.cell.intensity:g}")
     return [
         {
             "id": f.id,
@@ -146,13 +161,13 @@ def explanations(
     head = head_label(frame, policies)
     if head is None:
         return []
-    labels = {f.id: f"{f.id} {f.slug}" for f in FINDINGS} | {ng.id: f"{ng.id}, {ng.source}" for ng in NON_GUARANTEES}
+    labels = _LABELS
     out = []
     for grid in grids:
         mine = frame[(frame["policy"] == head) & (frame["grid"] == grid)]
         for column in [c for c in frame.columns if c.startswith("inv.")]:
             name = column.removeprefix("inv.")
-            violations = int((mine[column] == "false").sum())
+            violations = int(violated_mask(mine[column]).sum())
             if not violations:
                 continue
             by: dict[str, int] = {}

@@ -1,5 +1,6 @@
 """The review's evidence jobs, run in an executor's workers: shrink a violating simulation, recognise
-registered findings and recorded non-guarantees in violating simulations, verify a small scenario exhaustively.
+registered findings and recorded non-guarantees in violating simulations, verify a small scenario exhaustively,
+measure a shrunk counterexample's causality curve.
 
 Each job is a small frozen, picklable value and each runner a top-level function returning
 plain values, so a local process pool and a Dask cluster run them alike. A job names the
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
+from typing import Any
 
 from model.invariants import Index
 from scenarios.findings import explain
@@ -21,6 +23,7 @@ from scenarios.loader import load_scenario
 from scenarios.overrides import at_ranges
 from scenarios.schema import Scenario
 from sim.explore.base import NondeterminismError, Target, shrink
+from sim.explore.causality import curve
 from sim.explore.counterexample import Counterexample
 from sim.explore.exhaustive import ExhaustiveExplorer
 from sim.world.simulate import simulate
@@ -143,16 +146,40 @@ class VerifyOutcome:
     sentence: str
     violated: tuple[str, ...]
     elapsed_s: float
+    explained: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+    """Per violated invariant: (invariant, the id of the registered finding or recorded non-guarantee
+    whose recogniser matches its counterexample, '' when none does, the counterexample's fault script)."""
 
 
 def run_verify(job: VerifyJob) -> VerifyOutcome:
+    """Enumerate, then replay each invariant's first counterexample and ask the register what it is
+    (the recognisers the sweep's violations go through: :func:`scenarios.findings.explain`)."""
     started = time.perf_counter()
     report = ExhaustiveExplorer(max_schedules=job.max_schedules).verify(Target(job.scenario, job.preset), job.bound)
+    elapsed_s = time.perf_counter() - started
+    explained = []
+    for name, cx in report.violations:
+        replay = cx.run()
+        entry = explain(name, Index.of(replay.history), replay.verdicts[name])
+        explained.append((name, "" if entry is None else entry.id, tuple(f.text() for f in cx.faults)))
     return VerifyOutcome(
         job,
         report.schedules,
         report.complete,
         report.sentence(),
         tuple(name for name, _ in report.violations),
-        time.perf_counter() - started,
+        elapsed_s,
+        tuple(explained),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class CurveJob:
+    counterexample: Counterexample
+    budget_requests: int | None
+    """The time box, in world requests (deterministic; about 10-17 us of CPU each)."""
+
+
+def run_curve(job: CurveJob) -> dict[str, Any]:
+    """The counterexample's causality curve as plain data (``sim.explore.causality.Curve.document``)."""
+    return curve(job.counterexample, budget_requests=job.budget_requests).document()

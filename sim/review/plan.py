@@ -17,6 +17,7 @@ from model.policy import PRESET_ALIASES, PRESETS
 from scenarios.loader import load_scenario
 from sim.review.jobs import Cell, RecogniseJob, ShrinkJob, VerifyJob, parse_flags
 from sim.sweep.config import SweepConfig
+from sim.sweep.rows import violated_mask
 
 HEAD = "adr-141"
 PRIMARY_GRID = "main"
@@ -75,7 +76,7 @@ def _ranges(row: pd.Series) -> str:
 def violators(frame: pd.DataFrame, policy: str, invariant: str, grids: set[str]) -> pd.DataFrame:
     """Rows of ``policy`` violating ``invariant`` in as-written grids: the primary grid first (the one the
     summary counts), fewest faults first (they shrink fastest), then by scenario, intensity and seed."""
-    rows = frame[(frame["policy"] == policy) & (frame[f"inv.{invariant}"] == "false") & frame["grid"].isin(grids)]
+    rows = frame[(frame["policy"] == policy) & violated_mask(frame[f"inv.{invariant}"]) & frame["grid"].isin(grids)]
     faults = rows[[c for c in rows.columns if c.startswith("fault.")]].sum(axis=1)
     rows = rows.assign(_faults=faults, _other_grid=rows["grid"] != PRIMARY_GRID)
     return rows.sort_values(["_other_grid", "_faults", "grid", "scenario", "intensity", "seed"], kind="stable")

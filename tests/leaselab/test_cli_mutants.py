@@ -208,7 +208,7 @@ def test_an_unexercised_invariant_without_a_reason_is_reported() -> None:
 
 def test_a_survivor_is_listed_and_exits_1(monkeypatch: pytest.MonkeyPatch) -> None:
     survived = MutationReport(survivors=["write_fence"], simulations=3)
-    monkeypatch.setattr(cmd_mutants, "run_mutants", lambda *a, **k: survived)
+    monkeypatch.setattr("sim.explore.mutants.run_mutants", lambda *a, **k: survived)
     result = runner.invoke(app, ["mutants", "--only", "write_fence"])
     assert result.exit_code == 1
     assert "mutation score 0.00" in result.stdout
@@ -249,3 +249,11 @@ def test_an_equivalent_mutant_survives_a_long_search(flag: str) -> None:
     """The equivalence reasons are claims too: a long search must not tell the mutant from head."""
     kill, _ = hunt(flag, 1200, 7, Baselines(1200, 7))
     assert kill is None, (kill.invariant, kill.target) if kill else None
+
+
+def test_the_cli_default_of_sweep_simulations_is_the_sweep_mutants_constant() -> None:
+    """The CLI writes the default out so that --help imports no simulation code; it must not drift."""
+    from leaselab.cmd_mutants import SWEEP_SIMULATIONS_DEFAULT
+    from sim.explore.sweep_mutants import SWEEP_SIMULATIONS
+
+    assert SWEEP_SIMULATIONS_DEFAULT == SWEEP_SIMULATIONS

@@ -19,6 +19,8 @@ from sim.sweep.config import load_config
 
 ROOT = Path(__file__).resolve().parents[2]
 XSS = "<script>alert(1)</script>"
+CURVE_BUDGET = 100_000
+"""The small review's causality time box (world requests per curve): a few points each, about 1 CPU s."""
 
 
 def small_config(where: Path) -> Path:
@@ -86,7 +88,12 @@ ReviewResult = Written
 def review(where: Path, out: Path | None = None) -> Written:
     """Run the small review; ``out`` defaults to ``where/out`` (the config is written to ``where``)."""
     options = ReviewOptions(
-        out=out or where / "out", workers=2, verify_scenarios=("single_run",), shrink_tests=40, command="test"
+        out=out or where / "out",
+        workers=2,
+        verify_scenarios=("single_run",),
+        shrink_tests=40,
+        command="test",
+        causality_budget_requests=CURVE_BUDGET,
     )
     config = where / "small.toml"
     with ProcessPoolExecutor(max_workers=2) as pool:

@@ -43,7 +43,7 @@ def test_summary_cells_equal_the_rows(report_json: dict[str, Any], rows: pd.Data
     for name in invariants:
         for policy in ("adr-111", "head", "head+idempotency_keys"):
             mine = main[main["policy"] == policy]
-            k, n = int((mine[f"inv.{name}"] == "false").sum()), len(mine)
+            k, n = int((mine[f"inv.{name}"].eq(False)).sum()), len(mine)
             cell = report_json["summary"]["cells"][name][policy]
             assert (cell["violations"], cell["simulations"]) == (k, n)
             assert cell["rate"] == pytest.approx(k / n)
@@ -60,7 +60,7 @@ def test_the_answer_equals_the_rows(report_json: dict[str, Any], rows: pd.DataFr
     assert [v["policy"] for v in report_json["verdicts"]] == ["adr-111", "head", "head+idempotency_keys"]
     for v in report_json["verdicts"]:
         mine = main[main["policy"] == v["policy"]]
-        counts = {name: int((mine[f"inv.{name}"] == "false").sum()) for name in invariants}
+        counts = {name: int((mine[f"inv.{name}"].eq(False)).sum()) for name in invariants}
         failed = sorted((name for name in invariants if counts[name]), key=lambda name: (-counts[name], name))
         assert (v["held"], v["invariants"], v["simulations"]) == (
             len(invariants) - len(failed),
@@ -85,9 +85,9 @@ def test_every_failure_of_head_is_classified(
     main = _main(rows)
     head = main[main["policy"] == "head"]
     violated = {
-        c.removeprefix("inv."): int((head[c] == "false").sum())
+        c.removeprefix("inv."): int((head[c].eq(False)).sum())
         for c in head.columns
-        if c.startswith("inv.") and (head[c] == "false").any()
+        if c.startswith("inv.") and (head[c].eq(False)).any()
     }
     explained = report_json["head_explained"]
     assert violated and {r["invariant"]: r["violations"] for r in explained["rows"]} == violated
@@ -163,7 +163,7 @@ def test_an_unexplained_violation_is_marked_unregistered() -> None:
 def _paired(rows: pd.DataFrame, before: str, after: str, name: str) -> tuple[int, int, int]:
     main = _main(rows)
     merged = main[main["policy"] == before].merge(main[main["policy"] == after], on=KEYS, suffixes=("_b", "_a"))
-    vb, va = merged[f"inv.{name}_b"] == "false", merged[f"inv.{name}_a"] == "false"
+    vb, va = merged[f"inv.{name}_b"].eq(False), merged[f"inv.{name}_a"].eq(False)
     return len(merged), int((vb & ~va).sum()), int((va & ~vb).sum())
 
 
@@ -183,8 +183,8 @@ def test_comparisons_equal_the_paired_rows(
         assert row["lower"] <= row["difference"] <= row["upper"]
     for name in comparison["made_hold"]:
         main = _main(rows)
-        assert (main.loc[main["policy"] == before, f"inv.{name}"] == "false").any()
-        assert not (main.loc[main["policy"] == after, f"inv.{name}"] == "false").any()
+        assert (main.loc[main["policy"] == before, f"inv.{name}"].eq(False)).any()
+        assert not (main.loc[main["policy"] == after, f"inv.{name}"].eq(False)).any()
 
 
 def test_cost_equals_the_rows(report_json: dict[str, Any], rows: pd.DataFrame) -> None:
@@ -214,7 +214,7 @@ def test_cost_equals_the_rows(report_json: dict[str, Any], rows: pd.DataFrame) -
 def test_curves_equal_the_rows(report_json: dict[str, Any], rows: pd.DataFrame, key: str, grid: str, x: str) -> None:
     curve = report_json["curves"][key]
     mine = rows[rows["grid"] == grid]
-    bad = (mine[[c for c in mine.columns if c.startswith("inv.")]] == "false").any(axis=1)
+    bad = (mine[[c for c in mine.columns if c.startswith("inv.")]].eq(False)).any(axis=1)
     expected = bad.groupby([mine["policy"], mine[x]]).agg(["sum", "count"])
     assert len(curve["points"]) >= 5
     assert len(curve["records"]) == len(expected)
@@ -245,7 +245,7 @@ def test_each_violated_invariant_has_a_replayable_counterexample(
     head_violated = {
         c.removeprefix("inv.")
         for c in main.columns
-        if c.startswith("inv.") and (main.loc[main["policy"] == "head", c] == "false").any()
+        if c.startswith("inv.") and (main.loc[main["policy"] == "head", c].eq(False)).any()
     }
     shown = {(cx["invariant"], cx["policy"]) for cx in report_json["counterexamples"]}
     assert head_violated and all((name, "head") in shown for name in head_violated)
