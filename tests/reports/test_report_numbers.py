@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from markupsafe import escape
 
+from reports.frames import violated_mask
 from reports.sections import SECTIONS, explanations_view
 from reports.stats import percent, wilson
 from scenarios.findings import FINDINGS
@@ -106,9 +107,9 @@ def test_every_failure_of_head_at_deployment_ranges_is_classified_beside_the_lib
     wide = rows[(rows["grid"] == "deployment") & (rows["policy"] == "head")]
     assert len(wide) and set(wide["fault_ranges"]) == {"deployment"}
     violated = {
-        c.removeprefix("inv."): int((wide[c] == "false").sum())
+        c.removeprefix("inv."): int(violated_mask(wide[c]).sum())
         for c in wide.columns
-        if c.startswith("inv.") and (wide[c] == "false").any()
+        if c.startswith("inv.") and violated_mask(wide[c]).any()
     }
     ranges = report_json["explained_ranges"]
     deployment = ranges["deployment"]
