@@ -13,6 +13,7 @@ import os
 import shlex
 import sys
 import time
+from concurrent.futures import Executor
 from pathlib import Path
 from typing import Annotated
 
@@ -120,7 +121,7 @@ def report(
                 review = run_review(sweep_config, options, executor, _Bar(bar))
         else:
             review = run_review(sweep_config, options, executor, _Lines())
-    paths = render(review)
+        paths = render(review, executor if scheduler is None else None)  # figures drawn in the local pool
     typer.echo(
         f"{review.simulations} simulations, {len(review.files)} counterexamples, "
         f"{review.elapsed_s():.0f} s; report.md: {paths['markdown']}",
@@ -129,8 +130,9 @@ def report(
     typer.echo(str(paths["html"].resolve()))
 
 
-def render(review: Review) -> dict[str, Path]:
-    """Write a review's index.html, report.md and report.json into its output directory."""
+def render(review: Review, executor: Executor | None = None) -> dict[str, Path]:
+    """Write a review's index.html, report.md and report.json into its output directory; ``executor``
+    (a local process pool) draws the figures in parallel."""
     return write_review(
         review.frame,
         policies=review.policies,
@@ -142,6 +144,7 @@ def render(review: Review) -> dict[str, Path]:
         provenance=review.provenance,
         out_dir=review.out,
         wall_clock=review.elapsed_s,
+        executor=executor,
     )
 
 

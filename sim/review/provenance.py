@@ -74,8 +74,15 @@ def config_toml(config: SweepConfig) -> str:
 
 
 def provenance(
-    config: SweepConfig, options: ReviewOptions, simulations: int, wall_s: float, examined: int
+    config: SweepConfig,
+    options: ReviewOptions,
+    simulations: int,
+    wall_s: float,
+    examined: int,
+    phases_s: dict[str, float] | None = None,
 ) -> dict[str, Any]:
+    """``phases_s``: wall seconds of the review's phases so far ('sweep': simulating and reading the
+    shards; 'evidence': shrinking, recognising, verifying); the report adds its own when it is drawn."""
     return {
         "name": config.name,
         "versions": versions(VERSIONED),
@@ -84,6 +91,7 @@ def provenance(
         "seeds": config.seeds,
         "simulations": simulations,
         "wall_s": wall_s,
+        "phases_s": dict(phases_s or {}),
         "cores": os.cpu_count() or 1,
         "workers": options.workers,
         "command": options.command,

@@ -17,7 +17,7 @@ in :mod:`sim.review.provenance`. Knows the sweep and the evidence jobs; renders 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,7 +42,7 @@ from sim.review.jobs import (
 from sim.review.plan import as_written_grids, plan_recognition, plan_shrinks, plan_verification, scenario_refs
 from sim.review.provenance import fresh_shards, provenance
 from sim.sweep.config import SweepConfig
-from sim.sweep.engine import run_sweep
+from sim.sweep.engine import SweepProgress, run_sweep
 from sim.sweep.rows import ROW_KEY
 
 VERIFY_SCENARIOS = ("single_run", "happy_path", "audit_failure_after_write", "worker_crash_mid_write")
@@ -109,13 +109,15 @@ def run_review(
     tell = progress or (lambda phase, done, total: None)
     total_sims = sum(t.seed_count for t in config.tasks())
     fresh_shards(out / "shards", config)
-    done = run_sweep(
-        config,
-        out / "shards",
-        executor=executor,
-        on_task_done=lambda p: tell("simulating", p.simulations, total_sims),
-    )
-    frame = read_shards(done.paths)
+    early = _EarlyReader()
+
+    def task_done(progress: SweepProgress) -> None:
+        early.read_new(progress.paths)
+        tell("simulating", progress.simulations, total_sims)
+
+    done = run_sweep(config, out / "shards", executor=executor, on_task_done=task_done)
+    frame = read_shards(done.paths, early.tables)
+    swept = time.perf_counter()
     policies = [p.label for p in config.policy]
     refs = scenario_refs(config)
     grids = as_written_grids(config)
@@ -124,6 +126,7 @@ def run_review(
     verify_jobs = plan_verification(options.verify_scenarios, options.verify_bound)
     shrunk, recognised, verified = _run_jobs(executor, shrink_jobs, recognise_jobs, verify_jobs, tell)
     views, histories, files = counterexamples(shrunk, out)
+    phases_s = {"sweep": swept - started, "evidence": time.perf_counter() - swept}
     return Review(
         out=out,
         frame=frame,
@@ -133,18 +136,37 @@ def run_review(
         verification=[verify_view(v) for v in verified],
         findings=findings(recognise_jobs, recognised),
         explanations=explanations(frame, policies, recognised),
-        provenance=provenance(config, options, len(frame), time.perf_counter() - started, len(recognise_jobs)),
+        provenance=provenance(
+            config, options, len(frame), time.perf_counter() - started, len(recognise_jobs), phases_s
+        ),
         started=started,
         files=files,
     )
 
 
-def read_shards(paths: Sequence[Path]) -> pd.DataFrame:
+def read_shards(paths: Sequence[Path], already: Mapping[Path, pa.Table] | None = None) -> pd.DataFrame:
     """Every shard's rows in one frame, in a fixed order. Arrow tables are joined before one conversion
     to pandas (columns a shard lacks become nulls): converting thousands of small shards one by one cost
-    about 7 ms each, a serial step that outgrew the evidence phase at 80 seeds per cell."""
-    tables = [pq.ParquetFile(path).read() for path in sorted(paths)]
+    about 7 ms each, a serial step that outgrew the evidence phase at 80 seeds per cell. ``already``
+    holds shards read while the sweep ran (see :class:`_EarlyReader`); the rest are read here."""
+    known = already or {}
+    tables = [known[path] if path in known else pq.ParquetFile(path).read() for path in sorted(paths)]
     return _sorted(pa.concat_tables(tables, promote_options="default").to_pandas())
+
+
+class _EarlyReader:
+    """Reads each shard as soon as the sweep has written it: the coordinator waits on the workers
+    during the sweep, so reading there costs no wall time, while reading 714 shards after it was
+    a serial step of 2-4 s at 100 seeds per cell."""
+
+    def __init__(self) -> None:
+        self.tables: dict[Path, pa.Table] = {}
+        self._seen = 0
+
+    def read_new(self, paths: Sequence[Path]) -> None:
+        for path in paths[self._seen :]:
+            self.tables[path] = pq.ParquetFile(path).read()
+        self._seen = len(paths)
 
 
 def _sorted(frame: pd.DataFrame) -> pd.DataFrame:
