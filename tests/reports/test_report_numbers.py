@@ -254,3 +254,5 @@ def test_the_provenance_gives_the_wall_time_per_simulation_and_per_phase(
         assert text.count(per_simulation) == 2, page  # the line under the title and the provenance section
         phases = " · ".join(f"{name} {made['phases_s'][name]:.0f} s" for name in ("sweep", "evidence", "figures"))
         assert phases in text, page
+    markdown = small_review.paths["markdown"].read_text(encoding="utf-8")
+    assert f"({phases})\n- " in markdown  # the provenance list goes on on its own line
