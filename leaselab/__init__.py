@@ -7,29 +7,82 @@ in ``__all__`` is internal.
     result = leaselab.simulate("default", "head", seed=7)
     result.violations, result.digest
     print("\\n".join(leaselab.timeline(result.history)))
+
+Names are imported on first use (PEP 562 ``__getattr__``): ``import leaselab`` and the CLI's
+``--help`` must not pay for pandas, matplotlib, pyarrow and simpy before a command needs them.
+Type checkers read the ``TYPE_CHECKING`` imports below, so ``leaselab.simulate`` is typed as
+before; ``tests/leaselab/test_public_api.py`` checks that the two lists agree.
 """
 
 from __future__ import annotations
 
-from model.invariants import COVERAGE, INVARIANTS, Validity, Verdict, check_all, coverage
-from model.policy import FLAG_DOCS, PRESETS, Policy, preset, resolve_policy
-from reports.timeline import render as timeline
-from scenarios.known_defects import KNOWN_DEFECTS, KnownDefect
-from scenarios.loader import library, load_scenario
-from scenarios.schema import Scenario
-from scenarios.script import Fault
-from sim.explore.base import Budget, ExploreReport, Target
-from sim.explore.counterexample import Counterexample
-from sim.explore.counterexample import read as read_counterexample
-from sim.explore.counterexample import write as write_counterexample
-from sim.explore.exhaustive import ExhaustiveExplorer
-from sim.explore.hypo import HypothesisExplorer
-from sim.explore.swarm import SwarmExplorer
-from sim.review.builtin import builtin_review
-from sim.sweep.config import SweepConfig, load_config
-from sim.sweep.engine import SweepPlan, run_sweep
-from sim.sweep.job import load, sweep
-from sim.world.simulate import SimulationResult, simulate
+import importlib
+from typing import TYPE_CHECKING, Any
+
+import sim  # noqa: F401  (light: it installs the finder of moved module paths, e.g. leaselab.executors)
+
+if TYPE_CHECKING:
+    from model.invariants import COVERAGE, INVARIANTS, Validity, Verdict, check_all, coverage
+    from model.policy import FLAG_DOCS, PRESETS, Policy, preset, resolve_policy
+    from reports.timeline import render as timeline
+    from scenarios.known_defects import KNOWN_DEFECTS, KnownDefect
+    from scenarios.loader import library, load_scenario
+    from scenarios.schema import Scenario
+    from scenarios.script import Fault
+    from sim.explore.base import Budget, ExploreReport, Target
+    from sim.explore.causality import curve as causality_curve
+    from sim.explore.counterexample import Counterexample
+    from sim.explore.counterexample import read as read_counterexample
+    from sim.explore.counterexample import write as write_counterexample
+    from sim.explore.exhaustive import ExhaustiveExplorer
+    from sim.explore.hypo import HypothesisExplorer
+    from sim.explore.swarm import SwarmExplorer
+    from sim.review.builtin import builtin_review
+    from sim.sweep.config import SweepConfig, load_config
+    from sim.sweep.engine import SweepPlan, run_sweep
+    from sim.sweep.job import load, sweep
+    from sim.world.simulate import SimulationResult, simulate
+
+_EXPORTS: dict[str, tuple[str, str]] = {
+    "COVERAGE": ("model.invariants", "COVERAGE"),
+    "INVARIANTS": ("model.invariants", "INVARIANTS"),
+    "Validity": ("model.invariants", "Validity"),
+    "Verdict": ("model.invariants", "Verdict"),
+    "check_all": ("model.invariants", "check_all"),
+    "coverage": ("model.invariants", "coverage"),
+    "FLAG_DOCS": ("model.policy", "FLAG_DOCS"),
+    "PRESETS": ("model.policy", "PRESETS"),
+    "Policy": ("model.policy", "Policy"),
+    "preset": ("model.policy", "preset"),
+    "resolve_policy": ("model.policy", "resolve_policy"),
+    "timeline": ("reports.timeline", "render"),
+    "KNOWN_DEFECTS": ("scenarios.known_defects", "KNOWN_DEFECTS"),
+    "KnownDefect": ("scenarios.known_defects", "KnownDefect"),
+    "library": ("scenarios.loader", "library"),
+    "load_scenario": ("scenarios.loader", "load_scenario"),
+    "Scenario": ("scenarios.schema", "Scenario"),
+    "Fault": ("scenarios.script", "Fault"),
+    "Budget": ("sim.explore.base", "Budget"),
+    "ExploreReport": ("sim.explore.base", "ExploreReport"),
+    "Target": ("sim.explore.base", "Target"),
+    "causality_curve": ("sim.explore.causality", "curve"),
+    "Counterexample": ("sim.explore.counterexample", "Counterexample"),
+    "read_counterexample": ("sim.explore.counterexample", "read"),
+    "write_counterexample": ("sim.explore.counterexample", "write"),
+    "ExhaustiveExplorer": ("sim.explore.exhaustive", "ExhaustiveExplorer"),
+    "HypothesisExplorer": ("sim.explore.hypo", "HypothesisExplorer"),
+    "SwarmExplorer": ("sim.explore.swarm", "SwarmExplorer"),
+    "builtin_review": ("sim.review.builtin", "builtin_review"),
+    "SweepConfig": ("sim.sweep.config", "SweepConfig"),
+    "load_config": ("sim.sweep.config", "load_config"),
+    "SweepPlan": ("sim.sweep.engine", "SweepPlan"),
+    "run_sweep": ("sim.sweep.engine", "run_sweep"),
+    "load": ("sim.sweep.job", "load"),
+    "sweep": ("sim.sweep.job", "sweep"),
+    "SimulationResult": ("sim.world.simulate", "SimulationResult"),
+    "simulate": ("sim.world.simulate", "simulate"),
+}
+"""Public name -> (module, attribute): where each name of ``__all__`` lives."""
 
 __all__ = [
     "COVERAGE",
@@ -54,6 +107,7 @@ __all__ = [
     "Validity",
     "Verdict",
     "builtin_review",
+    "causality_curve",
     "check_all",
     "coverage",
     "library",
@@ -69,3 +123,18 @@ __all__ = [
     "timeline",
     "write_counterexample",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name on first use and keep it (later lookups skip this function)."""
+    try:
+        module, attribute = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module 'leaselab' has no attribute '{name}'") from None
+    value = getattr(importlib.import_module(module), attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -5,6 +5,12 @@ here, so adding a command never edits this file. Bad input never shows a traceba
 :class:`model.errors.LeaselabError` or a usage error (unknown option or command) becomes one
 line ``leaselab: <message>`` on stderr and exit code 2. Anything else is a harness bug and
 crashes loudly.
+
+Start-up stays cheap: ``leaselab --help`` and a usage error load typer and the ``cmd_*``
+modules only, never pandas, matplotlib, pyarrow or simpy; each command imports what it needs
+when it runs (``tests/leaselab/test_cli_startup.py`` measures the CPU time and the modules
+loaded). A boolean option is shown in ``--help`` as a bare flag (``--json``), without a
+``<bool>`` value it does not take.
 """
 
 from __future__ import annotations
@@ -20,15 +26,16 @@ import typer
 from typer.core import TyperGroup
 
 import leaselab
-from model.errors import LeaselabError
+from model.errors import MAX_LINE_CHARS, LeaselabError, clamp
 
 USAGE_EXIT_CODE = 2
 PROG = "leaselab"
 
 
 def error_line(message: str) -> str:
-    """The one line a bad input is reported as: ``leaselab: <message>`` with whitespace collapsed."""
-    return f"{PROG}: " + " ".join(message.split())
+    """The one line a bad input is reported as: ``leaselab: <message>``, whitespace collapsed, under 200
+    characters (a usage error can quote a long argument)."""
+    return clamp(f"{PROG}: {message}", MAX_LINE_CHARS)
 
 
 def _fail(message: str) -> NoReturn:
@@ -41,7 +48,7 @@ def _one_line_errors() -> Iterator[None]:
     try:
         yield
     except LeaselabError as error:
-        _fail(str(error))
+        _fail(error.one_line())
     except typer.TyperException as error:
         # Since typer 0.26 every click usage error is a TyperException with exit code 2. A bare
         # `leaselab` raises NoArgsIsHelpError (a usage error too) whose message is the help page.
@@ -52,8 +59,17 @@ def _one_line_errors() -> Iterator[None]:
         _fail(f"{error.format_message()} (see '{command_path} --help')")
 
 
+def show_flags_bare(params: Sequence[Any]) -> None:
+    """Give every flag (click options of typer's own click) an empty metavar, so the help shows
+    ``--json`` rather than ``--json <bool>``."""
+    for param in params:
+        if getattr(param, "is_flag", False) and param.metavar is None:
+            param.metavar = ""
+
+
 class LeaselabGroup(TyperGroup):
-    """The app's command group: reports bad input as one line (see the module docstring)."""
+    """The app's command group: reports bad input as one line and shows flags as flags (see the
+    module docstring)."""
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         with _one_line_errors():
@@ -62,6 +78,17 @@ class LeaselabGroup(TyperGroup):
     def invoke(self, ctx: Any) -> Any:
         with _one_line_errors():
             return super().invoke(ctx)
+
+    def get_params(self, ctx: Any) -> Any:
+        params = super().get_params(ctx)
+        show_flags_bare(params)
+        return params
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        command = super().get_command(ctx, cmd_name)
+        if command is not None:
+            show_flags_bare(command.get_params(ctx))
+        return command
 
 
 app = typer.Typer(
@@ -99,6 +126,6 @@ def main(argv: Sequence[str] | None = None) -> NoReturn:
     try:
         app(args=list(argv) if argv is not None else None, prog_name=PROG)
     except LeaselabError as error:  # raised outside any command, e.g. while parsing the group
-        typer.echo(error_line(str(error)), err=True)
+        typer.echo(error_line(error.one_line()), err=True)
         sys.exit(USAGE_EXIT_CODE)
     sys.exit(0)  # pragma: no cover - the app always exits itself in standalone mode

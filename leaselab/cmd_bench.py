@@ -4,7 +4,8 @@ standard workloads (default, single_run), memory per simulation, and the issue-9
 
 ``leaselab bench --search [--json] [--seeds N] [--budget-s S] [--defect KB-n ...]``: for each known
 defect, the median time to its first counterexample for the swarm explorer and for a hand-written
-Hypothesis test (see :mod:`sim.bench.search`). Progress lines go to stderr.
+Hypothesis test (see :mod:`sim.bench.search`). Progress goes to stderr: a line per search with the
+count and an ETA; for the world benchmark, per step (``reports.progress``).
 
 ``leaselab bench --sweep [--json] [--simulations N] [--memory-simulations M]``: sweep scaling with
 1 and 2 local workers, a Dask LocalCluster against the local pool, and the coordinator's memory
@@ -19,10 +20,8 @@ from typing import Annotated
 import typer
 
 from model.errors import LeaselabError
-from sim.bench.search import DEFAULT_BUDGET_S, DEFAULT_SEEDS, PARALLEL_SIMULATIONS, search_bench, table
-from sim.bench.sweep import sweep_bench
-from sim.bench.sweep import table as sweep_table
-from sim.bench.world import MEMORY_SIMULATIONS, targets_bench, world_bench
+from scenarios.limits import MAX_BUDGET_S, MAX_SEEDS_PER_CELL, MAX_SIMULATIONS, MAX_WORKERS
+from sim.bench.defaults import DEFAULT_BUDGET_S, DEFAULT_SEEDS, MEMORY_SIMULATIONS, PARALLEL_SIMULATIONS
 
 WORLD_MEMORY_SIMULATIONS = MEMORY_SIMULATIONS
 SWEEP_MEMORY_SIMULATIONS = 200_000
@@ -30,7 +29,10 @@ SWEEP_MEMORY_SIMULATIONS = 200_000
 
 def bench(
     simulations: Annotated[
-        int, typer.Option("--simulations", min=10, help="Simulations to time (single_run; default runs a tenth).")
+        int,
+        typer.Option(
+            "--simulations", min=10, max=MAX_SIMULATIONS, help="Simulations to time (single_run; default runs a tenth)."
+        ),
     ] = 2000,
     workload: Annotated[
         str | None, typer.Option("--workload", help="Time only this scenario (default: both standard workloads).")
@@ -40,6 +42,7 @@ def bench(
         typer.Option(
             "--memory-simulations",
             min=10,
+            max=MAX_SIMULATIONS,
             help=f"Simulations of the memory check (default {WORLD_MEMORY_SIMULATIONS:,}; "
             f"with --sweep, of the coordinator's memory sweep, default {SWEEP_MEMORY_SIMULATIONS:,}).",
         ),
@@ -49,23 +52,37 @@ def bench(
         bool, typer.Option("--search", help="Benchmark the search: time to each known defect, swarm vs Hypothesis.")
     ] = False,
     seeds: Annotated[
-        int | None, typer.Option("--seeds", min=1, help=f"With --search: seeds per defect (default {DEFAULT_SEEDS}).")
+        int | None,
+        typer.Option(
+            "--seeds", min=1, max=MAX_SEEDS_PER_CELL, help=f"With --search: seeds per defect (default {DEFAULT_SEEDS})."
+        ),
     ] = None,
     budget_s: Annotated[
         float | None,
         typer.Option(
-            "--budget-s", min=0.1, help=f"With --search: wall seconds per search (default {DEFAULT_BUDGET_S:g})."
+            "--budget-s",
+            min=0.1,
+            max=MAX_BUDGET_S,
+            help=f"With --search: wall seconds per search (default {DEFAULT_BUDGET_S:g}).",
         ),
     ] = None,
     defect: Annotated[
         list[str] | None, typer.Option("--defect", help="With --search: only this defect (KB-n), repeatable.")
     ] = None,
     workers: Annotated[
-        int | None, typer.Option("--workers", min=1, help="With --search: processes of the parallel swarm (default 2).")
+        int | None,
+        typer.Option(
+            "--workers", min=1, max=MAX_WORKERS, help="With --search: processes of the parallel swarm (default 2)."
+        ),
     ] = None,
     parallel_simulations: Annotated[
         int | None,
-        typer.Option("--parallel-simulations", min=10, help="With --search: simulations of the parallel-swarm timing."),
+        typer.Option(
+            "--parallel-simulations",
+            min=10,
+            max=MAX_SIMULATIONS,
+            help="With --search: simulations of the parallel-swarm timing.",
+        ),
     ] = None,
     sweep: Annotated[
         bool, typer.Option("--sweep", help="Benchmark sweeps: 1 vs 2 workers, Dask vs local pool, coordinator memory.")
@@ -97,10 +114,18 @@ def bench(
     given = [name for name, value in options if value]
     if given:
         raise LeaselabError(f"{given[0]} applies to the search benchmark only", field=given[0], hint="add --search")
+    from reports.progress import meter
+    from sim.bench.world import targets_bench, world_bench
+
     if workload:
         result = world_bench(workload, simulations).as_dict()
     else:
-        result = targets_bench(simulations, memory_simulations or WORLD_MEMORY_SIMULATIONS)
+        with meter("bench") as show:
+
+            def step(name: str, done: int, total: int) -> None:
+                show(name, done, total, unit="simulations")
+
+            result = targets_bench(simulations, memory_simulations or WORLD_MEMORY_SIMULATIONS, step)
     if json_out:
         typer.echo(json.dumps(result, indent=2))
         return
@@ -118,8 +143,20 @@ def _print(result: dict[str, object], prefix: str = "") -> None:
 def _search(
     json_out: bool, seeds: int, budget_s: float, defects: list[str] | None, workers: int, parallel_simulations: int
 ) -> None:
-    say = lambda line: typer.echo(line, err=True)  # noqa: E731
-    document = search_bench(defects, seeds, budget_s, say, workers=workers, parallel_simulations=parallel_simulations)
+    from reports.progress import meter
+    from sim.bench.search import planned_searches, search_bench, table
+
+    total = planned_searches(defects, seeds) + 1  # and the parallel timing, reported last
+    with meter("bench --search", every_s=0.0) as show:
+        done = [0]
+
+        def say(line: str) -> None:
+            done[0] = min(done[0] + 1, total)
+            show("", done[0], total, unit="searches", detail=line)
+
+        document = search_bench(
+            defects, seeds, budget_s, say, workers=workers, parallel_simulations=parallel_simulations
+        )
     if json_out:
         typer.echo(json.dumps(document, indent=2))
         return
@@ -128,6 +165,9 @@ def _search(
 
 
 def _sweep(json_out: bool, simulations: int, memory_simulations: int) -> None:
+    from sim.bench.sweep import sweep_bench
+    from sim.bench.sweep import table as sweep_table
+
     spt = max(1, min(250, simulations // 8))
     document = sweep_bench(
         simulations,

@@ -1,32 +1,37 @@
 """``leaselab explore [SCENARIO]``: search for violations until the budget is spent.
 
 Each distinct violation is shrunk (after the search) and written as a counterexample file under
---out. ``--workers N`` spreads one swarm search over N processes (:mod:`sim.explore.parallel`).
-Exit 1 if any violation was found, 0 if none, 2 on bad input.
+--out (default ``out/explore``, apart from the report's directory). ``--workers N`` spreads one
+swarm search over N processes (:mod:`sim.explore.parallel`). Progress (simulations, violations,
+the budget left) goes to stderr. Exit 1 if any violation was found, 0 if none, 2 on bad input.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import sys
+import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from leaselab.options import target_from_cli
 from model.errors import LeaselabError
-from sim.explore.base import Budget, ExploreReport
-from sim.explore.counterexample import write
-from sim.explore.parallel import ParallelSwarmExplorer
-from sim.explore.registry import explorer_named
+from scenarios.limits import MAX_BUDGET_S, MAX_SEED, MAX_SIMULATIONS, MAX_WORKERS
+from scenarios.user_files import check_output_directory
+
+if TYPE_CHECKING:
+    from sim.explore.base import ExploreReport
+
+DEFAULT_OUT = Path("out/explore")
 
 
 def write_counterexamples(report: ExploreReport, out: Path) -> None:
     """One file per distinct violation, named by scenario, policy, invariant and signature, so a
     rerun that finds the same root cause overwrites its file instead of adding another."""
+    from sim.explore.counterexample import write
+
     scenario = Path(report.target.scenario_ref).stem
     for i, violation in enumerate(report.violations, 1):
         tag = hashlib.blake2b("|".join(violation.signature).encode(), digest_size=3).hexdigest()
@@ -48,23 +53,33 @@ def explore(
     flag: Annotated[list[str] | None, typer.Option("--flag", help="NAME=VALUE, repeatable.")] = None,
     faults: Annotated[str, typer.Option("--faults", help="F1,F2 or all: the families profiles may draw.")] = "all",
     explorer: Annotated[str, typer.Option("--explorer", help="swarm or hypothesis.")] = "swarm",
-    budget_s: Annotated[float, typer.Option("--budget-s", min=0.1, help="Wall-clock budget.")] = 30.0,
+    budget_s: Annotated[float, typer.Option("--budget-s", min=0.1, max=MAX_BUDGET_S, help="Wall-clock budget.")] = 30.0,
     simulations: Annotated[
-        int | None, typer.Option("--simulations", min=1, help="Stop after this many simulations (deterministic).")
+        int | None,
+        typer.Option(
+            "--simulations", min=1, max=MAX_SIMULATIONS, help="Stop after this many simulations (deterministic)."
+        ),
     ] = None,
-    seed: Annotated[int, typer.Option("--seed", min=0, help="The explorer's seed.")] = 0,
+    seed: Annotated[int, typer.Option("--seed", min=0, max=MAX_SEED, help="The explorer's seed.")] = 0,
     workers: Annotated[
         int,
         typer.Option(
             "--workers",
             min=1,
+            max=MAX_WORKERS,
             help="Spread one swarm search over N processes (first violation wins; deterministic with --simulations).",
         ),
     ] = 1,
-    out: Annotated[Path, typer.Option("--out", help="Where counterexamples go.")] = Path("reports/out/counterexamples"),
+    out: Annotated[Path, typer.Option("--out", help="Where counterexamples go.")] = DEFAULT_OUT,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Search SCENARIO (default: the mixed workload) for invariant violations."""
+    check_output_directory(out)  # before the search: what it finds must have somewhere to go
+    from reports.progress import meter
+    from sim.explore.base import Budget
+    from sim.explore.parallel import ParallelSwarmExplorer
+    from sim.explore.registry import explorer_named
+
     target = target_from_cli(scenario, policy, flag or [], faults)
     search = explorer_named(explorer)
     if workers > 1:
@@ -73,16 +88,15 @@ def explore(
             raise LeaselabError(what, field="--workers", hint="add --explorer swarm")
         search = ParallelSwarmExplorer(workers)
     budget = Budget(seconds=budget_s, simulations=simulations, seed=seed)
-    if sys.stderr.isatty() and not json_out:
-        with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), transient=True) as bar:
-            task = bar.add_task("exploring", total=None)
+    started = time.perf_counter()
+    with meter("explore") as show:
 
-            def show(simulations: int, violations: int) -> None:
-                bar.update(task, description=f"{simulations} simulations, {violations} violations")
+        def searched(done: int, violations: int) -> None:
+            left_s = max(0.0, budget_s - (time.perf_counter() - started))
+            detail = f"{violations} violations"
+            show("search", done, simulations, unit="simulations", detail=detail, eta_s=None if simulations else left_s)
 
-            report = search.explore(target, budget, show)
-    else:
-        report = search.explore(target, budget)
+        report = search.explore(target, budget, searched)
     write_counterexamples(report, out)
     if json_out:
         typer.echo(json.dumps(report.document(), indent=2))

@@ -9,9 +9,14 @@ survivors. JSON, exactly::
     {"score": float, "killed": [{"flag", "invariant", "simulations", "scenario", "faults"}],
      "equivalent": [{"flag", "reason"}], "survivors": [flag],
      "code_score": float, "code_killed": [...as killed...], "code_survivors": [name],
-     "unexercised": [{"invariant", "reason"}]}
+     "unexercised": [{"invariant", "reason"}],
+     "code_sweep_score": float, "code_sweep_flagged": [{"mutant", "invariant", "scenario", "simulations",
+     "new_invariant"}], "code_sweep_missed": [name]}
 
-``score`` is the flag mutants' score, ``code_score`` the code mutants' (sim/explore/code_mutants.py).
+``score`` is the flag mutants' score, ``code_score`` the code mutants' (sim/explore/code_mutants.py),
+``code_sweep_score`` the code mutants the head sweep alone flags with an unregistered violation (no
+unit test, no target chosen for the mutant; ``new_invariant``: caught by an invariant issue 18 added;
+sim/explore/sweep_mutants.py). A mutant the sweep alone misses is reported, not a failure.
 ``unexercised`` lists the invariants nothing violated (no kill, known defect or finding).
 Exit 0 when no mutant survives and every unexercised invariant has a reason, 1 otherwise,
 2 on bad input.
@@ -20,29 +25,39 @@ Exit 0 when no mutant survives and every unexercised invariant has a reason, 1 o
 from __future__ import annotations
 
 import json
-import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from model.errors import LeaselabError
+from model.errors import LeaselabError, unknown_name
 from model.policy import FLAG_NAMES
-from sim.explore.code_mutants import CODE_MUTANT_NAMES, CODE_MUTANTS, CodeMutant
-from sim.explore.mutants import MutationReport, run_mutants
+from scenarios.limits import MAX_BUDGET_S, MAX_SEED, MAX_SIMULATIONS
+
+if TYPE_CHECKING:
+    from sim.explore.code_mutants import CodeMutant
+    from sim.explore.mutants import MutationReport
+
+SWEEP_SIMULATIONS_DEFAULT = 25
+"""``sim.explore.sweep_mutants.SWEEP_SIMULATIONS``, written out so that ``--help`` imports no simulation
+code (tests/leaselab/test_cli_mutants.py checks the two agree)."""
 
 
 def _flags(only: list[str] | None) -> tuple[str, ...]:
+    from sim.explore.code_mutants import CODE_MUTANT_NAMES
+
     if not only:
         return FLAG_NAMES
     unknown = [name for name in only if name not in FLAG_NAMES and name not in CODE_MUTANT_NAMES]
     if unknown:
-        valid = ", ".join((*FLAG_NAMES, *CODE_MUTANT_NAMES))
-        raise LeaselabError(f"unknown flag or code mutant '{unknown[0]}'", field="--only", hint="valid: " + valid)
+        valid = (*FLAG_NAMES, *CODE_MUTANT_NAMES)
+        what, hint = unknown_name("flag or code mutant", unknown[0], valid, see="`leaselab policies` + code_mutants.py")
+        raise LeaselabError(what, field="--only", hint=hint)
     return tuple(name for name in dict.fromkeys(only) if name in FLAG_NAMES)
 
 
 def _code(only: list[str] | None) -> tuple[CodeMutant, ...]:
+    from sim.explore.code_mutants import CODE_MUTANTS
+
     if not only:
         return CODE_MUTANTS
     return tuple(m for m in CODE_MUTANTS if m.name in only)
@@ -72,6 +87,21 @@ def report_lines(report: MutationReport) -> list[str]:
         )
     for name in report.code_survivors:
         lines.append(f"  SURVIVED   {name}")
+    swept = len(report.code_sweep_flagged) + len(report.code_sweep_missed)
+    if swept:
+        through_new = sum(1 for flagged in report.code_sweep_flagged if flagged.new_invariant)
+        lines.append(
+            f"code mutation score, head sweep alone {report.code_sweep_score:.2f}: {len(report.code_sweep_flagged)} "
+            f"flagged unregistered of {swept} ({through_new} through an invariant of issue 18)"
+        )
+        for flagged in report.code_sweep_flagged:
+            new = " (issue 18)" if flagged.new_invariant else ""
+            lines.append(
+                f"  flagged    {flagged.mutant}: {flagged.invariant}{new} after {flagged.simulations} simulations "
+                f"on {flagged.scenario}"
+            )
+        for name in report.code_sweep_missed:
+            lines.append(f"  missed     {name}: the head sweep met no unregistered violation")
     for invariant, reason in report.unexercised:
         lines.append(f"  unexercised {invariant}: {reason or 'NO MUTANT AND NO REASON'}")
     return lines
@@ -79,25 +109,45 @@ def report_lines(report: MutationReport) -> list[str]:
 
 def mutants(
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
-    budget_s: Annotated[float, typer.Option("--budget-s", min=0.1, help="Wall-clock budget per mutant.")] = 60.0,
-    simulations: Annotated[int, typer.Option("--simulations", min=1, help="Simulations per target.")] = 300,
-    seed: Annotated[int, typer.Option("--seed", min=0, help="The swarm's seed.")] = 0,
+    budget_s: Annotated[
+        float, typer.Option("--budget-s", min=0.1, max=MAX_BUDGET_S, help="Wall-clock budget per mutant.")
+    ] = 60.0,
+    simulations: Annotated[
+        int, typer.Option("--simulations", min=1, max=MAX_SIMULATIONS, help="Simulations per target.")
+    ] = 300,
+    seed: Annotated[int, typer.Option("--seed", min=0, max=MAX_SEED, help="The swarm's seed.")] = 0,
+    sweep_simulations: Annotated[
+        int,
+        typer.Option(
+            "--sweep-simulations",
+            min=0,
+            max=MAX_SIMULATIONS,
+            help="Head-sweep simulations per library scenario for each code mutant (0: skip).",
+        ),
+    ] = SWEEP_SIMULATIONS_DEFAULT,
     only: Annotated[
         list[str] | None, typer.Option("--only", help="Mutate only this flag or code mutant (repeatable).")
     ] = None,
 ) -> None:
     """Flip each flag of head, one at a time; every mutant must be killed or listed as equivalent."""
+    from reports.progress import meter
+    from sim.explore.mutants import run_mutants
+
     flags, code = _flags(only), _code(only)
-    if sys.stderr.isatty() and not json_out:
-        with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), transient=True) as bar:
-            task = bar.add_task("mutants", total=None)
+    with meter("mutants") as show:
 
-            def show(flag: str, what: str) -> None:
-                bar.update(task, description=f"{flag}: {what}")
+        def judged(mutant: str, done: int, total: int) -> None:
+            show("", done, total, unit="mutants", detail=f"searching {mutant}" if mutant else "")
 
-            report = run_mutants(simulations, seed, budget_s=budget_s, flags=flags, progress=show, code=code)
-    else:
-        report = run_mutants(simulations, seed, budget_s=budget_s, flags=flags, code=code)
+        report = run_mutants(
+            simulations,
+            seed,
+            budget_s=budget_s,
+            flags=flags,
+            progress=judged,
+            code=code,
+            sweep_simulations=sweep_simulations,
+        )
     if json_out:
         typer.echo(json.dumps(report.document(), indent=2))
     else:

@@ -11,22 +11,24 @@ from typing import Annotated
 import typer
 
 from leaselab.options import policy_from_cli
-from leaselab.results import result_document, verdict_lines
 from model.policy import parse_flag_assignment
-from reports.timeline import render
-from sim.world.simulate import simulate
+from scenarios.limits import MAX_SEED
 
 
 def run(
     scenario: Annotated[str, typer.Argument(help="A scenario file (.toml) or a library name.")],
     policy: Annotated[str, typer.Option("--policy", help="A preset: adr-104 ... adr-141, head.")] = "head",
     flag: Annotated[list[str] | None, typer.Option("--flag", help="NAME=VALUE, repeatable.")] = None,
-    seed: Annotated[int, typer.Option("--seed", min=0, help="The simulation's seed.")] = 0,
+    seed: Annotated[int, typer.Option("--seed", min=0, max=MAX_SEED, help="The simulation's seed.")] = 0,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     timeline: Annotated[bool, typer.Option("--timeline", help="Print one line per event.")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", help="With --timeline: every record.")] = False,
 ) -> None:
     """Run one simulation of SCENARIO and judge its history."""
+    from leaselab.results import result_document, verdict_lines
+    from reports.timeline import render
+    from sim.world.simulate import simulate
+
     flags = flag or []
     resolved = policy_from_cli(policy, flags)
     overrides = dict(parse_flag_assignment(f) for f in flags)

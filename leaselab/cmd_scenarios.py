@@ -7,11 +7,11 @@ from typing import Annotated
 
 import typer
 
-from scenarios.loader import library
-
 
 def scenarios(json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
     """List the scenario library: name, one-line description, path."""
+    from scenarios.loader import library
+
     entries = library()
     if json_out:
         doc = [{"name": e.name, "description": e.description, "path": str(e.path)} for e in entries]

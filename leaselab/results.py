@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from model.invariants import Validity
+from reports.wording import counts, rounded
 from sim.world.simulate import SimulationResult
 
 
@@ -34,11 +35,11 @@ def verdict_lines(result: SimulationResult) -> list[str]:
     for name, verdict in result.verdicts.items():
         line = f"  {_MARK[verdict.valid]} {name}"
         if verdict.valid is not Validity.VALID:
-            line += f": {verdict.explanation}"
+            line += f": {rounded(verdict.explanation)}"
             if verdict.witness:
                 line += f" (records {', '.join(map(str, verdict.witness[:8]))})"
         lines.append(line)
     fired = ", ".join(f"{k}={v}" for k, v in result.faults_fired.items() if v) or "none"
     lines.append(f"  faults fired: {fired}")
-    lines.append(f"  final rows: {result.stats.get('final_status')}")
+    lines.append(f"  final rows: {counts(result.stats.get('final_status') or {})}")
     return lines

@@ -10,11 +10,13 @@ Operation vocabulary (``op`` -> what ``value`` holds). Every request the runtime
 becomes an ``invoke`` record when issued and a completion when answered:
 
 ``segment``  one entry-point call. invoke {entry, identity}; ok {outcome}; fail {error};
-             info {crashed} when its process died.
+             info {crashed} when its process died. A user's cancel is a segment of process
+             ``user`` (entry ``cancel``, outcome true/false).
 ``store``    a guarded UPDATE or INSERT (T1-T11, T13, T14). invoke {transition, site,
-             identity}; ok {transition, site, identity, matched, changed, row} where ``row``
-             is the full after-state (see :func:`row_value`) when matched, else None;
-             fail {transition, site, identity, error}.
+             identity, actor, clock_s}; ok {transition, site, identity, actor, clock_s, matched,
+             changed, row} where ``row`` is the full after-state (see :func:`row_value`) when
+             matched, else None; fail {transition, site, identity, actor, clock_s, error}.
+             ``clock_s`` is what the issuing process's clock showed at its latest clock read.
 ``read``     FindRun / MaxSequence / CountEvents / SelectStale. invoke {what, site};
              ok {what, site, result}; fail {what, site, error}.
 ``event``    an audit insert (T6). invoke/ok/fail {seq, kind, round, tool, call, execution,
@@ -35,14 +37,25 @@ becomes an ``invoke`` record when issued and a completion when answered:
 ``emit``     the live observer. invoke/ok/fail {round, kind}.
 ``decide``   type ok: a decider states what it read and chose {decider, pending_effect,
              requeue_count, has_request, decision} (reaper per row, recovery).
+``account``  type ok, process of the reaper: what the reaper counted a row as once it acted on
+             it {account: requeued | dead_lettered | skipped, reason} (the per-row parts of
+             the counts it prints; the runtime's claim, judged against the rows).
 ``fault``    process ``nemesis``, type info: {family, kind, target, detail} when an injected
              fault takes effect.
 ``crash`` / ``restart``  process ``nemesis``, type info: {process, identity}.
-``phase``    process ``nemesis``, type info: {phase} ('chaos' at 0, 'quiet' when healed).
+``phase``    process ``nemesis``, type info: {phase} ('chaos' at 0, 'quiet' when healed); the 'chaos'
+             record also carries {epoch_s, lease_s, deadline_s}: ``epoch_s`` is the true wall
+             clock's reading (unix seconds) at time 0; ``lease_s`` and ``deadline_s`` are the lease
+             and the longest operation deadline the deployed code declares (0 = none).
+             Record times are seconds since the epoch; a process's clock reads
+             ``epoch_s + floor(time_s + its offset)``, so row columns written from a clock
+             (``lease_expires``, ``started_at``, ``finished_at``) and a statement's ``clock_s`` are
+             unix seconds, and ``value - epoch_s`` puts them on the records' time axis (:func:`epoch_of`).
 ``final``    process ``world``, type ok, one per run at the end: {row}.
 ``plan``     process ``world``, type ok, one per run when its client starts: the workload's
-             ground truth {kind, stops} where ``stops`` lists the rounds the scenario's script
-             ends through the pipeline (budget, guardrail, context) rather than normally.
+             ground truth {kind, stops, stop_kinds} where ``stops`` lists the rounds the
+             scenario's script ends through the pipeline (budget, guardrail, context) rather
+             than normally and ``stop_kinds`` how each ends (a ``TurnOutcome`` value).
 
 Ground truth the world adds beside the runtime's account (never derived from the runtime's
 registry, resolver or classifier): ``true_effect`` is the scenario's definition of the tool
@@ -100,6 +113,7 @@ DISPATCH = "dispatch"
 DELIVER = "deliver"
 EMIT = "emit"
 DECIDE = "decide"
+ACCOUNT = "account"
 FAULT = "fault"
 CRASH = "crash"
 RESTART = "restart"
@@ -109,6 +123,15 @@ PLAN = "plan"
 
 NEMESIS = "nemesis"
 WORLD = "world"
+
+
+def epoch_of(history: Iterable[Op]) -> int:
+    """The true clock's reading at time 0 that the history's 'chaos' phase record states; 0 when it
+    states none (a hand-built history whose row times are on the records' own axis)."""
+    for op in history:
+        if op.op == PHASE and op.get("phase") == "chaos":
+            return int(op.get("epoch_s") or 0)
+    return 0
 
 
 def row_value(row: RunRow) -> dict[str, Any]:

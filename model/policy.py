@@ -20,7 +20,7 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from model.errors import LeaselabError
+from model.errors import LeaselabError, unknown_name
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,12 +144,8 @@ FLAG_NAMES: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Policy))
 
 def _check_flag_name(name: str, *, source: str) -> None:
     if name not in FLAG_DOCS:
-        raise LeaselabError(
-            f"unknown flag '{name}'",
-            file=source,
-            field="flag",
-            hint="valid flags: " + ", ".join(FLAG_NAMES),
-        )
+        what, hint = unknown_name("flag", name, FLAG_NAMES, see="`leaselab policies`")
+        raise LeaselabError(what, file=source, field="flag", hint=hint)
 
 
 def preset(name: str, *, source: str = "") -> Policy:

@@ -87,12 +87,21 @@ def reap(ctx: Context, limit: str | float | int = REAPER_DEFAULT_LIMIT, *, has_b
         if verdict is not None:
             done = yield from _dead_letter(row, verdict, now)
             dead, skipped = dead + done, skipped + (not done)
+            yield _account(row, "dead_lettered" if done else "skipped", verdict.value)
             continue
         outcome = yield from _requeue(ctx, row, now)
         requeued += outcome == "requeued"
         dead += outcome == "dead_lettered"
         skipped += outcome == "skipped"
+        reason = TerminationReason.PROVIDER_FAILED.value if outcome == "dead_lettered" else ""
+        yield _account(row, outcome, reason)
     return ReapReport(0, requeued, dead, skipped)
+
+
+def _account(row: RunRow, account: str, reason: str) -> Note:
+    """The row's share of the printed counts (requeued, dead-lettered or skipped) and the reason the
+    reaper wrote or meant to write; a statement of the runtime about itself, recorded for the judges."""
+    return Note(row.uuid, "account", (("account", account), ("reason", reason)))
 
 
 def _dead_letter(row: RunRow, reason: TerminationReason, now: int) -> Gen[bool]:

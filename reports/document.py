@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor
 from pathlib import Path
@@ -23,10 +24,12 @@ import pandas as pd
 from markupsafe import Markup, escape
 
 from model.history import Op
-from reports import figures, swimlane
+from reports import causality, figures, swimlane, wording
+from reports.lanes import only_runs
 from reports.sections import CounterexampleView, FindingView, Provenance, VerifyView, build, public
 from reports.stats import DASH, percent
 from reports.timeline import render as timeline_lines
+from reports.wording import fault_text
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
@@ -50,6 +53,7 @@ def _environment(markdown: bool = False) -> jinja2.Environment:
     env.filters["fault"] = fault_text
     env.filters["per_simulation"] = per_simulation
     env.filters["phases"] = phases_text
+    env.filters["n"] = lambda v: f"{v:,}" if isinstance(v, numbers.Integral) and not isinstance(v, bool) else v
     env.filters["fence"] = lambda text: Markup(str(text).replace("```", "` ` `"))
     return env
 
@@ -71,19 +75,6 @@ def phases_text(phases: Mapping[str, float]) -> str:
 def _breakable(label: Any) -> Markup:
     """A policy label for a table heading, breakable before '+' so a flagged policy's column stays narrow."""
     return Markup(str(escape(str(label))).replace("+", "<wbr>+"))
-
-
-def fault_text(text: str) -> str:
-    """A fault line ('<request> <family> <kind> <value>') with its value to 3 significant digits for
-    reading; the counterexample file keeps the exact value for replay."""
-    parts = str(text).split()
-    if len(parts) != 4:
-        return str(text)
-    try:
-        value = float(parts[3])
-    except ValueError:
-        return str(text)
-    return " ".join([*parts[:3], f"{value:.3g}"])
 
 
 def _md_text(value: Any) -> Any:
@@ -136,7 +127,8 @@ def add_figures(
         if history is None:
             continue
         title = f"{cx['invariant']} under {cx['policy']}: {cx['scenario']} seed {cx['seed']}"
-        jobs.append((cx, f"counterexample-{i + 1}", "swimlane", (list(history), title)))
+        shown = cx["causality"] if cx.get("causality") else None
+        jobs.append((cx, f"counterexample-{i + 1}", "swimlane", (list(history), title, lane_markers(cx), shown)))
     figure_dir = out_dir / "figures"
     args = [(kind, spec, figure_dir / f"{name}.png") for _, name, kind, spec in jobs]
     if executor is None:
@@ -155,7 +147,9 @@ _FIGURES: dict[str, Callable[..., Any]] = {
     "forest": figures.forest_figure,
     "curve": figures.curve_figure,
     "heatmap": figures.heatmap_figure,
-    "swimlane": lambda history, title: swimlane.figure(history, title=title),
+    "swimlane": lambda history, title, markers, shown: swimlane.figure(
+        history, title=title, markers=markers, under=causality.panel(shown) if shown is not None else None
+    ),
 }
 
 
@@ -165,6 +159,15 @@ def draw_figure(kind: str, spec: tuple[Any, ...], png: Path) -> str:
     fig = _FIGURES[kind](*spec)
     figures.save_png(fig, png)
     return figures.to_svg(fig)
+
+
+def lane_markers(cx: Mapping[str, Any]) -> list[swimlane.LaneMarker]:
+    """What a counterexample's lanes mark beyond the history: its witness records (the last one, the
+    violating event, named with the invariant), the records its explanation cites, by number, and any
+    ``markers`` the evidence adds as plain dicts (the fields of :class:`reports.lanes.LaneMarker`)."""
+    cited = wording.cited_records(str(cx.get("explanation", "")))
+    extra = [swimlane.LaneMarker(**m) for m in cx.get("markers", ())]
+    return [*swimlane.witness_markers(tuple(cx.get("witness", ())), str(cx["invariant"]), cited), *extra]
 
 
 def render_html(context: Mapping[str, Any]) -> str:
@@ -207,10 +210,20 @@ def _write(path: Path, text: str) -> None:
     tmp.replace(path)
 
 
-def only_runs(history: Sequence[Op], runs: Sequence[str]) -> list[Op]:
-    """The records of ``runs`` plus those of no run (phases, crashes, reaper passes); all when empty."""
-    keep = set(runs)
-    return [op for op in history if not keep or not op.run or op.run in keep]
+def _with_causality_views(
+    counterexamples: Sequence[Mapping[str, Any]], histories: Mapping[int, Sequence[Op]]
+) -> list[Mapping[str, Any]]:
+    """Each measured curve as its reader's view (intervals, named records), against the full history, and
+    its decisive moments as lane markers (so the lanes ring them where the curve marks them)."""
+    shown: list[Mapping[str, Any]] = []
+    for i, cx in enumerate(counterexamples):
+        if not cx.get("causality"):
+            shown.append(cx)
+            continue
+        curve = causality.view(cx["causality"], histories.get(i))
+        markers = [*cx.get("markers", ()), *causality.moment_markers(curve)]
+        shown.append({**cx, "causality": curve, "markers": markers})
+    return shown
 
 
 def write_review(
@@ -231,17 +244,31 @@ def write_review(
     ``wall_clock()`` gives the run's wall time once the figures are drawn."""
     views = [
         CounterexampleView(
-            **{**cx, "faults": tuple(cx["faults"]), "runs": tuple(cx.get("runs", ()))},
+            **{
+                **cx,
+                "faults": tuple(cx["faults"]),
+                "runs": tuple(cx.get("runs", ())),
+                "witness": tuple(cx.get("witness", ())),
+                "markers": tuple(cx.get("markers", ())),
+            },
             timeline=tuple(timeline_lines(histories[i], runs=set(cx["runs"]) or None)) if i in histories else (),
+            explanation_text=wording.annotate(
+                str(cx.get("explanation", "")),
+                {op.index: op.time_s for op in histories.get(i, ())},
+                cx.get("witness", ()),
+            ),
         )
-        for i, cx in enumerate(counterexamples)
+        for i, cx in enumerate(_with_causality_views(counterexamples, histories))
     ]
     histories = {i: only_runs(h, counterexamples[i].get("runs", ())) for i, h in histories.items()}
     context = build(
         frame,
         policies=policies,
         counterexamples=views,
-        verification=[VerifyView(**{**v, "violated": tuple(v["violated"])}) for v in verification],
+        verification=[
+            VerifyView(**{**v, "violated": tuple(v["violated"]), "violations": tuple(v.get("violations", ()))})
+            for v in verification
+        ],
         findings=[FindingView(**f) for f in findings],
         provenance=Provenance(**provenance),
         explanations=explanations,

@@ -1,38 +1,22 @@
-"""The report's charts (matplotlib, Agg backend): curves with interval bands, the fault heatmap and
-the per-decision forest plot, each returned as an SVG string for inline embedding.
+"""The report's charts: curves with interval bands, the fault heatmap and the per-decision forest plot.
 
-Figures are drawn from the tables of :mod:`reports.tables` only, never from raw rows. SVG
-output is deterministic (fixed hash salt, no date), so two reports of the same rows are
-byte-identical apart from their timing lines.
+Each builder returns a :class:`reports.canvas.ReportFigure` made without pyplot (no backend is
+chosen at import, so a notebook keeps its inline backend and shows the figure; the report writes it
+as inline SVG and PNG through :mod:`reports.canvas`). Figures are drawn from the tables of
+:mod:`reports.tables` only, never from raw rows. SVG output is deterministic (fixed hash salt, no
+date), so two reports of the same rows are byte-identical apart from their timing lines.
 """
 
 from __future__ import annotations
 
-import io
-import re
 from collections.abc import Sequence
-from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
 
-plt.rcParams.update(
-    {
-        "svg.hashsalt": "leaselab",
-        "svg.fonttype": "none",
-        "font.size": 9,
-        "axes.spines.top": False,
-        "axes.spines.right": False,
-        "axes.grid": True,
-        "grid.alpha": 0.3,
-    }
-)
+from reports.canvas import ReportFigure, new_figure, save_png, strip_ids, styled, to_svg
+
+__all__ = ["colour", "curve_figure", "forest_figure", "heatmap_figure", "save_png", "strip_ids", "to_svg"]
 
 PALETTE = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#8c8c8c", "#ccb974")
 
@@ -45,29 +29,11 @@ def colour(i: int) -> str:
     return PALETTE[i % len(PALETTE)]
 
 
-def to_svg(fig: Figure) -> str:
-    """The figure as an inline ``<svg>`` element (no XML prologue), then closed."""
-    buffer = io.StringIO()
-    fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
-    plt.close(fig)
-    text = buffer.getvalue()
-    return text[text.index("<svg") :]
-
-
-def save_png(svg_fig: Figure, path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    svg_fig.savefig(path, format="png", dpi=110, bbox_inches="tight")
-    return path
-
-
-def strip_ids(svg: str) -> str:
-    """An SVG with its clip-path ids removed (for comparing two renderings)."""
-    return re.sub(r'id="[^"]*"', "", svg)
-
-
-def curve_figure(table: pd.DataFrame, x: str, xlabel: str, policies: Sequence[str]) -> Figure:
+@styled
+def curve_figure(table: pd.DataFrame, x: str, xlabel: str, policies: Sequence[str]) -> ReportFigure:
     """Violation rate (any invariant) against ``x``, one line per policy with its Wilson 95% band."""
-    fig, ax = plt.subplots(figsize=(7.5, 3.6))
+    fig = new_figure(7.5, 3.6)
+    ax = fig.subplots()
     values = sorted(set(table[x])) if not table.empty else [0.0]
     dodge = (max(values) - min(values) or 1.0) * 0.008
     for policy, rows in _distinct_series(table, x, policies):
@@ -108,10 +74,12 @@ def _distinct_series(table: pd.DataFrame, x: str, policies: Sequence[str]) -> li
     return [(" = ".join(names), rows) for names, rows in series.values()]
 
 
-def heatmap_figure(table: pd.DataFrame) -> Figure:
+@styled
+def heatmap_figure(table: pd.DataFrame) -> ReportFigure:
     """Fault family x request kind: faults that took effect, with the count in each cell."""
     rows, cols = table.shape
-    fig, ax = plt.subplots(figsize=(max(5.0, 0.75 * cols + 2.2), max(2.2, 0.42 * rows + 1.4)))
+    fig = new_figure(max(5.0, 0.75 * cols + 2.2), max(2.2, 0.42 * rows + 1.4))
+    ax = fig.subplots()
     values = table.to_numpy()
     shade = np.log10(values.astype(float) + 1)
     top = float(shade.max()) if shade.size and shade.max() > 0 else 1.0
@@ -139,12 +107,14 @@ def heatmap_figure(table: pd.DataFrame) -> Figure:
     return fig
 
 
-def forest_figure(table: pd.DataFrame, title: str) -> Figure:
+@styled
+def forest_figure(table: pd.DataFrame, title: str) -> ReportFigure:
     """Per invariant the paired difference of violation rates (after - before) with its 95% interval;
     only invariants violated under either policy are drawn."""
     rows = table[(table["before_violations"] > 0) | (table["after_violations"] > 0)]
     height = max(1.4, 0.32 * len(rows) + 0.9)
-    fig, ax = plt.subplots(figsize=(5.6, height + 0.2))
+    fig = new_figure(5.6, height + 0.2)
+    ax = fig.subplots()
     ys = list(range(len(rows)))[::-1]
     for y, (_, r) in zip(ys, rows.iterrows(), strict=True):
         c = "#55a868" if r["upper"] < 0 else "#c44e52" if r["lower"] > 0 else "#8c8c8c"

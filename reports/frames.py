@@ -1,9 +1,15 @@
-"""Sweep shards (Parquet) to pandas DataFrames, and the per-cell violation counts."""
+"""Sweep shards (Parquet) to pandas DataFrames, and the per-cell violation counts.
+
+Verdict columns ``inv.*`` are nullable booleans: true (held), false (violated), null (unknown).
+Read from Parquet they arrive as ``bool``, ``boolean`` or ``object`` (True/False/None) depending
+on the reader; :func:`violated_mask` and :func:`unknown_mask` read every form alike.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import overload
 
 import pandas as pd
 
@@ -20,6 +26,24 @@ def load_shards(paths: Iterable[Path]) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
+@overload
+def violated_mask(verdicts: pd.Series) -> pd.Series: ...
+@overload
+def violated_mask(verdicts: pd.DataFrame) -> pd.DataFrame: ...
+def violated_mask(verdicts: pd.Series | pd.DataFrame) -> pd.Series | pd.DataFrame:
+    """True where a verdict is false (violated); unknown (null) is not a violation."""
+    return verdicts.eq(False).fillna(False).astype(bool)
+
+
+@overload
+def unknown_mask(verdicts: pd.Series) -> pd.Series: ...
+@overload
+def unknown_mask(verdicts: pd.DataFrame) -> pd.DataFrame: ...
+def unknown_mask(verdicts: pd.Series | pd.DataFrame) -> pd.Series | pd.DataFrame:
+    """True where a verdict is unknown (null)."""
+    return verdicts.isna()
+
+
 def invariant_columns(frame: pd.DataFrame) -> list[str]:
     return [c for c in frame.columns if c.startswith(INVARIANT_PREFIX)]
 
@@ -27,7 +51,7 @@ def invariant_columns(frame: pd.DataFrame) -> list[str]:
 def violation_counts(frame: pd.DataFrame, by: Sequence[str] = ("scenario", "policy")) -> pd.DataFrame:
     """Per group: simulations, and per invariant the number of simulations that violated it."""
     columns = invariant_columns(frame)
-    violated = (frame[columns] == "false").astype(int)
+    violated = violated_mask(frame[columns]).astype(int)
     violated.columns = [c.removeprefix(INVARIANT_PREFIX) for c in columns]
     violated[list(by)] = frame[list(by)]
     counts = violated.groupby(list(by), sort=False).sum()
@@ -37,7 +61,7 @@ def violation_counts(frame: pd.DataFrame, by: Sequence[str] = ("scenario", "poli
 
 def unknown_counts(frame: pd.DataFrame, by: Sequence[str] = ("scenario", "policy")) -> pd.DataFrame:
     columns = invariant_columns(frame)
-    unknown = (frame[columns] == "unknown").astype(int)
+    unknown = unknown_mask(frame[columns]).astype(int)
     unknown.columns = [c.removeprefix(INVARIANT_PREFIX) for c in columns]
     unknown[list(by)] = frame[list(by)]
     return unknown.groupby(list(by), sort=False).sum()

@@ -18,8 +18,11 @@ from typing import Any
 import pandas as pd
 
 from model.invariants import INVARIANTS
+from model.invariants.outcome_table import table_rows
 from model.policy import FLAG_DOCS, PRESET_ALIASES, PRESET_DOCS
 from reports import tables
+from reports.explained import explained_by_ranges
+from reports.register import explanations_view, verification_rows, verification_summary
 from reports.stats import DASH, percent
 
 INVARIANT_MEANING = {inv.name: getattr(inv, "meaning", "") for inv in INVARIANTS}
@@ -72,7 +75,20 @@ class CounterexampleView:
     runs: tuple[str, ...] = ()
     """The runs the violation's witness records belong to (the figure and text show only these)."""
     explanation: str = ""
-    """The checker's one-line explanation of the violation."""
+    """The checker's one-line explanation of the violation, as the checker wrote it."""
+    witness: tuple[int, ...] = ()
+    """The checker's witness records (history indexes); the last is the violating event."""
+    explanation_text: str = ""
+    """The explanation for people: cited records as '#n (t s)', floats rounded (:func:`reports.wording.annotate`)."""
+    markers: tuple[Mapping[str, Any], ...] = ()
+    """Extra lane markers (fields of :class:`reports.lanes.LaneMarker`) beyond the witness and cited records
+    (the causality curve's decisive moments among them)."""
+    causality: Mapping[str, Any] | None = None
+    """Its causality curve (``reports.causality.view``), None when not measured."""
+    mechanism: str = ""
+    """What its shrink kept: a finding or non-guarantee id, or 'unexplained: <witness shape>'."""
+    grid: str = ""
+    """The deployment-range grid it came from ('' = the library's fault ranges)."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +101,9 @@ class VerifyView:
     verdict: str
     violated: tuple[str, ...]
     elapsed_s: float
+    violations: tuple[Mapping[str, Any], ...] = ()
+    """Per violated invariant: its counterexample's faults and what the register matched
+    (``invariant``, ``faults``, ``explained_by``, ``label``, ``kind``); see :mod:`reports.verification`."""
 
 
 @dataclass(frozen=True)
@@ -101,6 +120,10 @@ class FindingView:
     """'scenario seed N' of the first recognised simulation, '' when none."""
     deployment_ranges: bool
     """Reachable only beyond the library's fault ranges, so a review at those ranges cannot see it."""
+    reproduced_deployment: bool | None = None
+    """Recognised in a deployment-range grid of this run (None: the run has no such grid)."""
+    recognised_deployment: int = 0
+    example_deployment: str = ""
 
 
 @dataclass(frozen=True)
@@ -228,52 +251,6 @@ def verdict(policy: str, summary: Mapping[str, Any], frame: pd.DataFrame) -> dic
         "failed": failed,
         "any": summary["any"][policy],
     }
-
-
-def explanations_view(explanations: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Per invariant violated under head: explained by a registered finding, by a recorded non-guarantee,
-    or UNREGISTERED (an examined violation no recogniser matched); plus one line saying which."""
-    rows = []
-    for e in explanations:
-        by = list(e["explained"])
-        kinds = {x["kind"] for x in by}
-        if e["unexplained"]:
-            status = "UNREGISTERED"
-        elif not e["examined"]:
-            status = "not examined"
-        elif kinds == {"finding"}:
-            status = "registered finding"
-        elif kinds == {"non-guarantee"}:
-            status = "recorded non-guarantee"
-        else:
-            status = "finding and non-guarantee"
-        parts = [f"{x['label']} ({x['simulations']})" for x in by]
-        if e["unexplained"]:
-            parts.append(f"nothing registered ({e['unexplained']})")
-        examined = (
-            f"all {e['violations']:,}"
-            if e["examined"] >= e["violations"]
-            else f"{e['examined']:,} of {e['violations']:,}"
-        )
-        rows.append({**e, "status": status, "by_text": "; ".join(parts) or DASH, "examined_text": examined})
-    unregistered = [r["invariant"] for r in rows if r["status"] == "UNREGISTERED"]
-    unexamined = [r["invariant"] for r in rows if r["status"] == "not examined"]
-    policy = rows[0]["policy"] if rows else "head"
-    if not rows:
-        line = f"{policy} violated no invariant: nothing to explain."
-    elif unregistered:
-        line = (
-            f"{policy} has UNREGISTERED violations of {', '.join(unregistered)}: "
-            "no registered finding or recorded non-guarantee explains them."
-        )
-    elif unexamined:
-        line = f"Every examined violation under {policy} is explained; not examined: {', '.join(unexamined)}."
-    else:
-        line = (
-            f"Every failure of {policy} is explained: each examined violating simulation matches a registered finding "
-            "(scenarios/findings) or a non-guarantee the spec records."
-        )
-    return {"rows": rows, "line": line, "unregistered": unregistered, "policy": policy}
 
 
 def _comparison(frame: pd.DataFrame, before: str, after: str, about: str) -> dict[str, Any]:
@@ -409,15 +386,18 @@ def build(
     decisions = [_comparison(main, a, b, _preset_about(main, b)) for a, b in itertools.pairwise(presets)]
     proposals = [_comparison(main, a, b, _flags_about(main, b)) for a, b in tables.proposal_pairs(main, main_policies)]
     grid_name = str(main["grid"].iloc[0]) if not main.empty else ""
+    verified = verification_rows([asdict(v) for v in verification])
     return {
         "title": f"{provenance.name}: reliability report",
         "sections": [{"id": a, "heading": h} for a, h in SECTIONS],
         "glossary": [{"term": t, "meaning": m} for t, m in GLOSSARY],
+        "outcome_table": table_rows(),
         "primary_grid": grid_name,
         "primary_simulations": len(main),
         "primary_about": _grid_about(main),
         "verdicts": [verdict(p, summary, main) for p in main_policies],
-        "head_explained": explanations_view(explanations),
+        "head_explained": explanations_view([e for e in explanations if e.get("ranges", "library") == "library"]),
+        "explained_ranges": explained_by_ranges(explanations, rows),
         "summary": summary,
         "decisions": decisions,
         "proposals": proposals,
@@ -429,7 +409,8 @@ def build(
         "counterexamples": [asdict(c) for c in counterexamples],
         "findings": [asdict(f) for f in findings],
         "coverage": _coverage(rows, order),
-        "verification": [asdict(v) for v in verification],
+        "verification": verified,
+        "verification_line": verification_summary(verified),
         "provenance": asdict(provenance),
     }
 

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from model.policy import PRESET_ALIASES, PRESETS
+from reports.frames import unknown_mask, violated_mask
 from reports.stats import paired_difference, rule_of_three, wilson
 
 INV = "inv."
@@ -84,7 +85,7 @@ def _preset_rank(frame: pd.DataFrame, policy: str) -> tuple[int, int]:
 def violated(frame: pd.DataFrame) -> pd.DataFrame:
     """Per row and invariant: True where the invariant was judged false."""
     names = invariant_names(frame)
-    out = pd.DataFrame({n: frame[INV + n] == "false" for n in names}, index=frame.index)
+    out = pd.DataFrame({n: violated_mask(frame[INV + n]) for n in names}, index=frame.index)
     return out
 
 
@@ -102,7 +103,7 @@ def summary(frame: pd.DataFrame, policies: Sequence[str]) -> pd.DataFrame:
         n = len(rows)
         for name in names:
             column = rows[INV + name]
-            k = int((column == "false").sum())
+            k = int(violated_mask(column).sum())
             lower, upper = wilson(k, n)
             records.append(
                 {
@@ -110,7 +111,7 @@ def summary(frame: pd.DataFrame, policies: Sequence[str]) -> pd.DataFrame:
                     "invariant": name,
                     "violations": k,
                     "simulations": n,
-                    "unknown": int((column == "unknown").sum()),
+                    "unknown": int(unknown_mask(column).sum()),
                     "rate": k / n if n else 0.0,
                     "lower": lower,
                     "upper": upper,
@@ -155,8 +156,8 @@ def compare(frame: pd.DataFrame, before: str, after: str) -> pd.DataFrame:
     n = len(common)
     records = []
     for name in names:
-        va = (a[INV + name] == "false").to_numpy()
-        vb = (b[INV + name] == "false").to_numpy()
+        va = violated_mask(a[INV + name]).to_numpy()
+        vb = violated_mask(b[INV + name]).to_numpy()
         both = int((va & vb).sum())
         only_after = int((vb & ~va).sum())
         only_before = int((va & ~vb).sum())
@@ -221,6 +222,9 @@ def cost(frame: pd.DataFrame, policies: Sequence[str]) -> pd.DataFrame:
             "settle_p99_s": float(np.percentile(lat, 99)) if len(lat) else float("nan"),
             "duplicate_idempotent_writes": int(_column_sum(rows, "stat.duplicate_idempotent_writes")),
             "wasted_tool_executions": int(_column_sum(rows, "stat.wasted_tool_executions")),
+            "progressing_reaped": int(_column_sum(rows, "stat.progressing_reaped")),
+            "dead_letters_no_fatal": int(_column_sum(rows, "stat.dead_letters_no_fatal")),
+            "failed_by_slowness": int(_column_sum(rows, "stat.failed_by_slowness")),
         }
         for reason in reasons:
             record[DL + reason] = int(_column_sum(rows, DL + reason))
@@ -296,6 +300,6 @@ def coverage_counts(frame: pd.DataFrame, policies: Sequence[str]) -> pd.DataFram
 def worst_scenarios(frame: pd.DataFrame, policy: str, invariant: str, limit: int = 3) -> list[tuple[str, int, int]]:
     """The scenarios with the most violations of ``invariant`` under ``policy``: (scenario, k, n)."""
     rows = frame[frame["policy"] == policy]
-    grouped = (rows[INV + invariant] == "false").groupby(rows["scenario"], sort=True).agg(["sum", "count"])
+    grouped = violated_mask(rows[INV + invariant]).groupby(rows["scenario"], sort=True).agg(["sum", "count"])
     grouped = grouped[grouped["sum"] > 0].sort_values(["sum"], ascending=False, kind="stable")
     return [(str(s), int(r["sum"]), int(r["count"])) for s, r in grouped.head(limit).iterrows()]

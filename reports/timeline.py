@@ -54,6 +54,8 @@ def describe(op: Op, verbose: bool = False) -> str | None:
                 if not counts and not verbose:
                     return None
                 return ("■ reaper " + ", ".join(f"{k} {n}" for k, n in counts.items())).rstrip()
+            if outcome is None:
+                return "■ nothing to do (no outcome)"
             return f"■ outcome {outcome}"
         return f"■ {op.type.value} {v.get('error', '') or 'crashed'}"
     if kind == H.STORE:

@@ -1,16 +1,21 @@
-"""Load scenarios from TOML files or the named library, with one-line errors naming file and field."""
+"""Load scenarios from TOML files or the named library, with one-line errors naming file and field.
+
+Files are read through :func:`scenarios.user_files.read_toml` (size, UTF-8, TOML, nesting depth) and
+validated against :class:`scenarios.schema.Scenario`; the first error is one line
+(:func:`scenarios.messages.validation_error`)."""
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from model.errors import LeaselabError
+from model.errors import LeaselabError, unknown_name
+from scenarios.messages import validation_error
 from scenarios.schema import Scenario
+from scenarios.user_files import read_toml
 
 LIBRARY_DIR = Path(__file__).resolve().parent / "library"
 
@@ -22,21 +27,12 @@ class LibraryEntry:
     path: Path
 
 
-def _field_path(loc: tuple[Any, ...]) -> str:
-    return ".".join(str(p) for p in loc) or "(top level)"
-
-
 def parse_scenario(data: dict[str, Any], *, source: str) -> Scenario:
     """Validate a decoded TOML mapping; the first error becomes a LeaselabError."""
     try:
         return Scenario.model_validate(data)
     except ValidationError as error:
-        first = error.errors()[0]
-        field = _field_path(tuple(first.get("loc", ())))
-        message = str(first.get("msg", "invalid value"))
-        if first.get("type") == "extra_forbidden":
-            message = "unknown key"
-        raise LeaselabError(message, file=source, field=field, hint="see scenarios/schema.py") from None
+        raise validation_error(error, model=Scenario, source=source, hint="see scenarios/schema.py") from None
 
 
 _LOADED: dict[Path, tuple[tuple[int, int], Scenario]] = {}
@@ -53,7 +49,7 @@ def load_file(path: Path) -> Scenario:
     where = path.absolute()  # the cache key: a relative path names another file after a chdir
     try:
         stat = where.stat()
-    except OSError:
+    except (OSError, ValueError):
         stat = None
     if stat is not None:
         key = (stat.st_mtime_ns, stat.st_size)
@@ -69,18 +65,7 @@ def load_file(path: Path) -> Scenario:
 
 
 def _parse_file(path: Path) -> Scenario:
-    source = str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise LeaselabError("no such scenario file", file=source) from None
-    except OSError as error:
-        raise LeaselabError(f"cannot read: {error.strerror}", file=source) from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise LeaselabError(f"bad TOML: {error}", file=source) from None
-    return parse_scenario(data, source=source)
+    return parse_scenario(read_toml(path, what="scenario file"), source=str(path))
 
 
 def library() -> list[LibraryEntry]:
@@ -96,18 +81,23 @@ def library_names() -> list[str]:
     return sorted(p.stem for p in LIBRARY_DIR.glob("*.toml"))
 
 
+def _exists(path: Path) -> bool:
+    """Whether ``path`` exists; a name no file system accepts (a NUL byte, too long) does not."""
+    try:
+        return path.exists()
+    except (OSError, ValueError):
+        return False
+
+
 def load_scenario(spec: str | Path | Scenario) -> Scenario:
     """A Scenario from itself, a file path, or a library name."""
     if isinstance(spec, Scenario):
         return spec
     path = Path(spec)
-    if path.suffix == ".toml" or path.exists():
+    if path.suffix == ".toml" or _exists(path):
         return load_file(path)
     candidate = LIBRARY_DIR / f"{spec}.toml"
-    if candidate.exists():
+    if _exists(candidate):
         return load_file(candidate)
-    raise LeaselabError(
-        f"unknown scenario '{spec}'",
-        field="scenario",
-        hint="give a .toml path or one of: " + ", ".join(library_names()),
-    )
+    what, hint = unknown_name("scenario", str(spec), library_names(), see="`leaselab scenarios`; or a .toml path")
+    raise LeaselabError(what, field="scenario", hint=hint)

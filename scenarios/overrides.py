@@ -1,4 +1,5 @@
-"""Scenario overrides a sweep applies per cell: tool latency as a ratio of the lease, and the transport.
+"""Scenario overrides a sweep applies per cell: tool latency as a ratio of the lease, the transport, the
+fault ranges.
 
 Pure functions of a :class:`scenarios.schema.Scenario`, beside :mod:`scenarios.intensity` (which scales
 the fault profile). A ratio of 0 and an empty transport mean "the scenario as written", so a sweep
@@ -43,6 +44,20 @@ def with_transport(scenario: Scenario, transport: str) -> Scenario:
         return scenario
     world = scenario.world.model_copy(update={"transport": transport})
     return scenario.model_copy(update={"world": world})
+
+
+LIBRARY_RANGES = "library"
+DEPLOYMENT_RANGES = "deployment"
+
+
+def at_ranges(scenario: Scenario, fault_ranges: str) -> Scenario:
+    """The scenario at the fault ranges named: '' or 'library' as it declares them, 'deployment'
+    widened to those of real deployments (:meth:`Scenario.at_deployment_ranges`)."""
+    if fault_ranges in ("", LIBRARY_RANGES):
+        return scenario
+    if fault_ranges == DEPLOYMENT_RANGES:
+        return scenario.at_deployment_ranges()
+    raise ValueError(f"unknown fault ranges {fault_ranges!r} (valid: {LIBRARY_RANGES}, {DEPLOYMENT_RANGES})")
 
 
 def overridden(scenario: Scenario, latency_ratio: float = AS_WRITTEN, transport: str = "") -> Scenario:

@@ -7,15 +7,26 @@ Unknown keys are errors, not silently ignored: a typo must not turn a fault off.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, get_args
+from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 from model.constants import LEASE_S
+from model.errors import choices, shown
+from model.transitions import TRANSITIONS
+from scenarios.limits import MAX_REQUEST_INDEX
 
+
+def _as_tuple(value: Any) -> Any:
+    """TOML has arrays, not tuples: a [low, high] pair arrives as a list (strict mode wants a tuple)."""
+    return tuple(value) if isinstance(value, list) else value
+
+
+MAX_SECONDS = 10_000_000.0
+"""The longest duration a scenario may write (about 116 days): far past any chaos phase."""
 Probability = Annotated[float, Field(ge=0.0, le=1.0)]
-Seconds = Annotated[float, Field(ge=0.0, le=10_000_000.0)]
-Range = tuple[Seconds, Seconds]
+Seconds = Annotated[float, Field(ge=0.0, le=MAX_SECONDS)]
+Range = Annotated[tuple[Seconds, Seconds], BeforeValidator(_as_tuple)]
 
 EFFECTS = ("undeclared", "read_only", "idempotent_write", "non_idempotent_write")
 
@@ -28,6 +39,9 @@ MAX_STORE_DELAY_S = 2.0 * LEASE_S
 """Store commit delays up to twice the lease length: lock waits behind a long transaction, a
 replica failover, a stalled disk flush reach minutes in production; a statement that outlives the
 lease is what lets a reaper act between a segment's statements, so the range must cross LEASE_S."""
+MAX_LEASE_FACTOR = 100.0
+"""A slow call lasts at most 100 leases (25 hours): every reaper and requeue path is long past."""
+LeaseFactor = Annotated[float, Field(ge=0.0, le=MAX_LEASE_FACTOR)]
 
 FamilyName = Literal[
     "audit",
@@ -72,6 +86,33 @@ FAULT_KINDS: dict[str, tuple[str, ...]] = {
 }
 """Every kind each fault family can fire with (the first is its default)."""
 
+FAULT_VALUES: dict[str, tuple[float, float, str]] = {
+    "audit": (0.0, 0.0, ""),
+    "store": (0.0, MAX_STORE_DELAY_S, "seconds a slow statement waits"),
+    "crash": (0.0, 0.0, ""),
+    "slow": (0.0, MAX_LEASE_FACTOR, "the call's length in leases"),
+    "duplicate": (0.0, MAX_SECONDS, "seconds until the copy"),
+    "dispatch": (0.0, 0.0, ""),
+    "clock_skew": (-MAX_SKEW_S, MAX_SKEW_S, "clock offset in seconds"),
+    "identity": (0.0, 1.0, "which process, as a fraction"),
+    "cancel": (0.0, 0.0, ""),
+    "provider": (0.0, 0.0, ""),
+    "deploy": (0.0, 1.0, "which tool, as a fraction"),
+}
+"""Per family, the range of a fault's ``value`` and what it means ("" and [0, 0]: the family takes no
+value). The ranges are the schema's own: any fault a valid profile can draw fits, and is written back."""
+
+
+def fault_value_problem(family: str, value: float) -> str | None:
+    """Why ``value`` cannot be a ``family`` fault's value (NaN, infinite, out of range), or None."""
+    low, high, meaning = FAULT_VALUES[family]
+    if low <= value <= high:
+        return None
+    if not meaning:
+        return f"{family} takes no value: write 0 or leave it out, not {shown(value)}"
+    return f"{family} value ({meaning}) must be from {low:g} to {high:g}, not {shown(value)}"
+
+
 DeployKind = Literal["rename", "remove"]
 
 
@@ -88,12 +129,14 @@ def _default_deploy_kinds() -> list[DeployKind]:
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    """Unknown keys, a bool or a string for a number, NaN and infinities are errors, not coerced."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
 
 def _ordered(value: Range, name: str) -> Range:
     if value[0] > value[1]:
-        raise ValueError(f"{name} must be [low, high] with low <= high")
+        raise ValueError(f"{name}: must be [low, high] with low <= high, not {shown(list(value))}")
     return value
 
 
@@ -118,14 +161,10 @@ class ToolModel(_Strict):
         _ordered(self.latency_s, "latency_s")
         if self.remote and self.effect != "non_idempotent_write":
             raise ValueError(
-                f"tool '{self.name}' is remote (MCP) and declared {self.effect}; at head every MCP tool is a "
-                'non_idempotent_write (spec 6, McpTool.php): declare effect = "non_idempotent_write"'
+                f"effect: a remote (MCP) tool is a non_idempotent_write at head (spec 6), not {self.effect}"
             )
         if self.remote and not self.server_requires_approval and not self.approval_off_reason.strip():
-            raise ValueError(
-                f"tool '{self.name}' turns its server's approval off (head's default is on, spec 6); say why in "
-                "approval_off_reason"
-            )
+            raise ValueError("approval_off_reason: say why this server's approval is off (head's default is on)")
         return self
 
 
@@ -201,8 +240,8 @@ class AuditFaults(_Strict):
 
     @model_validator(mode="after")
     def _check(self) -> AuditFaults:
-        for window in self.outages:
-            _ordered(window, "outages")
+        for i, window in enumerate(self.outages):
+            _ordered(window, f"outages.{i}")
         return self
 
 
@@ -222,7 +261,7 @@ class StoreFaults(_Strict):
     def _check(self) -> StoreFaults:
         _ordered(self.slow_s, "slow_s")
         if self.slow_s[1] > MAX_STORE_DELAY_S:
-            raise ValueError(f"slow_s may reach at most {MAX_STORE_DELAY_S:g} s (twice the lease length)")
+            raise ValueError(f"slow_s: may reach at most {MAX_STORE_DELAY_S:g} s (twice the lease length)")
         return self
 
 
@@ -245,7 +284,7 @@ class SlowFaults(_Strict):
     are reaped mid-call)."""
 
     probability: Probability = 0.0
-    lease_factor: Range = (1.05, 2.5)
+    lease_factor: Annotated[tuple[LeaseFactor, LeaseFactor], BeforeValidator(_as_tuple)] = (1.05, 2.5)
 
     @model_validator(mode="after")
     def _check(self) -> SlowFaults:
@@ -300,6 +339,22 @@ class DeployFaults(_Strict):
     kinds: list[DeployKind] = Field(default_factory=_default_deploy_kinds)
 
 
+LIBRARY_STORE_SLOW_S = 30.0
+"""The longest commit stall of the library's store ranges (``StoreFaults.slow_s`` by default): the
+quiet phase (``WorldModel.quiet_s``) was sized with stalls this long in mind."""
+
+
+def quiet_phase_s(scenario: Scenario) -> float:
+    """How long the quiet phase lasts: ``quiet_s``, plus the part of the longest possible commit stall
+    beyond the library's 30 s. A stall that starts just before the faults heal holds its statement
+    (and the worker) that long into the quiet phase, so without it a run whose recovery takes most of
+    ``quiet_s`` (calls that outlive the lease, three requeues) is still in flight, under a live lease,
+    when liveness is judged: a harness artifact, not a stranded run. Derived from the fault profile,
+    which a counterexample file stores, so a replay ends where the run did; at the library's ranges it
+    is ``quiet_s`` exactly."""
+    return scenario.world.quiet_s + max(0.0, scenario.faults.store.slow_s[1] - LIBRARY_STORE_SLOW_S)
+
+
 DEPLOYMENT_RANGES: dict[str, dict[str, object]] = {
     "clock_skew": {"max_skew_s": MAX_SKEW_S},
     "store": {"slow_s": (1.0, MAX_STORE_DELAY_S)},
@@ -328,18 +383,26 @@ class ScriptedFaultModel(_Strict):
 
     family: FamilyName
     kind: str = ""
-    at: Annotated[int, Field(ge=0)] | None = None
+    at: Annotated[int, Field(ge=0, le=MAX_REQUEST_INDEX)] | None = None
     on: Literal["any", "read", "store", "event", "provider", "tool", "dispatch"] = "any"
     tool: str = ""
     transition: str = ""
+    """A transition name or its prefix (``T13`` matches ``T13 requeueStale``)."""
     process: Literal["any", "worker", "interactive", "resume", "reaper", "client"] = "any"
     nth: Annotated[int, Field(ge=1, le=1_000_000)] = 1
     value: float = 0.0
+    """What it means and its range depend on the family: :data:`FAULT_VALUES`."""
 
     @model_validator(mode="after")
     def _check_kind(self) -> ScriptedFaultModel:
         if self.kind and self.kind not in FAULT_KINDS[self.family]:
-            raise ValueError(f"kind '{self.kind}' is not one of {', '.join(FAULT_KINDS[self.family])}")
+            raise ValueError(f"kind: must be one of: {choices(FAULT_KINDS[self.family], limit=80)}")
+        problem = fault_value_problem(self.family, self.value)
+        if problem is not None:
+            raise ValueError(f"value: {problem}")
+        if self.transition and not any(t.name.startswith(self.transition) for t in TRANSITIONS):
+            names = [t.name.split()[0] for t in TRANSITIONS]
+            raise ValueError(f"transition: {shown(self.transition)} names no transition; one of {choices(names)}")
         return self
 
 
@@ -349,9 +412,17 @@ class Scenario(_Strict):
     world: WorldModel = WorldModel()
     provider: ProviderModel = ProviderModel()
     tools: list[ToolModel] = Field(default_factory=list)
-    runs: list[RunGroupModel] = Field(default_factory=list, min_length=1)
+    runs: Annotated[list[RunGroupModel], Field(min_length=1)]
+    """Required: a scenario without runs issues no request, and every invariant would hold over nothing."""
     faults: FaultsModel = FaultsModel()
     script: list[ScriptedFaultModel] = Field(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _has_runs(cls, data: Any) -> Any:
+        if isinstance(data, dict) and not data.get("runs"):
+            raise ValueError("runs: needs at least one [[runs]] table (with none, every invariant holds over nothing)")
+        return data
 
     @model_validator(mode="after")
     def _check_names(self) -> Scenario:
@@ -363,13 +434,13 @@ class Scenario(_Strict):
             for turn in group.script:
                 for name in turn:
                     if name not in known:
-                        raise ValueError(f"runs.{i}.script: unknown tool '{name}'")
+                        raise ValueError(f"runs.{i}.script: unknown tool {shown(name)}; declare it in [[tools]]")
             for name in group.offered or []:
                 if name not in known:
-                    raise ValueError(f"runs.{i}.offered: unknown tool '{name}'")
+                    raise ValueError(f"runs.{i}.offered: unknown tool {shown(name)}; declare it in [[tools]]")
         for i, entry in enumerate(self.script):
             if entry.tool and entry.tool not in known:
-                raise ValueError(f"script.{i}.tool: unknown tool '{entry.tool}'")
+                raise ValueError(f"script.{i}.tool: unknown tool {shown(entry.tool)}; declare it in [[tools]]")
         return self
 
     def with_faults(self, faults: FaultsModel) -> Scenario:

@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from model.errors import LeaselabError
-from scenarios.schema import FAMILIES, FAULT_KINDS
+from model.errors import LeaselabError, choices, shown
+from scenarios.limits import MAX_REQUEST_INDEX
+from scenarios.schema import FAMILIES, FAULT_KINDS, fault_value_problem
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,24 +34,32 @@ class Fault:
 
 
 def parse_fault(line: str, *, source: str = "", field: str = "faults") -> Fault:
+    """One fault from ``"<at> <family> <kind> <value>"``: ``at`` a request index from 0 to
+    :data:`MAX_REQUEST_INDEX`, ``value`` finite and in its family's range (:data:`FAULT_VALUES`)."""
     parts = line.split()
     if len(parts) != 4:
-        raise LeaselabError(f"fault '{line}' is not '<at> <family> <kind> <value>'", file=source, field=field)
+        what = f"fault {shown(line, 40)} is not '<at> <family> <kind> <value>'"
+        raise LeaselabError(what, file=source, field=field)
     at, family, kind, value = parts
     if family not in FAMILIES:
-        raise LeaselabError(
-            f"unknown fault family '{family}'", file=source, field=field, hint="valid: " + ", ".join(FAMILIES)
-        )
+        what = f"family {shown(family, 16)} must be one of: {choices(FAMILIES, limit=60)}"
+        raise LeaselabError(what, file=source, field=field)
     if kind not in FAULT_KINDS[family]:
-        raise LeaselabError(
-            f"fault '{line}': kind '{kind}' is not one of {', '.join(FAULT_KINDS[family])}", file=source, field=field
-        )
+        what = f"{family} kind must be one of: {choices(FAULT_KINDS[family], limit=60)}"
+        raise LeaselabError(what, file=source, field=field)
+    if not at.isdecimal() or not at.isascii() or int(at) > MAX_REQUEST_INDEX:
+        what = f"request index {shown(at, 16)} must be a whole number from 0 to {MAX_REQUEST_INDEX:,}"
+        raise LeaselabError(what, file=source, field=field)
     try:
-        return Fault(int(at), family, kind, float(value))
+        number = float(value)
     except ValueError:
-        raise LeaselabError(f"fault '{line}' has a bad number", file=source, field=field) from None
+        raise LeaselabError(f"value {shown(value, 16)} is not a number", file=source, field=field) from None
+    problem = fault_value_problem(family, number)
+    if problem is not None:
+        raise LeaselabError(problem, file=source, field=field)
+    return Fault(int(at), family, kind, number)
 
 
-def parse_script(lines: Sequence[str], *, source: str = "") -> list[Fault]:
-    """Faults from their text form ``"<at> <family> <kind> <value>"``."""
-    return [parse_fault(line, source=source) for line in lines]
+def parse_script(lines: Sequence[str], *, source: str = "", field: str = "faults") -> list[Fault]:
+    """Faults from their text form ``"<at> <family> <kind> <value>"``; an error names ``field.<i>``."""
+    return [parse_fault(line, source=source, field=f"{field}.{i}") for i, line in enumerate(lines)]

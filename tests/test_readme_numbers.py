@@ -28,6 +28,7 @@ README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding=
 WORDS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
     "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
+    "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20,
 }  # fmt: skip
 
 
@@ -68,3 +69,25 @@ def test_the_readme_states_no_throughput_figure() -> None:
     """Throughput depends on the machine; the README points at ``leaselab bench`` instead."""
     flat = " ".join(README.split())
     assert not re.search(r"simulations per second|\d+ min \d+ s", flat)
+
+
+HEADLINE = (
+    r'"head: (\d+) of (\d+) invariants held in all ([\d,]+) simulations; (\d+) failed, worst (\w+) ([\d.]+)% '
+    r"\[[\d.]+%\u2013[\d.]+%\], mostly in (\w+) \((\d+)/(\d+)\)\.\""
+)
+
+
+def test_the_example_headline_is_one_make_report_wrote() -> None:
+    """The README quotes head's headline from a `make report` run (100 seeds). What the code fixes about it
+    is checked here: the invariant count, held + failed, the simulations per policy of the built-in review's
+    grid `main`, the per-scenario denominator, and that 'What it found' names the same worst rate."""
+    flat = " ".join(README.split())
+    found = re.search(HEADLINE, flat)
+    assert found is not None, "the README's example headline is not in the report's form"
+    held, total, simulations, failed, worst, rate, scenario, _, per_scenario = found.groups()
+    assert int(total) == len(INVARIANTS) and int(held) + int(failed) == len(INVARIANTS)
+    main_head = [t for t in builtin_review().tasks() if t.grid == "main" and t.label == "head"]
+    assert int(simulations.replace(",", "")) == sum(t.seed_count for t in main_head)
+    assert scenario in library_names()
+    assert int(per_scenario) == sum(t.seed_count for t in main_head if t.scenario == scenario)
+    assert f"`{worst}` {rate}%" in flat, "'What it found' states a different worst rate of head"

@@ -3,10 +3,12 @@
 The order, names, kinds and one-line meanings of the first twelve are fixed by
 ARCHITECTURE.md ("The history and the invariants"); the next four were added so that every
 historic defect of the spec (7.3) has an invariant that finds it (KB-12: an approved write
-turn ran without its approval recorded; KB-13: a retryable failure dead-lettered), and the
-last four judge what a row says once a segment is done with it (issue 10). The
+turn ran without its approval recorded; KB-13: a retryable failure dead-lettered), the
+next four judge what a row says once a segment is done with it (issue 10), and the last eight judge
+what the runtime tells its callers and the ADR promises that had none (issue 18). The
 checkers live in the themed modules beside this one, each as a machine the single pass
-feeds (:mod:`model.invariants.fused`) and as a function of an index. Knows only the history:
+feeds (:mod:`model.invariants.fused`) and as a function of an index, or (issue 18's, not yet
+ported) as a function of an index alone, run after the pass. Knows only the history:
 ``judge`` walks it once, building the shared index and feeding every checker and coverage
 property; ``check_all`` is its verdicts.
 """
@@ -17,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from model.history import Op
-from model.invariants import audit, fencing, ground, lifecycle, rows, writes
+from model.invariants import accounts, audit, fencing, ground, lifecycle, outcomes, promises, reasons, rows, writes
 from model.invariants.coverage import COVERAGE, Coverage, reached_by
 from model.invariants.fused import run_pass
 from model.invariants.index import Index
@@ -170,7 +172,63 @@ INVARIANTS: tuple[Invariant, ...] = (
         rows.row_timestamps_kept,
         rows.RowTimestampsKept,
     ),
+    Invariant(
+        "segment_outcome_true",
+        _ALWAYS,
+        "every outcome a segment call returns (and the refusal it throws) is true of its own statements: "
+        "the outcome table of model/invariants/outcomes.py",
+        outcomes.segment_outcome_true,
+    ),
+    Invariant(
+        "lease_lost_means_lost",
+        _ALWAYS,
+        "a segment that reports LEASE_LOST had lost it: its last statement failed or matched nothing on a row "
+        "it no longer held",
+        outcomes.lease_lost_means_lost,
+    ),
+    Invariant(
+        "reaper_account_true",
+        _ALWAYS,
+        "the reaper counts a row requeued, dead-lettered (with a dead-letter reason) or skipped only as its "
+        "statements on it did, and prints the sums of those counts",
+        accounts.reaper_account_true,
+    ),
+    Invariant(
+        "enqueue_cancel_result_true",
+        _ALWAYS,
+        "enqueue succeeds only when its row was stored and its wake-up dispatched; cancel says true exactly "
+        "when its cancel took effect",
+        accounts.enqueue_cancel_result_true,
+    ),
+    Invariant(
+        "terminal_reason_names_cause",
+        _ALWAYS,
+        "every reason and error class a settle writes names a cause the settling segment really met",
+        reasons.terminal_reason_names_cause,
+    ),
+    Invariant(
+        "lost_lease_stops",
+        _ALWAYS,
+        "after a failed or refused renewal or fence statement a segment makes no further request on the run (ADR-104)",
+        promises.lost_lease_stops,
+    ),
+    Invariant(
+        "cancel_observed_at_boundary",
+        _ALWAYS,
+        "a boundary that reads its run cancelled still persists its step, starts no call and reports "
+        "CANCELLED (ADR-103)",
+        promises.cancel_observed_at_boundary,
+    ),
+    Invariant(
+        "lease_within_bound",
+        _ALWAYS,
+        "no statement sets a lease past its process's clock reading plus LEASE_S (or a declared deadline)",
+        promises.lease_within_bound,
+    ),
 )
+NEW_IN_ISSUE_18: frozenset[str] = frozenset(inv.name for inv in INVARIANTS[20:])
+"""The invariants issue 18 added (outcome oracles and ADR promises): ``leaselab mutants`` reports which
+code mutants the head sweep alone flags through one of them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,4 +284,4 @@ def check_all(history: Iterable[Op] | Index, invariants: Sequence[Invariant] = I
     return judge(history, invariants, ()).verdicts
 
 
-__all__ = ["INVARIANTS", "Judgement", "check_all", "judge"]
+__all__ = ["INVARIANTS", "NEW_IN_ISSUE_18", "Judgement", "check_all", "judge"]

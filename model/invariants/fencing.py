@@ -17,16 +17,19 @@ from model.invariants.index import WRITE_EFFECTS, Index, row_of
 from model.invariants.judgement import Finding, Tally, run_alone
 
 
-def _lease_problems(row: Mapping[str, Any], invoke: Op, effect: str) -> list[str]:
-    """What is wrong with the row a write executes under (empty: fenced under a held lease)."""
+def _lease_problems(row: Mapping[str, Any], invoke: Op, effect: str, epoch_s: int) -> list[str]:
+    """What is wrong with the row a write executes under (empty: fenced under a held lease). The
+    lease is a clock reading (unix seconds), compared with the call's true time on the records'
+    axis (``epoch_s``: the true clock at time 0)."""
     problems = []
     if row.get("status") != "running":
         problems.append(f"status is {row.get('status')!r}")
     if row.get("claimed_by") != invoke.get("identity"):
         problems.append(f"claimed by {row.get('claimed_by')!r}, not {invoke.get('identity')!r}")
     lease = row.get("lease_expires")
-    if not isinstance(lease, (int, float)) or lease < invoke.time_s:
-        problems.append(f"lease expired ({lease!r} < {invoke.time_s!r})")
+    if not isinstance(lease, (int, float)) or lease - epoch_s < invoke.time_s:
+        shown = lease - epoch_s if isinstance(lease, (int, float)) and lease else lease  # 0: no lease
+        problems.append(f"lease expired ({shown!r} < {invoke.time_s!r})")
     if row.get("pending_effect") != effect:
         problems.append(f"fence is {row.get('pending_effect')!r}, not {effect!r}")
     return problems
@@ -52,7 +55,7 @@ class WritesFencedUnderLease(Machine):
         if store is None:
             tally.violate((op.index,), f"write {op.get('tool')!r} at {op.index} ran with no persisted row")
             return
-        problems = _lease_problems(row_of(store), op, effect)
+        problems = _lease_problems(row_of(store), op, effect, self.live.epoch_s)
         if not problems:
             tally.hold()
             return

@@ -29,7 +29,7 @@ from functools import cache
 from typing import Any, ClassVar
 
 from model.history import FINAL, LANDING, SEGMENT, STORE, TOOL, Op, OpType
-from model.invariants.index import Index, Span, _call_key
+from model.invariants.index import Index, Span, _call_key, epoch_in
 
 Handler = Callable[[Op], None]
 Key = tuple[str, Any]
@@ -47,7 +47,7 @@ class Live:
     ``number`` is the T-number of the matched row being dispatched (only meaningful in a ROW
     handler)."""
 
-    __slots__ = ("landing_of", "number", "open_segments", "rows_by_run", "tool_completions")
+    __slots__ = ("_epoch_s", "history", "landing_of", "number", "open_segments", "rows_by_run", "tool_completions")
 
     def __init__(
         self,
@@ -55,6 +55,7 @@ class Live:
         rows_by_run: dict[str, list[Op]],
         tool_completions: dict[int, Op],
         landing_of: dict[int, Op],
+        history: tuple[Op, ...] = (),
     ) -> None:
         self.open_segments = open_segments
         self.rows_by_run = rows_by_run
@@ -63,6 +64,16 @@ class Live:
         self.landing_of = landing_of
         """Tool invoke index -> the landing it produced, for the landings so far."""
         self.number = ""
+        self.history = history
+        self._epoch_s: int | None = None
+
+    @property
+    def epoch_s(self) -> int:
+        """The history's epoch (``Index.epoch_s``: the 'chaos' phase record's, wherever it is)."""
+        found = self._epoch_s
+        if found is None:
+            found = self._epoch_s = epoch_in(self.history)
+        return found
 
     def span_of(self, op: Op) -> Span | None:
         """The innermost segment of the record's process open at it (``Index.span_at``)."""
@@ -176,7 +187,7 @@ def run_pass(history: Iterable[Op], machines: Sequence[Machine] = ()) -> tuple[I
     rows_by_run: dict[str, list[Op]] = {}
     tool_completions: dict[int, Op] = {}
     landing_of: dict[int, Op] = {}
-    live = Live(open_segments, rows_by_run, tool_completions, landing_of)
+    live = Live(open_segments, rows_by_run, tool_completions, landing_of, records)
     table = _Table(machines, live)
     rows: list[Op] = []
     numbers: dict[int, str] = {}

@@ -13,8 +13,9 @@ the workload's script (``plan``).
   fails the segment does not carry on.
 - ``fence_matches_inflight_write`` (ADR-122): every write fence a read returns was stamped
   after the run's latest claim.
-- ``settles_by_owner``: a RUNNING row is settled only by its claimant, by the reaper's
-  staleness-guarded dead-letter (T14) or by a user's cancel (T8).
+- ``settles_by_owner``: a RUNNING row is settled only by its claimant, by a user's cancel (T8), or by
+  the reaper's dead-letter (T14) of a row whose lease the store held already past in true time (the
+  row just before the statement, not the reaper's WHERE, decides).
 - ``read_only_audit_fail_soft`` (ADR-081/111): a failed audit of a read-only or non-tool step
   never ends the run: the segment's next statement does not fail, dead-letter or requeue it.
 
@@ -33,9 +34,10 @@ from model.invariants.judgement import Finding, Tally, run_alone
 
 _UNKNOWN = "unknown"
 _STRICTEST = "non_idempotent_write"
-_UNRESTRICTED_SETTLES = frozenset({("reaper", "T14"), ("user", "T8")})
-"""(actor, transition) pairs that may settle a row another process holds: the reaper's dead-letter
-re-checks staleness in its WHERE (spec T14) and a user's cancel is unguarded by design (T8)."""
+_UNRESTRICTED_SETTLES = frozenset({("user", "T8")})
+"""(actor, transition) pairs that may settle a row another process holds: a user's cancel is unguarded
+by design (T8). The reaper's dead-letter (T14) is not exempt for what its WHERE re-checks: it may settle
+another's row only when the row the store held just before it had a lease already past in true time."""
 _SETTLE_NUMBERS = tuple(sorted(SETTLES))
 _CLAIM_OR_STAMP = (*sorted(CLAIMS), "T5")
 _FAIL_CLOSED_KINDS = frozenset({"approval"})
@@ -201,9 +203,10 @@ def _judge_fence(tally: Tally, read: Op, run: str, fence: str, claim: Op | None,
 
 
 class SettlesByOwner(Machine):
-    """A RUNNING row is settled (T7/T8/T14) only by its claimant, a staleness-guarded reaper
-    dead-letter or a user's cancel; who issued the statement is the world's ``actor``. Judged at
-    each settle against the run's row before it."""
+    """A RUNNING row is settled (T7/T8/T14) only by its claimant, a user's cancel, or a reaper
+    dead-letter of a row whose lease was past in true time when it applied (the store's row just
+    before it, not the reaper's staleness re-check); who issued it is the world's ``actor``.
+    Judged at each settle against the run's row before it."""
 
     __slots__ = ("tally",)
 
@@ -218,7 +221,7 @@ class SettlesByOwner(Machine):
         if prior is None:
             self.tally.unknown((op.index,), f"settle of run {op.run!r} at {op.index} has no earlier row to judge")
             return
-        _judge_settle(self.tally, prior, op, live.number)
+        _judge_settle(self.tally, prior, op, live.number, live.epoch_s)
 
     def finish(self, ix: Index) -> Finding:
         return self.tally.finding("settles")
@@ -229,7 +232,8 @@ def settles_by_owner(ix: Index) -> Finding:
     return run_alone(SettlesByOwner(), ix)
 
 
-def _judge_settle(tally: Tally, prior: Op, settle: Op, number: str) -> None:
+def _judge_settle(tally: Tally, prior: Op, settle: Op, number: str, epoch_s: int) -> None:
+    """``epoch_s`` puts the row's ``lease_expires`` (a clock reading) on the records' time axis."""
     row = row_of(prior)
     owner = row.get("claimed_by")
     identity = settle.get("identity")
@@ -237,10 +241,18 @@ def _judge_settle(tally: Tally, prior: Op, settle: Op, number: str) -> None:
     if row.get("status") != "running" or not owner or owner == identity or (actor, number) in _UNRESTRICTED_SETTLES:
         tally.hold()
         return
+    lease = row.get("lease_expires")
+    leased = isinstance(lease, (int, float)) and lease > 0
+    shown = lease - epoch_s if isinstance(lease, (int, float)) and leased else lease  # on the records' axis
+    expired = isinstance(shown, (int, float)) and leased and shown < settle.time_s
+    if actor == "reaper" and number == "T14" and expired:
+        tally.hold()
+        return
+    still = f" with its lease to {shown} (true time {settle.time_s:.2f})" if number == "T14" else ""
     tally.violate(
         (prior.index, settle.index),
         f"{settle.get('transition')!r} by {identity!r} (a {actor or 'unrecorded'} process) at {settle.index} "
-        f"settled run {settle.run!r}, running under {owner!r} (row of {prior.index})",
+        f"settled run {settle.run!r}, running under {owner!r}{still} (row of {prior.index})",
     )
 
 

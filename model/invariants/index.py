@@ -24,7 +24,7 @@ from itertools import chain
 from operator import attrgetter
 from typing import Any
 
-from model.history import LANDING, SEGMENT, Op, OpType
+from model.history import LANDING, PHASE, SEGMENT, Op, OpType
 
 IDEMPOTENT_WRITE = "idempotent_write"
 NON_IDEMPOTENT_WRITE = "non_idempotent_write"
@@ -37,7 +37,7 @@ SETTLES = frozenset({"T7", "T8", "T14"})
 REQUEUES = frozenset({"T11", "T13"})
 
 _EMPTY: tuple[Op, ...] = ()
-_INVOKE, _OK = OpType.INVOKE, OpType.OK
+_INVOKE, _OK, _INFO = OpType.INVOKE, OpType.OK, OpType.INFO
 _TYPES = tuple(OpType)
 _span_key = attrgetter("key")
 _by_index = attrgetter("index")
@@ -232,6 +232,19 @@ class Index:
             found = self._lazy["completions"] = _pair_all(self.history)
         return found
 
+    @property
+    def epoch_s(self) -> int:
+        """The true clock's reading at time 0 (:func:`model.history.epoch_of`; 0 for a history that
+        states none). A clock value a row holds (``lease_expires``) minus this is a record time."""
+        found: int | None = self._lazy.get("epoch_s")
+        if found is None:
+            found = self._lazy["epoch_s"] = epoch_in(self.history)
+        return found
+
+    def time_of(self, clock_s: float) -> float:
+        """A clock reading a row holds (unix seconds) on the records' time axis."""
+        return clock_s - self.epoch_s
+
     def of_type(self, op: str, type_: OpType) -> Sequence[Op]:
         """The records of one operation and type, in history order."""
         return self.buckets.get((op, type_), _EMPTY)
@@ -285,6 +298,16 @@ class Index:
         return [found[key] for key in sorted(found)]
 
 
+def epoch_in(history: Iterable[Op]) -> int:
+    """:func:`model.history.epoch_of` over the 'chaos' phase records (process ``nemesis``, type info)
+    only, walking the history until the first: the world records it first, so this reads one record
+    rather than listing the buckets."""
+    for op in history:
+        if op[3] == PHASE and op[5] is _INFO and op[6].get("phase") == "chaos":
+            return int(op[6].get("epoch_s") or 0)
+    return 0
+
+
 def as_index(history: Iterable[Op] | Index) -> Index:
     return history if isinstance(history, Index) else Index.of(history)
 
@@ -331,6 +354,7 @@ __all__ = [
     "Index",
     "Span",
     "as_index",
+    "epoch_in",
     "merged",
     "row_of",
     "transition_number",

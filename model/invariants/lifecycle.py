@@ -13,10 +13,11 @@ from operator import attrgetter
 from typing import Any, ClassVar
 
 from model.constants import MAX_REQUEUES
-from model.history import DECIDE, PROVIDER, Op, OpType
+from model.history import PROVIDER, READ, Op, OpType
 from model.invariants.fused import ROW, Key, Machine
-from model.invariants.index import NON_IDEMPOTENT_WRITE, REQUEUES, TERMINAL_STATUSES, Index, Span, row_of
+from model.invariants.index import REQUEUES, TERMINAL_STATUSES, Index, Span, row_of
 from model.invariants.judgement import Finding, Tally, run_alone
+from model.invariants.own import fence_is_strict
 
 _TOTALS = ("status", "iterations", "total_tokens")
 _STRANDED = frozenset({"queued", "running"})
@@ -98,7 +99,9 @@ def requeue_budget_respected(ix: Index) -> Finding:
 
 class RetryableFailureRetried(Machine):
     """On a worker segment, a provider failure whose true class is retryable is not settled
-    ``not_retryable`` by that segment, unless its recovery read a non-idempotent fence.
+    ``not_retryable`` by that segment, unless its recovery's read of the row returned a write fence whose
+    stamped call truly is a non-idempotent write (or an unknown name): the fence's true effect, never
+    its value or the decider's note.
 
     The failure is resolved by the segment's next matched T7 or T11 of the run under the
     segment's identity: a requeue, or a dead-letter ``retries_exhausted``, holds. A failure
@@ -132,9 +135,8 @@ class RetryableFailureRetried(Machine):
                         failure = op if op.get("true_class") in RETRYABLE_CLASSES else None
                 elif failure is None:
                     continue
-                elif name == DECIDE:
-                    recovery = type_ is OpType.OK and op.get("decider") == "recovery"
-                    if recovery and op.get("pending_effect") == NON_IDEMPOTENT_WRITE:
+                elif name == READ:
+                    if type_ is OpType.OK and fence_is_strict(ix, op.run, op.get("fence"), op.index):
                         fenced = op
                 elif numbers.get(op[0]) in _RESOLVES and op.get("identity") == span.identity:
                     _judge_retry(tally, ix, failure, op, fenced)

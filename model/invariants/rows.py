@@ -2,7 +2,8 @@
 
 - ``dead_letter_reason_matches_cause``: a dead-letter's termination reason matches the failure
   that caused it, judged from ground truth: the true class the fault plan injected, the row the
-  store held (requeue count, fence, stored request), the reads and dispatches that failed.
+  store held (requeue count, stored request), the true effect of the call a standing fence was
+  stamped for (never the fence's own value), the reads and dispatches that failed.
 - ``segment_outcome_matches_row``: a segment that reports a settled outcome (completed, failed,
   cancelled, awaiting approval or input) leaves the row in that state.
 - ``terminal_row_no_stale_fence``: a terminal row keeps a write fence only while the write it
@@ -22,8 +23,9 @@ from typing import Any, ClassVar
 from model.constants import MAX_REQUEUES
 from model.history import DISPATCH, EVENT, PLAN, PROVIDER, READ, STORE, TOOL, Op, OpType
 from model.invariants.fused import ROW, Key, Machine
-from model.invariants.index import NON_IDEMPOTENT_WRITE, TERMINAL_STATUSES, WRITE_EFFECTS, Index, Span, row_of
+from model.invariants.index import TERMINAL_STATUSES, WRITE_EFFECTS, Index, Span, row_of
 from model.invariants.judgement import Finding, Tally, run_alone
+from model.invariants.own import fence_is_strict
 
 RETRYABLE = frozenset({"connection", "rateLimit", "serverError", "circuitOpen"})
 _DEAD_LETTER_REASONS = frozenset({"not_retryable", "retries_exhausted"})
@@ -33,7 +35,8 @@ _DEAD_LETTER_REASONS = frozenset({"not_retryable", "retries_exhausted"})
 
 class DeadLetterReasonMatchesCause(Machine):
     """A dead-letter says ``not_retryable`` only for a cause that is not retryable (a failure whose
-    true class is not retryable, a write fence, a run with no stored request) and
+    true class is not retryable, a write fence whose stamped call truly is a non-idempotent write or an
+    unknown name, a run with no stored request) and
     ``retries_exhausted`` only when the budget is spent or the retry could not be set up (the
     re-read or the wake-up failed).
 
@@ -64,7 +67,7 @@ class DeadLetterReasonMatchesCause(Machine):
         if self.cases:
             scripted = {plan.run for plan in self.plans if plan.get("stops")}
             for settle, before, span in self.cases:
-                _judge_dead_letter(tally, settle, before, span, settle.run in scripted)
+                _judge_dead_letter(ix, tally, settle, before, span, settle.run in scripted)
         return tally.finding("dead-letters")
 
 
@@ -93,7 +96,7 @@ class _Cause:
     fenced: Op | None = None
 
 
-def _cause_before(span: Span, index: int) -> _Cause:
+def _cause_before(ix: Index, span: Span, index: int) -> _Cause:
     cause = _Cause()
     for op in span.records:
         if op[0] >= index:
@@ -101,7 +104,7 @@ def _cause_before(span: Span, index: int) -> _Cause:
         name, type_ = op[3], op[5]
         if name == READ:
             if type_ is OpType.OK:
-                if op.get("fence") == NON_IDEMPOTENT_WRITE:
+                if fence_is_strict(ix, op.run, op.get("fence"), op.index):
                     cause.fenced = op
             elif type_ is OpType.FAIL:
                 cause.setup_failed = op
@@ -114,11 +117,12 @@ def _cause_before(span: Span, index: int) -> _Cause:
     return cause
 
 
-def _judge_dead_letter(tally: Tally, settle: Op, before: Op, span: Span | None, scripted: bool) -> None:
+def _judge_dead_letter(ix: Index, tally: Tally, settle: Op, before: Op, span: Span | None, scripted: bool) -> None:
     reason = row_of(settle).get("termination_reason")
     row = row_of(before)
     if str(settle.get("transition", "")).startswith("T14"):
-        fence_or_no_request = row.get("pending_effect") == NON_IDEMPOTENT_WRITE or not row.get("has_request")
+        fenced = fence_is_strict(ix, settle.run, row.get("pending_effect"), before.index + 1)
+        fence_or_no_request = fenced or not row.get("has_request")
         expected = "not_retryable" if fence_or_no_request else "retries_exhausted"
         if expected == "retries_exhausted" and (row.get("requeue_count") or 0) < MAX_REQUEUES:
             expected = "requeue"
@@ -126,7 +130,7 @@ def _judge_dead_letter(tally: Tally, settle: Op, before: Op, span: Span | None, 
         return
     if span is None or span.entry != "run_queued" or settle.get("identity") != span.identity:
         return  # only the recovery's dead-letters have a cause in their own segment
-    cause = _cause_before(span, settle.index)
+    cause = _cause_before(ix, span, settle.index)
     if reason == "retries_exhausted":
         spent = (row.get("requeue_count") or 0) >= MAX_REQUEUES
         allowed = {"retries_exhausted"} if spent or cause.setup_failed is not None else {"a requeue"}

@@ -11,7 +11,9 @@ property suite accepts a failing claim only when a finding that lists the claim 
 A *non-guarantee* is a violation the spec records as not promised (spec 1.3, 7.2): it is no
 finding, and the head sweep accepts it only when its recogniser matches.
 
-Knows only the history and the invariant index, through :mod:`scenarios.findings.witness`.
+Knows only the history and the invariant index, through :mod:`scenarios.findings.witness` and
+:mod:`scenarios.findings.witness_ranges` (the recognisers of the findings the deployment-range triage
+of issue 18 registered).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from pathlib import Path
 
 from model.history import Op
 from model.invariants import Index, Verdict
-from scenarios.findings import witness
+from scenarios.findings import outcome_witness, witness, witness_ranges
 from scenarios.findings.witness import Recogniser
 
 FINDINGS_DIR = Path(__file__).resolve().parent
@@ -144,7 +146,7 @@ FINDINGS: tuple[Finding, ...] = (
         "F-05",
         "recovery-dispatch-orphan",
         "every_run_terminates",
-        ("segment_outcome_matches_row",),
+        ("segment_outcome_matches_row", "segment_outcome_true"),
         ("dispatch", "provider"),
         ("dispatch", "provider"),
         "ADR-104",
@@ -153,7 +155,7 @@ FINDINGS: tuple[Finding, ...] = (
         "dispatch throws, and the owner-guarded dead-letter cannot match the now QUEUED, unclaimed row: "
         "the outcome says FAILED, the row stays QUEUED with no wake-up",
         ("adr104-dead-letter-settles-failed",),
-        witness.recovery_dispatch_outcome,
+        outcome_witness.recovery_dispatch_any,
     ),
     Finding(
         "F-06",
@@ -285,6 +287,69 @@ FINDINGS: tuple[Finding, ...] = (
         witness.stale_suspend_reruns_write,
         deployment_ranges=True,
     ),
+    Finding(
+        "F-14",
+        "reaper-clock-ahead",
+        "settles_by_owner",
+        (),
+        ("slow", "clock_skew"),
+        ("clock_skew", "slow", "crash", "store"),
+        "ADR-104",
+        "reaper mutations re-check staleness so a live worker wins",
+        "the reaper's clock runs ahead of true time; its staleness re-check (lease_expires < now) reads that "
+        "clock, so it dead-letters a row whose lease has not expired while the segment holding it is still in "
+        "its call (at deployment ranges, every running row at its next tick)",
+        ("adr104-lease-lost-stops-without-settling",),
+        outcome_witness.reaper_clock_ahead,
+    ),
+    Finding(
+        "F-15",
+        "stalled-position-read-settle",
+        "settles_by_owner",
+        (),
+        ("store",),
+        ("store",),
+        "ADR-104",
+        "a worker that lost its lease stops without settling (LEASE_LOST)",
+        "a segment's post-claim position read (runQueued's, or a resume's) stalls in the store past the "
+        "lease; the reaper requeues the run and another worker claims it; the read then fails and the "
+        "unguarded settleFailed (spec 3.1: ownedBy null), issued after that claim, fails its RUNNING row",
+        ("adr104-lease-lost-stops-without-settling",),
+        witness_ranges.stalled_position_read_settle,
+        deployment_ranges=True,
+    ),
+    Finding(
+        "F-16",
+        "lagging-clock-dead-letter",
+        "dead_letter_reason_matches_cause",
+        (),
+        ("clock_skew",),
+        ("clock_skew",),
+        "ADR-104",
+        "reaper mutations re-check staleness so a live worker wins",
+        "the reaper selects a run whose lease looks stale and issues its dead-letter on the snapshot's "
+        "non-idempotent fence; before it commits, the live worker clears the fence, but its clock lags by "
+        "more than the lease, so the renewal that comes with the clear stamps a lease still in the past: "
+        "the staleness re-check passes and the run is dead-lettered not_retryable for a fence no longer there",
+        (),
+        witness_ranges.lagging_clock_dead_letter,
+        deployment_ranges=True,
+    ),
+    Finding(
+        "F-17",
+        "reaper-dispatch-settle-over-new-owner",
+        "settles_by_owner",
+        (),
+        ("dispatch", "duplicate"),
+        ("dispatch", "duplicate", "store"),
+        "ADR-104",
+        "reaper mutations re-check staleness so a live worker wins",
+        "the reaper requeues a run and its wake-up dispatch throws; its settleFailed (spec 9 C6: no owner "
+        "guard, no staleness predicate) commits after a spare wake-up (a duplicate or late delivery) let a "
+        "worker claim the requeued run, and fails that worker's RUNNING row",
+        ("adr104-live-worker-wins",),
+        witness_ranges.reaper_dispatch_settle_over_new_owner,
+    ),
 )
 
 NON_GUARANTEES: tuple[NonGuarantee, ...] = (
@@ -330,7 +395,7 @@ NON_GUARANTEES: tuple[NonGuarantee, ...] = (
     ),
     NonGuarantee(
         "NG-unchecked-settle",
-        ("segment_outcome_matches_row",),
+        ("segment_outcome_matches_row", "segment_outcome_true"),
         "spec 3.1 and 2 (ResumeCoordinator.php, QueuedRunCoordinator.php, AgentRunPersister.php)",
         "The ResumeCoordinator's own pre-execution settleFailed calls (position/decode failure after the "
         "claim, failed release) and runQueued's position/rehydration failures are unguarded (ownedBy null); "
@@ -346,6 +411,51 @@ NON_GUARANTEES: tuple[NonGuarantee, ...] = (
         "(claimForResume: started_at untouched). Specified behaviour of head, not an ADR promise: every "
         "claim of a requeued run overwrites when the run started.",
         witness.claim_restamps_started,
+    ),
+    NonGuarantee(
+        "NG-store-error-lease-lost",
+        ("lease_lost_means_lost",),
+        "spec 2 T4, T5 and the section's header; 3.5; 5.2 (AgentRunPersister.php, AgentRunExecutor.php, "
+        "QueuedRunFailureRecovery.php)",
+        "renewLease: 'Persister: store error ⇒ false (treated as lease lost)'; markPendingEffect: 'Store error ⇒ "
+        "false ⇒ lease lost'; 'persister wrappers in AgentRunPersister.php never throw (exception ⇒ logged, "
+        "returns false/null)', and a guarded settle refused ⇒ LEASE_LOST; recover() 'never throws; every branch "
+        "settles or refuses'. Specified behaviour of head: a transient store error on a row the segment still "
+        "holds is reported as a lost lease, the segment stops, and the row waits for the reaper.",
+        outcome_witness.store_error_lease_lost,
+    ),
+    NonGuarantee(
+        "NG-sync-outer-requeued",
+        ("segment_outcome_true",),
+        "spec 5.2 step 5 (AgentRunQueuedHandler.php, ADR-104)",
+        "'On the default Sync transport the dispatch in step 5 runs the next attempt inline, nested inside this "
+        "call (delay ignored); the outer call still returns REQUEUED.' Specified behaviour of head: the caller of "
+        "the outer attempt is told REQUEUED after the nested attempt has already completed, failed or cancelled "
+        "the run.",
+        outcome_witness.sync_outer_requeued,
+    ),
+    NonGuarantee(
+        "NG-cancel-probe-fail-closed",
+        ("cancel_observed_at_boundary",),
+        "spec 3.3 step 3 and 5, 3.6 (AgentRunExecutor::trace)",
+        "'If status is CANCELLED: persist the step with the write-fail-closed rule (step 5 semantics, no ownership "
+        "check, no renewal) and throw RunCancellationRequestedException'; step 5: 'If it returned false and the "
+        "step's effect is a write ⇒ throw AuditPersistenceFailedException' (3.6: 'including a denied or refused "
+        "write call that never executed'). Specified behaviour of head: when the cancelled boundary's write step "
+        "cannot be stored, the audit failure wins, the settle it leads to cannot move the CANCELLED row, and the "
+        "caller is told LEASE_LOST (or FAILED), not CANCELLED.",
+        outcome_witness.cancel_probe_fail_closed,
+    ),
+    NonGuarantee(
+        "NG-reaper-dispatch-dead-letter",
+        ("reaper_account_true",),
+        "spec 5.1 3e and 9 C6 (ReapStaleAgentRunsCommand.php 159-170)",
+        "'Dispatch throws ⇒ build a handle at MAX+1 and T7 settleFailed without owner guard (row is QUEUED, so the "
+        "non-terminal guard matches) ⇒ FAILED with reason provider_failed; counted as dead-lettered.' C6: 'the "
+        "dead-letter counter is incremented even when nothing was settled (including when reading MAX(sequence) "
+        "failed)'. Specified behaviour of head: the reaper reports a dead-letter while the row records the "
+        "retryable reason provider_failed, or nothing at all.",
+        outcome_witness.reaper_dispatch_dead_letter,
     ),
 )
 

@@ -121,13 +121,26 @@ def cancelled_run_write_audit_lost(ix: Index, verdict: Verdict) -> bool:
 
 def unaudited_landed_write(ix: Index, verdict: Verdict) -> bool:
     """F-02: the landed execution never even reached its audit insert: its segment stopped
-    between the landing and the tool step's record (lease lost at the boundary, or it died)."""
+    between the landing and the tool step's record — the process that ran the tool died (it never
+    inserted the step), or its next statement on the run (the boundary's renewal or clear) failed or
+    matched nothing (the lease was lost: reaped mid-call, re-claimed, or cancelled)."""
     landings = [op for op in _witness(ix, verdict) if op.op == H.LANDING]
     if len(landings) != 1:
         return False
     landing = landings[0]
     key = (landing.run, landing.get("execution"))
-    return not any((op.run, op.get("execution")) == key for op in ix.all(H.EVENT) if op.get("kind") == "tool")
+    if any((op.run, op.get("execution")) == key for op in ix.all(H.EVENT) if op.get("kind") == "tool"):
+        return False
+    process = landing.get("process")
+    after = [
+        op
+        for op in ix.all(H.STORE)
+        if op.index > landing.index and op.run == landing.run and op.process == process and op.type is not OpType.INVOKE
+    ]
+    following = after[0] if after else None
+    died = any(op.get("process") == process and op.index > landing.index for op in ix.of_type(H.CRASH, OpType.INFO))
+    lost = following is not None and (following.type is OpType.FAIL or not following.get("matched"))
+    return died or lost
 
 
 def cancel_probe_zombie_event(ix: Index, verdict: Verdict) -> bool:
@@ -255,18 +268,26 @@ def lagging_clock_stamp(ix: Index, verdict: Verdict) -> bool:
     """F-09: the write ran under its own segment's fence stamp (T5), which set ``lease_expires =
     now + 900`` from a clock lagging true time (by more than the lease, less the moments between the
     stamp and the call): the lease was already past in true time when the write started, although a
-    true clock reading taken when the stamp was issued would have covered the call. Status, claim
-    and fence are the segment's own; only the lease is wrong. The lag is ground truth: a
-    ``clock_skew`` fault set a negative offset on the stamping process (the runtime reads the clock
-    just before the statement, so the offset in force may be the one before a fault fired at that
-    boundary)."""
+    true clock reading taken when the stamp was issued would have covered the call. The lag alone
+    expired it: had the statement committed when issued, the call would still have come after the
+    lease (a lag shorter than that, which only a stall of the stamp carried past the lease, is
+    F-11's route). Status, claim and fence are the segment's own; only the lease is wrong. The lag
+    is ground truth: a ``clock_skew`` fault set a negative offset on the stamping process (the
+    runtime reads the clock just before the statement, so the offset in force may be the one before
+    a fault fired at that boundary)."""
     found = _own_expired_stamp(ix, verdict)
     if found is None:
         return False
     issued, stamp, invoke = found
-    lease = float(row_of(stamp).get("lease_expires") or 0)
+    lease = ix.time_of(float(row_of(stamp).get("lease_expires") or 0))
     lag = issued.time_s + LEASE_S - lease
-    return lag > 1 and _lagging(ix, stamp.process, issued.index) and int(issued.time_s) + LEASE_S >= invoke.time_s
+    unstalled_call_s = invoke.time_s - (stamp.time_s - issued.time_s)
+    return (
+        lag > 1
+        and _lagging(ix, stamp.process, issued.index)
+        and int(issued.time_s) + LEASE_S >= invoke.time_s
+        and lease < unstalled_call_s
+    )
 
 
 def stalled_fence_stamp(ix: Index, verdict: Verdict) -> bool:
@@ -287,7 +308,7 @@ def stalled_fence_stamp(ix: Index, verdict: Verdict) -> bool:
     )
     if not stalled:
         return False
-    lease = float(row_of(stamp).get("lease_expires") or 0)
+    lease = ix.time_of(float(row_of(stamp).get("lease_expires") or 0))
     if _lagging(ix, stamp.process, issued.index):
         lease = max(lease, float(int(issued.time_s) + LEASE_S))
     return lease + 1 >= invoke.time_s - (stamp.time_s - issued.time_s)
@@ -312,7 +333,7 @@ def _own_expired_stamp(ix: Index, verdict: Verdict) -> tuple[Op, Op, Op] | None:
         and row.get("claimed_by") == invoke.get("identity")
         and row.get("pending_effect") == invoke.get("true_effect")
     )
-    if not own or not isinstance(lease, (int, float)) or lease >= invoke.time_s:
+    if not own or not isinstance(lease, (int, float)) or ix.time_of(lease) >= invoke.time_s:
         return None
     issued = _invoke_of(ix, stamp)
     return None if issued is None else (issued, stamp, invoke)

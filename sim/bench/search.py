@@ -19,6 +19,7 @@ from typing import Any
 
 from model.errors import LeaselabError
 from scenarios.known_defects import KnownDefect
+from sim.bench.defaults import DEFAULT_BUDGET_S, DEFAULT_SEEDS, PARALLEL_SIMULATIONS
 from sim.bench.search_runs import (
     EXHAUSTIVE_BOUND,
     Run,
@@ -33,16 +34,23 @@ from sim.explore.base import Budget, Clock, Target
 from sim.explore.parallel import ParallelSwarmExplorer
 from sim.explore.swarm import SwarmExplorer
 
-__all__ = ["Median", "Speedup", "censored_median", "search_bench", "table"]
+__all__ = [
+    "DEFAULT_BUDGET_S",
+    "DEFAULT_SEEDS",
+    "PARALLEL_SIMULATIONS",
+    "Median",
+    "Speedup",
+    "censored_median",
+    "planned_searches",
+    "search_bench",
+    "table",
+]
 
-DEFAULT_SEEDS = 5
-DEFAULT_BUDGET_S = 30.0
 SPEEDUP_TARGET = 5.0
 MAX_FAULTS_TARGET = 3
 FOUND_WITHIN_S = 30.0
 HYPOTHESIS_BUDGET_FACTOR = 6.0
 MIN_HYPOTHESIS_BUDGET_S = 2.0
-PARALLEL_SIMULATIONS = 400
 PARALLEL_TARGET = Target("default", "head")
 ORIGINS = ("catalogue", "default")
 
@@ -216,6 +224,12 @@ def bench_defect(entry: KnownDefect, seeds: int, budget_s: float, progress: Prog
 
 def _fields_after_origin(bench: OriginBench) -> tuple[Any, ...]:
     return (bench.scenario, bench.budget_s, bench.hypothesis_budget_s, bench.swarm, bench.hypothesis, bench.exhaustive)
+
+
+def planned_searches(defect_ids: Iterable[str] | None, seeds: int) -> int:
+    """How many searches :func:`search_bench` runs (swarm and Hypothesis per seed, exhaustive once, per
+    origin; one origin when the catalogue's scenario is ``default``), for a progress count."""
+    return sum((1 if entry.scenario == "default" else 2) * (2 * seeds + 1) for entry in select_defects(defect_ids))
 
 
 def search_bench(

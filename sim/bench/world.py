@@ -22,12 +22,14 @@ import gc
 import os
 import time
 import tracemalloc
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
 import simpy
 
 from scenarios.loader import load_scenario
+from sim.bench.defaults import MEMORY_SIMULATIONS
 from sim.bench.layers import layer_budget
 from sim.world.simulate import simulate
 
@@ -42,6 +44,11 @@ BEFORE: dict[str, dict[str, float]] = {
 
 LAYER_SIMULATIONS = 60
 """Profiled simulations of ``default`` for the layer shares (single_run: ten times as many)."""
+
+Progress = Callable[[str, int, int], None]
+"""progress(step, done, total): simulations of a step, reported outside every timed loop (at its ends),
+and every :data:`MEMORY_REPORT_EVERY` simulations of the memory check (which times nothing)."""
+MEMORY_REPORT_EVERY = 1000
 
 TARGETS = {
     "default_speedup": 5.0,
@@ -104,7 +111,7 @@ def _rss_bytes() -> int:
         return 0
 
 
-def memory_growth(workload: str, simulations: int) -> dict[str, Any]:
+def memory_growth(workload: str, simulations: int, progress: Progress | None = None) -> dict[str, Any]:
     """Resident memory after the first tenth of ``simulations`` and at the end, and the growth per
     simulation in between: ~0 when nothing accumulates from one simulation to the next."""
     scenario = load_scenario(workload)
@@ -115,7 +122,11 @@ def memory_growth(workload: str, simulations: int) -> dict[str, Any]:
     first = _rss_bytes()
     for seed in range(warm, simulations):
         simulate(scenario, "head", seed)
+        if progress is not None and seed % MEMORY_REPORT_EVERY == 0:
+            progress("memory", seed, simulations)
     gc.collect()
+    if progress is not None:
+        progress("memory", simulations, simulations)
     last = _rss_bytes()
     return {
         "workload": workload,
@@ -178,19 +189,23 @@ def world_bench(workload: str = STANDARD_WORKLOAD, simulations: int = 2000, raw:
     )
 
 
-MEMORY_SIMULATIONS = 100_000
-"""The issue-9 target: memory per simulation flat over 100,000 simulations in one process."""
-
-
-def targets_bench(simulations: int = 2000, memory_simulations: int = MEMORY_SIMULATIONS) -> dict[str, Any]:
+def targets_bench(
+    simulations: int = 2000, memory_simulations: int = MEMORY_SIMULATIONS, progress: Progress | None = None
+) -> dict[str, Any]:
     """Both workloads and the memory check in one run, with the issue's targets as ratios.
 
     ``simulations`` is for single_run; default runs a tenth as many (it is ~10x longer).
     """
+    tell = progress or (lambda step, done, total: None)
     raw = raw_simpy_rate()
-    default = world_bench("default", max(10, simulations // 10), raw)
+    default_simulations = max(10, simulations // 10)
+    tell("default", 0, default_simulations)
+    default = world_bench("default", default_simulations, raw)
+    tell("default", default_simulations, default_simulations)
+    tell("single_run", 0, simulations)
     single = world_bench("single_run", simulations, raw)
-    memory = memory_growth(STANDARD_WORKLOAD, memory_simulations)
+    tell("single_run", simulations, simulations)
+    memory = memory_growth(STANDARD_WORKLOAD, memory_simulations, progress)
     before = BEFORE["default"]
     speedup = default.simulations_per_s / before["simulations_per_s"]
     normalised = (default.simulations_per_s / raw) / (before["simulations_per_s"] / before["raw_simpy_events_per_s"])

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from model.policy import Policy, resolve_policy
+from scenarios.findings.mechanism import Mechanism, mechanism_of
 from scenarios.intensity import Tempo, with_tempo
 from scenarios.loader import load_scenario
 from scenarios.schema import FAMILIES, FaultsModel, Scenario
@@ -122,6 +123,17 @@ def signature(invariant: str, faults: Sequence[Fault]) -> tuple[str, ...]:
     return (invariant, *sorted({f"{f.family}/{f.kind}" for f in faults}))
 
 
+KEEP_MECHANISM = "mechanism"
+KEEP_INVARIANT = "invariant"
+
+
+def mechanism_of_result(result: SimulationResult, invariant: str) -> Mechanism | None:
+    """The mechanism of ``result``'s violation of ``invariant`` (None when it does not violate it)."""
+    if invariant not in result.violations:
+        return None
+    return mechanism_of(invariant, result.history, result.verdicts[invariant])
+
+
 def shrink(
     target: Target,
     profile: FaultsModel,
@@ -133,20 +145,34 @@ def shrink(
     max_tests: int,
     explorer: str,
     tempo: Tempo | None = None,
+    keep: str = KEEP_MECHANISM,
 ) -> tuple[Counterexample, SimulationResult]:
     """Replay ``script`` (must reproduce ``expected_digest``), ddmin it by anchors, and build the
-    counterexample from the concrete (indexed) script the minimal anchored run fired."""
+    counterexample from the concrete (indexed) script the minimal anchored run fired.
+
+    ``keep`` says what a smaller script must still show: ``"mechanism"`` (the default) the same
+    mechanism as the replay of ``script`` (:func:`scenarios.findings.mechanism.mechanism_of`: the same
+    finding or non-guarantee, or for an unexplained violation the same witness shape), so the
+    counterexample tells the story that was found; ``"invariant"`` only the same failing invariant,
+    which may trade the mechanism for another one that fails it with fewer faults."""
+    if keep not in (KEEP_MECHANISM, KEEP_INVARIANT):
+        raise ValueError(f"keep must be {KEEP_MECHANISM!r} or {KEEP_INVARIANT!r}, not {keep!r}")
     scenario = with_tempo(target.scenario, tempo).with_faults(profile)
     policy = target.policy
-    if expected_digest is not None:
-        replay = simulate(scenario, policy, seed, script=script)
-        if replay.digest != expected_digest:
-            raise NondeterminismError(
-                f"the fault script of seed {seed} replayed to digest {replay.digest}, not {expected_digest}"
-            )
+    replay = simulate(scenario, policy, seed, script=script)
+    if expected_digest is not None and replay.digest != expected_digest:
+        raise NondeterminismError(
+            f"the fault script of seed {seed} replayed to digest {replay.digest}, not {expected_digest}"
+        )
+    wanted = mechanism_of_result(replay, invariant) if keep == KEEP_MECHANISM else None
+
+    def shows(result: SimulationResult) -> bool:
+        if invariant not in result.violations:
+            return False
+        return wanted is None or mechanism_of_result(result, invariant) == wanted
 
     def fails(candidate: Sequence[Fault]) -> bool:
-        return invariant in simulate(scenario, policy, seed, anchored=candidate).violations
+        return shows(simulate(scenario, policy, seed, anchored=candidate))
 
     minimal, _ = ddmin(script, fails, max_tests=max_tests)
     anchored_run = simulate(scenario, policy, seed, anchored=minimal)
@@ -154,8 +180,9 @@ def shrink(
     final = simulate(scenario, policy, seed, script=concrete)
     if final.digest != anchored_run.digest:
         raise NondeterminismError(f"the anchored script of seed {seed} and its concrete replay differ")
-    if invariant not in final.violations:
-        raise NondeterminismError(f"the minimal script of seed {seed} no longer violates {invariant}")
+    if not shows(final):
+        raise NondeterminismError(f"the minimal script of seed {seed} no longer shows its {keep} of {invariant}")
+    shown = mechanism_of_result(final, invariant)
     cx = Counterexample(
         scenario=target.scenario_ref,
         policy=target.policy_name,
@@ -167,6 +194,7 @@ def shrink(
         flags=dict(target.flags),
         explorer=explorer,
         tempo=tempo,
+        mechanism=shown.label() if shown is not None else "",
     )
     return cx, final
 

@@ -4,26 +4,33 @@ A small TOML file: scenario (library name or path), policy and flags, seed, the 
 profile in effect (its outage windows and kinds matter on replay; its probabilities do
 not, because replay runs in script mode), the minimal fault script, the invariant it
 violates and the history digest. ``replay`` re-runs it and compares digests.
+
+The file starts with ``version = 1`` (:data:`FORMAT_VERSION`); :func:`read` refuses a file without
+it (saying how to add it), of another version, with an unknown key, or with any value out of its
+range (a negative seed or fault index, an infinite tempo, a NaN fault value), before anything runs:
+bad input exits 2, and exit 3 stays for a replay that really diverged.
 """
 
 from __future__ import annotations
 
 import json
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
-from model.errors import LeaselabError
+from model.errors import LeaselabError, shown, unknown_name
 from model.invariants import INVARIANTS
-from model.policy import parse_flag_value, preset
+from model.policy import FLAG_NAMES, preset
 from scenarios.intensity import Tempo, with_tempo
+from scenarios.limits import MAX_SEED
 from scenarios.loader import load_scenario
-from scenarios.schema import FaultsModel, Scenario
+from scenarios.messages import validation_error
+from scenarios.schema import MAX_SECONDS, FaultsModel, Scenario
 from scenarios.script import Fault, parse_script
+from scenarios.user_files import read_toml
 from sim.world.kernel import TieControl, TieKey
 from sim.world.simulate import SimulationResult, simulate
 
@@ -53,6 +60,9 @@ class Counterexample:
     ties: tuple[TieKey, ...] = ()
     tempo: Tempo | None = None
     """The timing the swarm drew (None: the scenario's own); replay needs it."""
+    mechanism: str = ""
+    """What the violation shows, as its shrink kept it: a finding or non-guarantee id, or
+    'unexplained: <witness shape>' (:mod:`scenarios.findings.mechanism`); '' when not recorded."""
 
     def effective_scenario(self) -> Scenario:
         return with_tempo(load_scenario(self.scenario), self.tempo).with_faults(self.profile)
@@ -79,6 +89,7 @@ def _toml_value(value: Any) -> str:
 def to_toml(cx: Counterexample) -> str:
     lines = [
         "# leaselab counterexample: replay with `leaselab replay <this file>`",
+        f"version = {FORMAT_VERSION}",
         f"scenario = {_toml_value(cx.scenario)}",
         f"policy = {_toml_value(cx.policy)}",
         f"seed = {cx.seed}",
@@ -86,6 +97,7 @@ def to_toml(cx: Counterexample) -> str:
         f"digest = {_toml_value(cx.digest)}",
         f"explorer = {_toml_value(cx.explorer)}",
         f"note = {_toml_value(cx.note)}",
+        *([f"mechanism = {_toml_value(cx.mechanism)}"] if cx.mechanism else []),
         "faults = [",
         *[f"  {_toml_value(f.text())}," for f in cx.faults],
         "]",
@@ -110,86 +122,109 @@ def write(cx: Counterexample, path: Path) -> Path:
     return path
 
 
-def _require(data: Mapping[str, Any], key: str, kind: type, source: str) -> Any:
-    if key not in data:
-        raise LeaselabError("missing field", file=source, field=key)
-    value = data[key]
-    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise LeaselabError(f"must be {kind.__name__}", file=source, field=key)
-    return value
+FORMAT_VERSION = 1
+"""The counterexample file format this leaselab writes and reads (the ``version`` key)."""
+TEMPO_FACTOR_BOUNDS = (0.001, 1000.0)
+"""The latency factors a tempo may write: the swarm draws 1/30 to 3."""
+
+
+def _as_tuple(value: Any) -> Any:
+    return tuple(value) if isinstance(value, list) else value
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
+
+
+class TempoTable(_Strict):
+    """``[tempo]``: the timing the swarm drew (see :class:`scenarios.intensity.Tempo`)."""
+
+    latency_factor: Annotated[float, Field(ge=TEMPO_FACTOR_BOUNDS[0], le=TEMPO_FACTOR_BOUNDS[1])] = 1.0
+    store_latency_s: Annotated[float, Field(ge=0.0, le=MAX_SECONDS)] | None = None
+
+
+Tie = Annotated[
+    tuple[Annotated[float, Field(ge=0.0, le=MAX_SECONDS)], Annotated[int, Field(ge=-1, le=1)]],
+    BeforeValidator(_as_tuple),
+]
+"""A reversed tie: the simulated time and the simpy priority of an event group (0 urgent, 1 normal;
+-1 is the kernel's re-scheduled stop, :mod:`sim.world.kernel`)."""
+
+
+class CounterexampleFile(_Strict):
+    """What a counterexample file may say; every key is known, every number bounded."""
+
+    version: int
+    scenario: Annotated[str, Field(min_length=1, max_length=4096)]
+    policy: str
+    seed: Annotated[int, Field(ge=0, le=MAX_SEED)]
+    invariant: str
+    digest: Annotated[str, Field(pattern=r"^[0-9a-f]{32}$")]
+    explorer: str = ""
+    note: str = ""
+    mechanism: Annotated[str, Field(max_length=4096)] = ""
+    faults: list[str]
+    ties: list[Tie] = Field(default_factory=list)
+    flags: dict[str, bool] = Field(default_factory=dict)
+    tempo: TempoTable | None = None
+    profile: FaultsModel = FaultsModel()
 
 
 def read(path: Path) -> Counterexample:
+    """A counterexample file, checked whole before anything runs: one LeaselabError naming the
+    file and field otherwise (exit 2), so a replay that runs can only diverge for a real reason."""
     source = str(path)
+    data = read_toml(path, what="counterexample file")
+    _check_version(data, source)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise LeaselabError("no such counterexample file", file=source) from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise LeaselabError(f"cannot read: {error}", file=source) from None
-    except tomllib.TOMLDecodeError as error:
-        raise LeaselabError(f"bad TOML: {error}", file=source) from None
-    policy = _require(data, "policy", str, source)
-    preset(policy, source=source)
-    flags_table = data.get("flags", {})
-    if not isinstance(flags_table, dict):
-        raise LeaselabError("must be a table", file=source, field="flags")
-    flags = {name: parse_flag_value(name, value, source=source) for name, value in flags_table.items()}
-    faults = _require(data, "faults", list, source)
-    if not all(isinstance(f, str) for f in faults):
-        raise LeaselabError("every fault must be a string", file=source, field="faults")
-    try:
-        profile = FaultsModel.model_validate(data.get("profile", {}))
+        doc = CounterexampleFile.model_validate(data)
     except ValidationError as error:
-        first = error.errors()[0]
-        where = "profile." + ".".join(str(p) for p in first.get("loc", ()))
-        raise LeaselabError(str(first.get("msg", "invalid")), file=source, field=where) from None
-    scenario = _require(data, "scenario", str, source)
+        hint = "see sim/explore/counterexample.py"
+        raise validation_error(error, model=CounterexampleFile, source=source, hint=hint) from None
+    preset(doc.policy, source=source)
+    for name in doc.flags:
+        if name not in FLAG_NAMES:
+            what, hint = unknown_name("flag", name, FLAG_NAMES, see="`leaselab policies`")
+            raise LeaselabError(what, file=source, field=f"flags.{name}", hint=hint)
+    if doc.invariant not in INVARIANT_NAMES:
+        what, hint = unknown_name("invariant", doc.invariant, INVARIANT_NAMES, see="model/invariants/")
+        raise LeaselabError(what, file=source, field="invariant", hint=hint)
     try:
-        load_scenario(scenario)
-    except LeaselabError as error:
-        raise LeaselabError(error.what, file=source, field="scenario", hint=error.hint) from None
-    invariant = _require(data, "invariant", str, source)
-    if invariant not in INVARIANT_NAMES:
-        raise LeaselabError(
-            f"unknown invariant '{invariant}'",
-            file=source,
-            field="invariant",
-            hint="valid: " + ", ".join(INVARIANT_NAMES),
-        )
-    return Counterexample(
-        scenario=scenario,
-        policy=policy,
-        seed=_require(data, "seed", int, source),
-        invariant=invariant,
-        digest=_require(data, "digest", str, source),
-        faults=tuple(parse_script(faults, source=source)),
-        profile=profile,
-        flags=flags,
-        explorer=str(data.get("explorer", "")),
-        note=str(data.get("note", "")),
-        ties=_ties(data.get("ties", []), source),
-        tempo=_tempo(data.get("tempo"), source),
+        load_scenario(doc.scenario)
+    except LeaselabError as error:  # the scenario's own field, if any, goes into what is wrong
+        what = ": ".join(p for p in (error.field, error.what) if p and p != "scenario")
+        raise LeaselabError(what, file=source, field="scenario", hint=error.hint) from None
+    tempo = None if doc.tempo is None else Tempo(doc.tempo.latency_factor, doc.tempo.store_latency_s)
+    cx = Counterexample(
+        scenario=doc.scenario,
+        policy=doc.policy,
+        seed=doc.seed,
+        invariant=doc.invariant,
+        digest=doc.digest,
+        faults=tuple(parse_script(doc.faults, source=source)),
+        profile=doc.profile,
+        flags=dict(doc.flags),
+        explorer=doc.explorer,
+        note=doc.note,
+        mechanism=doc.mechanism,
+        ties=tuple(doc.ties),
+        tempo=tempo,
     )
+    try:
+        cx.effective_scenario()
+    except ValidationError as error:
+        where = validation_error(error, model=Scenario, source=source).field
+        what = f"puts the scenario's {where} out of its range"
+        raise LeaselabError(what, file=source, field="tempo", hint="see scenarios/schema.py") from None
+    return cx
 
 
-def _tempo(raw: Any, source: str) -> Tempo | None:
-    if raw is None:
-        return None
-    keys = {"latency_factor", "store_latency_s"}
-    if (
-        not isinstance(raw, dict)
-        or not set(raw) <= keys
-        or not all(isinstance(v, int | float) and not isinstance(v, bool) and v > 0 for v in raw.values())
-    ):
-        raise LeaselabError("must be a table of positive numbers", file=source, field="tempo", hint=", ".join(keys))
-    store = raw.get("store_latency_s")
-    return Tempo(float(raw.get("latency_factor", 1.0)), None if store is None else float(store))
-
-
-def _ties(raw: Any, source: str) -> tuple[TieKey, ...]:
-    if not isinstance(raw, list) or not all(
-        isinstance(t, list) and len(t) == 2 and isinstance(t[0], int | float) and isinstance(t[1], int) for t in raw
-    ):
-        raise LeaselabError("must be a list of [time, priority] pairs", file=source, field="ties")
-    return tuple((float(t[0]), int(t[1])) for t in raw)
+def _check_version(data: Mapping[str, Any], source: str) -> None:
+    """The format version comes first: a file without one, or of another version, says how to fix it."""
+    if "version" not in data:
+        what = f"no format version: if leaselab wrote this file, add 'version = {FORMAT_VERSION}' as its first line"
+        raise LeaselabError(what, file=source, field="version")
+    version = data["version"]
+    if version != FORMAT_VERSION or isinstance(version, bool):
+        what = f"format version {shown(version)} is not one this leaselab reads (version {FORMAT_VERSION})"
+        raise LeaselabError(what, file=source, field="version", hint="replay it with the leaselab that wrote it")

@@ -16,7 +16,7 @@ enumerated.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,6 +56,10 @@ MENU: dict[type[Request], tuple[tuple[str, str, float], ...]] = {
 }
 ANY_REQUEST: tuple[tuple[str, str, float], ...] = (("crash", "before", 0.0), ("crash", "after", 0.0))
 RUN_REQUEST: tuple[tuple[str, str, float], ...] = (("cancel", "fire", 0.0),)
+
+Progress = Callable[[int, int, int, int], None]
+"""progress(level, bound, done, total): schedules run of the level's total, after each schedule.
+A level's total is counted when it starts (its parents' children), only when progress is asked for."""
 
 
 @dataclass(frozen=True)
@@ -160,7 +164,7 @@ class ExhaustiveExplorer:
             return True
         return self.deadline_s is not None and clock.elapsed() >= self.deadline_s
 
-    def verify(self, target: Target, bound: int) -> VerifyReport:
+    def verify(self, target: Target, bound: int, progress: Progress | None = None) -> VerifyReport:
         scenario = target.scenario.with_faults(without_probabilities(target.scenario.faults))
         policy = target.policy
         report = VerifyReport(target, bound)
@@ -191,9 +195,16 @@ class ExhaustiveExplorer:
         # A level keeps what its children need (request types, ties), never whole results: a
         # level of a large workload holds thousands of schedules.
         first = run(Schedule())
+        if progress is not None:
+            progress(0, bound, 1, 1)
         level: list[tuple[Schedule, Opened]] = [(Schedule(), Opened(first.request_types, first.ties))]
-        for _depth in range(bound):
+        for depth in range(1, bound + 1):
             nxt: list[tuple[Schedule, Opened]] = []
+            total = 0
+            if progress is not None:
+                total = sum(len(self._children(s, o, target.families)) for s, o in level)
+                if self.max_schedules is not None:
+                    total = min(total, max(0, self.max_schedules - report.schedules))
             for schedule, opened in level:
                 for child in self._children(schedule, opened, target.families):
                     if self._spent(report, clock):
@@ -201,6 +212,8 @@ class ExhaustiveExplorer:
                         break
                     result = run(child)
                     nxt.append((child, Opened(result.request_types, result.ties)))
+                    if progress is not None:
+                        progress(depth, bound, len(nxt), total)
                 if not report.complete:
                     break
             if not report.complete:

@@ -18,7 +18,9 @@ proves a flag is wired, so it is not counted.
 
 Beside the flag mutants, :mod:`sim.explore.code_mutants` replaces functions of the model itself (a
 wrong classifier, resolver, recordStep); they are searched the same way and scored separately.
-Finally every invariant is checked for exercise: one that no kill, known defect or registered
+Each code mutant is also run through the head sweep alone (:mod:`sim.explore.sweep_mutants`): the
+sweep-only score says which the suite's sweep would flag as an unregistered violation without a target
+chosen for it. Finally every invariant is checked for exercise: one that no kill, known defect or registered
 finding violates is listed as unexercised, with the reason in :data:`UNEXERCISED_REASONS`.
 
 Batches draw exactly as :class:`sim.explore.swarm.SwarmExplorer` does (one ``random.Random``:
@@ -41,6 +43,7 @@ from sim.explore.base import Clock, Target
 from sim.explore.code_mutants import CODE_MUTANTS, CodeMutant, applied
 from sim.explore.counterexample import Counterexample
 from sim.explore.swarm import Draw, swarm_batch, swarm_draws
+from sim.explore.sweep_mutants import SWEEP_SIMULATIONS, SweepFlag, sweep_flag
 from sim.world.simulate import SimulationResult
 
 
@@ -149,6 +152,9 @@ class MutationReport:
     code_survivors: list[str] = field(default_factory=list)
     unexercised: list[tuple[str, str]] = field(default_factory=list)
     """(invariant, reason) for every invariant nothing violated; reason '' = none given."""
+    code_sweep_flagged: list[SweepFlag] = field(default_factory=list)
+    """Code mutants the head sweep alone flags with an unregistered violation (:mod:`sim.explore.sweep_mutants`)."""
+    code_sweep_missed: list[str] = field(default_factory=list)
 
     @property
     def score(self) -> float:
@@ -160,6 +166,12 @@ class MutationReport:
     def code_score(self) -> float:
         judged = len(self.code_killed) + len(self.code_survivors)
         return len(self.code_killed) / judged if judged else 1.0
+
+    @property
+    def code_sweep_score(self) -> float:
+        """The code mutants the head sweep alone flags, of those it was run on."""
+        judged = len(self.code_sweep_flagged) + len(self.code_sweep_missed)
+        return len(self.code_sweep_flagged) / judged if judged else 1.0
 
     @property
     def unexplained_unexercised(self) -> list[str]:
@@ -175,6 +187,9 @@ class MutationReport:
             "code_killed": [_kill_document(k) for k in self.code_killed],
             "code_survivors": list(self.code_survivors),
             "unexercised": [{"invariant": name, "reason": reason} for name, reason in self.unexercised],
+            "code_sweep_score": round(self.code_sweep_score, 4),
+            "code_sweep_flagged": [flag.document() for flag in self.code_sweep_flagged],
+            "code_sweep_missed": list(self.code_sweep_missed),
         }
 
 
@@ -210,8 +225,9 @@ class Baselines:
         return self.clean[target]
 
 
-Progress = Callable[[str, str], None]
-"""Called as progress(flag, what) while the mutants run."""
+Progress = Callable[[str, int, int], None]
+"""Called as progress(mutant, done, total) before each mutant's search (``done`` mutants judged of
+``total``, equivalent ones not counted), and once more at the end."""
 
 
 def hunt(
@@ -276,6 +292,7 @@ def exercised_invariants(report: MutationReport) -> set[str]:
     seen: set[str] = set()
     for kill in (*report.killed, *report.code_killed):
         seen.update(kill.violated or (kill.invariant,))
+    seen.update(flag.invariant for flag in report.code_sweep_flagged)
     for entry in KNOWN_DEFECTS:
         seen.add(entry.invariant)
     for finding in FINDINGS:
@@ -296,33 +313,51 @@ def run_mutants(
     flags: Sequence[str] = FLAG_NAMES,
     progress: Progress | None = None,
     code: Sequence[CodeMutant] | None = None,
+    sweep_simulations: int = SWEEP_SIMULATIONS,
 ) -> MutationReport:
-    """Flip each of ``flags`` over ``head``; ``simulations`` per target, ``budget_s`` per mutant."""
+    """Flip each of ``flags`` over ``head``; ``simulations`` per target, ``budget_s`` per mutant. Each code
+    mutant is also run through the head sweep alone (``sweep_simulations`` per library scenario, 0 = not)."""
     report = MutationReport()
     clock = Clock()
     baselines = Baselines(simulations, seed)
+    code = CODE_MUTANTS if code is None else code
+    total = sum(1 for flag in flags if flag not in EQUIVALENT) + len(code)
+    done = 0
     for flag in flags:
         if flag in EQUIVALENT:
             report.equivalent.append((flag, EQUIVALENT[flag]))
             continue
         if progress is not None:
-            progress(flag, "searching")
+            progress(flag, done, total)
+        done += 1
         kill, spent = hunt(flag, simulations, seed, baselines, budget_s)
         report.simulations += spent
         if kill is None:
             report.survivors.append(flag)
         else:
             report.killed.append(kill)
-    for mutant in CODE_MUTANTS if code is None else code:
+    for mutant in code:
         if progress is not None:
-            progress(mutant.name, "searching")
+            progress(mutant.name, done, total)
+        done += 1
         kill, spent = hunt_code(mutant, simulations, seed, baselines, budget_s)
         report.simulations += spent
         if kill is None:
             report.code_survivors.append(mutant.name)
         else:
             report.code_killed.append(kill)
+        if sweep_simulations > 0:
+            if progress is not None:
+                progress(f"{mutant.name} (head sweep)", done - 1, total)
+            flagged, swept = sweep_flag(mutant, sweep_simulations, deadline_s=budget_s)
+            report.simulations += swept
+            if flagged is None:
+                report.code_sweep_missed.append(mutant.name)
+            else:
+                report.code_sweep_flagged.append(flagged)
     report.simulations += baselines.spent
+    if progress is not None:
+        progress("", done, total)
     report.unexercised = unexercised(report)
     report.elapsed_s = clock.elapsed()
     return report

@@ -1,5 +1,6 @@
 """The review's evidence jobs, run in an executor's workers: shrink a violating simulation, recognise
-registered findings and recorded non-guarantees in violating simulations, verify a small scenario exhaustively.
+registered findings and recorded non-guarantees in violating simulations, verify a small scenario exhaustively,
+measure a shrunk counterexample's causality curve.
 
 Each job is a small frozen, picklable value and each runner a top-level function returning
 plain values, so a local process pool and a Dask cluster run them alike. A job names the
@@ -13,13 +14,16 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
+from typing import Any
 
 from model.invariants import Index
 from scenarios.findings import explain
 from scenarios.intensity import scale_faults
 from scenarios.loader import load_scenario
+from scenarios.overrides import at_ranges
 from scenarios.schema import Scenario
 from sim.explore.base import NondeterminismError, Target, shrink
+from sim.explore.causality import curve
 from sim.explore.counterexample import Counterexample
 from sim.explore.exhaustive import ExhaustiveExplorer
 from sim.world.simulate import simulate
@@ -35,9 +39,11 @@ class Cell:
     intensity: float
     seed: int
     digest: str
+    fault_ranges: str = ""
+    """'' or 'library': the scenario's own fault ranges; 'deployment': widened, as the grid swept it."""
 
     def scenario(self) -> Scenario:
-        base = load_scenario(self.scenario_ref)
+        base = at_ranges(load_scenario(self.scenario_ref), self.fault_ranges)
         return scale_faults(base, self.intensity) if self.intensity != 1.0 else base
 
 
@@ -56,6 +62,8 @@ class ShrinkJob:
     invariant: str
     label: str
     max_tests: int
+    grid: str = ""
+    """The deployment-range grid the row came from ('' = the library's fault ranges)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +74,10 @@ class ShrinkOutcome:
 
 
 def run_shrink(job: ShrinkJob) -> ShrinkOutcome:
-    """Re-run the row's simulation (its digest must match), then ddmin its fault script."""
+    """Re-run the row's simulation (its digest must match), then ddmin its fault script while the
+    violation keeps its mechanism (the same finding or non-guarantee, or for an unexplained one the
+    same witness shape: :func:`sim.explore.base.shrink`), so the report's counterexample tells the
+    story the sweep met, not another one that fails the same invariant with fewer faults."""
     cell = job.cell
     scenario = cell.scenario()
     flags = dict(cell.flags)
@@ -89,7 +100,10 @@ def run_shrink(job: ShrinkJob) -> ShrinkOutcome:
         )
     except NondeterminismError as error:
         return ShrinkOutcome(job, None, str(error))
-    note = f"sweep row: policy {job.label}, intensity {cell.intensity:g}, seed {cell.seed}; shrunk by ddmin"
+    note = (
+        f"sweep row: policy {job.label}, intensity {cell.intensity:g}, seed {cell.seed}; "
+        f"shrunk by ddmin keeping its mechanism ({cx.mechanism})"
+    )
     return ShrinkOutcome(job, replace(cx, note=note))
 
 
@@ -97,6 +111,8 @@ def run_shrink(job: ShrinkJob) -> ShrinkOutcome:
 class RecogniseJob:
     cell: Cell
     invariants: tuple[str, ...]
+    grid: str = ""
+    """The grid the row came from (the explanation tables are per grid)."""
 
 
 def run_recognise(job: RecogniseJob) -> list[tuple[str, str]]:
@@ -130,16 +146,40 @@ class VerifyOutcome:
     sentence: str
     violated: tuple[str, ...]
     elapsed_s: float
+    explained: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+    """Per violated invariant: (invariant, the id of the registered finding or recorded non-guarantee
+    whose recogniser matches its counterexample, '' when none does, the counterexample's fault script)."""
 
 
 def run_verify(job: VerifyJob) -> VerifyOutcome:
+    """Enumerate, then replay each invariant's first counterexample and ask the register what it is
+    (the recognisers the sweep's violations go through: :func:`scenarios.findings.explain`)."""
     started = time.perf_counter()
     report = ExhaustiveExplorer(max_schedules=job.max_schedules).verify(Target(job.scenario, job.preset), job.bound)
+    elapsed_s = time.perf_counter() - started
+    explained = []
+    for name, cx in report.violations:
+        replay = cx.run()
+        entry = explain(name, Index.of(replay.history), replay.verdicts[name])
+        explained.append((name, "" if entry is None else entry.id, tuple(f.text() for f in cx.faults)))
     return VerifyOutcome(
         job,
         report.schedules,
         report.complete,
         report.sentence(),
         tuple(name for name, _ in report.violations),
-        time.perf_counter() - started,
+        elapsed_s,
+        tuple(explained),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class CurveJob:
+    counterexample: Counterexample
+    budget_requests: int | None
+    """The time box, in world requests (deterministic; about 10-17 us of CPU each)."""
+
+
+def run_curve(job: CurveJob) -> dict[str, Any]:
+    """The counterexample's causality curve as plain data (``sim.explore.causality.Curve.document``)."""
+    return curve(job.counterexample, budget_requests=job.budget_requests).document()

@@ -17,10 +17,12 @@ from model.policy import PRESET_ALIASES, PRESETS
 from scenarios.loader import load_scenario
 from sim.review.jobs import Cell, RecogniseJob, ShrinkJob, VerifyJob, parse_flags
 from sim.sweep.config import SweepConfig
+from sim.sweep.rows import violated_mask
 
 HEAD = "adr-141"
 PRIMARY_GRID = "main"
 """The grid the summary counts (the library scenarios at the configuration's intensities)."""
+DEPLOYMENT = "deployment"
 
 
 def scenario_refs(config: SweepConfig) -> dict[str, str]:
@@ -39,6 +41,19 @@ def as_written_grids(config: SweepConfig) -> set[str]:
     return {g.name for g in config.grid if not g.latency_ratios and not g.transports}
 
 
+def deployment_grids(config: SweepConfig) -> list[str]:
+    """Grids at the fault ranges of real deployments whose rows a counterexample file replays (no
+    latency or transport override): the review explains head's violations there as in the primary grid."""
+    written = as_written_grids(config)
+    return [g.name for g in config.grid if g.fault_ranges == DEPLOYMENT and g.name in written]
+
+
+def explained_grids(config: SweepConfig) -> list[str]:
+    """The grids whose violations under head the review re-runs and explains: the primary grid (the
+    library's fault ranges) and every deployment-range grid."""
+    return [PRIMARY_GRID, *deployment_grids(config)]
+
+
 def cell(row: pd.Series, refs: dict[str, str]) -> Cell:
     """The cell a row came from, with the scenario as the loader takes it (library name or path)."""
     return Cell(
@@ -48,13 +63,20 @@ def cell(row: pd.Series, refs: dict[str, str]) -> Cell:
         float(row["intensity"]),
         int(row["seed"]),
         str(row["digest"]),
+        _ranges(row),
     )
+
+
+def _ranges(row: pd.Series) -> str:
+    """The row's fault ranges ('' for rows written before the column existed: the library's)."""
+    value = row.get("fault_ranges")
+    return "" if value is None or (isinstance(value, float) and pd.isna(value)) else str(value)
 
 
 def violators(frame: pd.DataFrame, policy: str, invariant: str, grids: set[str]) -> pd.DataFrame:
     """Rows of ``policy`` violating ``invariant`` in as-written grids: the primary grid first (the one the
     summary counts), fewest faults first (they shrink fastest), then by scenario, intensity and seed."""
-    rows = frame[(frame["policy"] == policy) & (frame[f"inv.{invariant}"] == "false") & frame["grid"].isin(grids)]
+    rows = frame[(frame["policy"] == policy) & violated_mask(frame[f"inv.{invariant}"]) & frame["grid"].isin(grids)]
     faults = rows[[c for c in rows.columns if c.startswith("fault.")]].sum(axis=1)
     rows = rows.assign(_faults=faults, _other_grid=rows["grid"] != PRIMARY_GRID)
     return rows.sort_values(["_other_grid", "_faults", "grid", "scenario", "intensity", "seed"], kind="stable")
@@ -86,40 +108,70 @@ def head_label(frame: pd.DataFrame, policies: Sequence[str]) -> str | None:
 
 
 def plan_shrinks(
-    frame: pd.DataFrame, policies: Sequence[str], refs: dict[str, str], max_tests: int, grids: set[str]
+    frame: pd.DataFrame,
+    policies: Sequence[str],
+    refs: dict[str, str],
+    max_tests: int,
+    grids: set[str],
+    deployment: Sequence[str] = (),
 ) -> list[ShrinkJob]:
-    """One job per violated invariant under head, and under the first preset (ADR order) where it fails."""
+    """One job per violated invariant under head, and under the first preset (ADR order) where it fails,
+    at the library's fault ranges; and one per invariant violated under head in the ``deployment`` grids."""
     presets = presets_in_order(frame, policies)
     head = head_label(frame, policies)
+    library = grids - set(deployment)
     jobs: list[ShrinkJob] = []
-    for name in [c.removeprefix("inv.") for c in frame.columns if c.startswith("inv.")]:
+    names = [c.removeprefix("inv.") for c in frame.columns if c.startswith("inv.")]
+    for name in names:
         chosen: list[str] = []
-        first = next((p for p in presets if not violators(frame, p, name, grids).empty), None)
+        first = next((p for p in presets if not violators(frame, p, name, library).empty), None)
         if first is not None:
             chosen.append(first)
-        if head is not None and head not in chosen and not violators(frame, head, name, grids).empty:
+        if head is not None and head not in chosen and not violators(frame, head, name, library).empty:
             chosen.append(head)
         for label in chosen:
-            row = violators(frame, label, name, grids).iloc[0]
+            row = violators(frame, label, name, library).iloc[0]
             jobs.append(ShrinkJob(cell(row, refs), name, label, max_tests))
+    if head is not None and deployment:
+        for name in names:
+            rows = violators(frame, head, name, set(deployment))
+            if not rows.empty:
+                jobs.append(ShrinkJob(cell(rows.iloc[0], refs), name, head, max_tests, str(rows.iloc[0]["grid"])))
     return jobs
 
 
 def plan_recognition(
-    frame: pd.DataFrame, policies: Sequence[str], refs: dict[str, str], per_invariant: int, grids: set[str]
+    frame: pd.DataFrame,
+    policies: Sequence[str],
+    refs: dict[str, str],
+    per_invariant: int,
+    grids: set[str],
+    explained: Sequence[str] = (PRIMARY_GRID,),
 ) -> list[RecogniseJob]:
-    """Violating head simulations of the primary grid to re-run for the recognisers of the findings and
-    non-guarantees: per invariant violated there, up to ``per_invariant`` rows, taken round-robin over
-    scenarios so that each mechanism gets a look. Every violated invariant is examined, not only those a
-    finding names: a violation nothing explains is what the reviewer must see."""
+    """Violating head simulations of each ``explained`` grid (the primary grid, and the deployment-range
+    grids) to re-run for the recognisers of the findings and non-guarantees: per grid and invariant
+    violated there, up to ``per_invariant`` rows, taken round-robin over scenarios so that each mechanism
+    gets a look. Every violated invariant is examined, not only those a finding names: a violation
+    nothing explains is what the reviewer must see."""
+    return [
+        job
+        for grid in explained
+        if grid in grids
+        for job in _recognition_of_grid(frame, policies, refs, per_invariant, grid)
+    ]
+
+
+def _recognition_of_grid(
+    frame: pd.DataFrame, policies: Sequence[str], refs: dict[str, str], per_invariant: int, grid_name: str
+) -> list[RecogniseJob]:
     head = head_label(frame, policies)
-    if head is None or PRIMARY_GRID not in grids:
+    if head is None:
         return []
     wanted = [c.removeprefix("inv.") for c in frame.columns if c.startswith("inv.")]
     picked: dict[tuple[str, int, float, str], set[str]] = {}
     order: list[tuple[str, int, float, str]] = []
     for name in wanted:
-        rows = violators(frame, head, name, {PRIMARY_GRID})
+        rows = violators(frame, head, name, {grid_name})
         by_scenario = [_keys(group) for _, group in rows.groupby("scenario", sort=True)]
         taken = 0
         depth = 0
@@ -138,7 +190,9 @@ def plan_recognition(
     for position, key in enumerate(_keys(head_rows)):
         first_row.setdefault(key, position)
     # one row lookup per job, by key (a filter of every head row per job grew with jobs x rows)
-    return [RecogniseJob(cell(head_rows.iloc[first_row[key]], refs), tuple(sorted(picked[key]))) for key in order]
+    return [
+        RecogniseJob(cell(head_rows.iloc[first_row[key]], refs), tuple(sorted(picked[key])), key[3]) for key in order
+    ]
 
 
 def _keys(rows: pd.DataFrame) -> list[tuple[str, int, float, str]]:

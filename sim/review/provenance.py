@@ -11,11 +11,13 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sim.sweep.config import SweepConfig
 from sim.sweep.directory import versions
+from sim.sweep.ledger import LEDGER
 from sim.sweep.toml_out import dumps as toml_dumps
 
 if TYPE_CHECKING:
@@ -41,6 +43,7 @@ def fresh_shards(shard_dir: Path, config: SweepConfig) -> None:
     if shard_dir.exists():
         for shard in shard_dir.glob("*.parquet"):
             shard.unlink()
+        (shard_dir / LEDGER).unlink(missing_ok=True)
     shard_dir.mkdir(parents=True, exist_ok=True)
     path.write_text(stamp, encoding="utf-8")
 
@@ -79,10 +82,12 @@ def provenance(
     simulations: int,
     wall_s: float,
     examined: int,
+    curves: Sequence[Mapping[str, Any] | None] = (),
     phases_s: dict[str, float] | None = None,
 ) -> dict[str, Any]:
     """``phases_s``: wall seconds of the review's phases so far ('sweep': simulating and reading the
     shards; 'evidence': shrinking, recognising, verifying); the report adds its own when it is drawn."""
+    measured = [c for c in curves if c is not None]
     return {
         "name": config.name,
         "versions": versions(VERSIONED),
@@ -99,5 +104,12 @@ def provenance(
         "extra": {
             "exhaustive bound": str(options.verify_bound),
             "shrink budget": f"{options.shrink_tests} simulations",
+            "causality curves": (
+                f"{len(measured)} curves, {sum(c['simulations'] for c in measured):,} simulations "
+                f"({measured[0]['draws'] if measured else 0} per point), time box "
+                f"{options.causality_budget_requests:,} world requests per curve"
+                if options.causality_budget_requests
+                else "off"
+            ),
         },
     }

@@ -4,8 +4,10 @@ Steps: (1) run the sweep (``sim.sweep.engine.run_sweep``; shards under ``OUT/sha
 interrupted run); (2) in the same executor, shrink one violating simulation per violated
 invariant under ``head`` and under the first preset where the invariant fails, re-run
 violating ``head`` simulations to recognise registered findings, and verify the small
-scenarios exhaustively for ``head`` and each preset; (3) write the counterexample files into
-``OUT/counterexamples`` and return rows and evidence as plain data (:class:`Review`), which
+scenarios exhaustively for ``head`` and each preset, and measure each shrunk counterexample's causality
+curve (submitted as its shrink finishes, time-boxed by ``ReviewOptions.causality_budget_requests``);
+(3) write the counterexample files into ``OUT/counterexamples`` and return rows and evidence as plain
+data (:class:`Review`), which
 :mod:`reports` renders (the face, ``leaselab report``, joins the two: sim never imports reports).
 
 Everything chosen is a pure function of the rows (:mod:`sim.review.plan`: which row to shrink,
@@ -27,28 +29,44 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from model.errors import LeaselabError
 from model.history import Op
 from sim.review.evidence import counterexamples, explanations, findings, verify_view
 from sim.review.jobs import (
+    CurveJob,
     RecogniseJob,
     ShrinkJob,
     ShrinkOutcome,
     VerifyJob,
     VerifyOutcome,
+    run_curve,
     run_recognise,
     run_shrink,
     run_verify,
 )
-from sim.review.plan import as_written_grids, plan_recognition, plan_shrinks, plan_verification, scenario_refs
+from sim.review.plan import (
+    as_written_grids,
+    deployment_grids,
+    explained_grids,
+    plan_recognition,
+    plan_shrinks,
+    plan_verification,
+    scenario_refs,
+)
 from sim.review.provenance import fresh_shards, provenance
 from sim.sweep.config import SweepConfig
+from sim.sweep.directory import REPORT, SHARDS, locked, prepare, refuse_foreign
 from sim.sweep.engine import SweepProgress, run_sweep
-from sim.sweep.rows import ROW_KEY
+from sim.sweep.rows import ROW_KEY, violated_mask
 
 VERIFY_SCENARIOS = ("single_run", "happy_path", "audit_failure_after_write", "worker_crash_mid_write")
 """Small library scenarios (one or two runs) whose bound-1 enumeration takes well under a second."""
+CAUSALITY_BUDGET_REQUESTS = 600_000
+"""About 6-10 CPU s per curve here: a whole curve (14 points of 93 draws) of a counterexample of the
+``default`` scenario; the 12,000-record histories of ``reaper_races_heartbeat`` get one point."""
 Progress = Callable[[str, int, int], None]
-"""progress(phase, done, total): phase 'simulating' counts simulations, 'evidence' counts jobs."""
+"""progress(phase, done, total): 'checking' counts the shards of an interrupted run verified,
+'simulating' simulations, 'evidence' jobs."""
 
 
 @dataclass(frozen=True)
@@ -63,6 +81,8 @@ class ReviewOptions:
     examine_per_invariant: int = 1000
     """Violating head simulations of the primary grid re-run per invariant to explain (round-robin over scenarios)."""
     command: str = "leaselab report"
+    causality_budget_requests: int = CAUSALITY_BUDGET_REQUESTS
+    """Per counterexample, the causality curve's time box in world requests; 0 = no curves."""
 
 
 @dataclass
@@ -90,6 +110,13 @@ class Review:
     def elapsed_s(self) -> float:
         return time.perf_counter() - self.started
 
+    def failed(self, policy: str) -> dict[str, int]:
+        """The invariants violated in some simulation of ``policy`` (any grid), with how many."""
+        mine = self.frame[self.frame["policy"] == policy]
+        columns = [str(c) for c in mine.columns if str(c).startswith("inv.")]
+        counts = {c.removeprefix("inv."): int(violated_mask(mine[c]).sum()) for c in columns}
+        return {name: count for name, count in counts.items() if count}
+
 
 def with_seeds(config: SweepConfig, seeds: int | None) -> SweepConfig:
     """The configuration with ``seeds`` per cell in every grid (grid overrides dropped)."""
@@ -107,26 +134,39 @@ def run_review(
     config = with_seeds(config, options.seeds)
     out = options.out
     tell = progress or (lambda phase, done, total: None)
-    total_sims = sum(t.seed_count for t in config.tasks())
-    fresh_shards(out / "shards", config)
     early = _EarlyReader()
 
-    def task_done(progress: SweepProgress) -> None:
-        early.read_new(progress.paths)
-        tell("simulating", progress.simulations, total_sims)
+    def swept(p: SweepProgress) -> None:
+        if p.phase == "checking":
+            tell("checking", p.checked, p.to_check)
+        else:
+            early.read_new(p.paths)
+            tell("simulating", p.simulations, p.simulations_total)
 
-    done = run_sweep(config, out / "shards", executor=executor, on_task_done=task_done)
+    refuse_foreign(out, config, REPORT)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise LeaselabError(f"cannot create: {error.strerror}", file=str(out)) from None
+    with locked(out):
+        prepare(out, config, kind=REPORT, command=options.command)  # refuses a sweep's directory first
+        fresh_shards(out / SHARDS, config)
+        done = run_sweep(config, out / SHARDS, executor=executor, on_task_done=swept)
     frame = read_shards(done.paths, early.tables)
-    swept = time.perf_counter()
+    sweep_end = time.perf_counter()
     policies = [p.label for p in config.policy]
     refs = scenario_refs(config)
     grids = as_written_grids(config)
-    shrink_jobs = plan_shrinks(frame, policies, refs, options.shrink_tests, grids)
-    recognise_jobs = plan_recognition(frame, policies, refs, options.examine_per_invariant, grids)
+    deployment = deployment_grids(config)
+    shrink_jobs = plan_shrinks(frame, policies, refs, options.shrink_tests, grids, deployment)
+    explained = explained_grids(config)
+    recognise_jobs = plan_recognition(frame, policies, refs, options.examine_per_invariant, grids, explained)
     verify_jobs = plan_verification(options.verify_scenarios, options.verify_bound)
-    shrunk, recognised, verified = _run_jobs(executor, shrink_jobs, recognise_jobs, verify_jobs, tell)
-    views, histories, files = counterexamples(shrunk, out)
-    phases_s = {"sweep": swept - started, "evidence": time.perf_counter() - swept}
+    shrunk, recognised, verified, curves = _run_jobs(
+        executor, shrink_jobs, recognise_jobs, verify_jobs, tell, options.causality_budget_requests
+    )
+    views, histories, files = counterexamples(shrunk, out, curves)
+    phases_s = {"sweep": sweep_end - started, "evidence": time.perf_counter() - sweep_end}
     return Review(
         out=out,
         frame=frame,
@@ -134,10 +174,10 @@ def run_review(
         counterexamples=views,
         histories=histories,
         verification=[verify_view(v) for v in verified],
-        findings=findings(recognise_jobs, recognised),
-        explanations=explanations(frame, policies, recognised),
+        findings=findings(recognise_jobs, recognised, deployment),
+        explanations=explanations(frame, policies, recognise_jobs, recognised, explained),
         provenance=provenance(
-            config, options, len(frame), time.perf_counter() - started, len(recognise_jobs), phases_s
+            config, options, len(frame), time.perf_counter() - started, len(recognise_jobs), curves, phases_s
         ),
         started=started,
         files=files,
@@ -180,16 +220,28 @@ def _run_jobs(
     recognitions: list[RecogniseJob],
     verifications: list[VerifyJob],
     tell: Progress,
-) -> tuple[list[ShrinkOutcome], list[list[tuple[str, str]]], list[VerifyOutcome]]:
-    """Submit every evidence job at once (they are independent); collect in submission order."""
+    curve_budget: int,
+) -> tuple[list[ShrinkOutcome], list[list[tuple[str, str]]], list[VerifyOutcome], list[dict[str, Any] | None]]:
+    """Submit every evidence job at once (they are independent) and each counterexample's curve as its
+    shrink finishes (``curve_budget`` 0: no curves); collect in submission order."""
     futures: list[Future[Any]] = []
     futures += [executor.submit(run_shrink, job) for job in shrinks]
     futures += [executor.submit(run_recognise, job) for job in recognitions]
     futures += [executor.submit(run_verify, job) for job in verifications]
     total = len(futures)
     results = []
+    curve_futures: list[Future[Any] | None] = []
     for i, future in enumerate(futures):
         results.append(future.result())
+        if i < len(shrinks):
+            cx = results[-1].counterexample
+            wanted = cx is not None and curve_budget > 0
+            curve_futures.append(executor.submit(run_curve, CurveJob(cx, curve_budget)) if wanted else None)
+            total += wanted
         tell("evidence", i + 1, total)
+    curves: list[dict[str, Any] | None] = []
+    for pending in curve_futures:
+        curves.append(None if pending is None else pending.result())
+        tell("evidence", len(futures) + sum(c is not None for c in curves), total)
     a, b = len(shrinks), len(shrinks) + len(recognitions)
-    return results[:a], results[a:b], results[b:]
+    return results[:a], results[a:b], results[b:], curves

@@ -15,28 +15,30 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
-import tomllib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
-from model.errors import LeaselabError
+from model.errors import LeaselabError, choices, shown, unknown_name
 from model.policy import FLAG_NAMES, PRESET_ALIASES, PRESETS
+from scenarios.limits import MAX_SEEDS_PER_CELL
 from scenarios.loader import library_names, load_scenario
+from scenarios.messages import validation_error
+from scenarios.user_files import loads_toml, read_toml
 from sim.sweep.task import SweepTask
 
 Label = Annotated[str, Field(min_length=1, max_length=80, pattern=r"^[A-Za-z0-9_.+=-]+$")]
 Intensity = Annotated[float, Field(ge=0.0, le=100.0)]
 Ratio = Annotated[float, Field(gt=0.0, le=100.0)]
 LIBRARY = "library"
-_FIELD = re.compile(r"[a-z_]+(\.[a-z0-9_]+)*")
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    """Unknown keys, a bool or a string for a number, NaN and infinities are errors, not coerced."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
 
 class PolicyEntry(_Strict):
@@ -50,7 +52,7 @@ class PolicyEntry(_Strict):
     @classmethod
     def _known_preset(cls, value: str) -> str:
         if value not in PRESETS and value not in PRESET_ALIASES:
-            raise ValueError(f"unknown preset '{value}' (valid: {', '.join([*PRESETS, *PRESET_ALIASES])})")
+            raise ValueError(f"unknown preset {shown(value)}; one of: {choices([*PRESETS, *PRESET_ALIASES])}")
         return value
 
     @field_validator("flags")
@@ -58,7 +60,8 @@ class PolicyEntry(_Strict):
     def _known_flags(cls, value: dict[str, bool]) -> dict[str, bool]:
         for name in value:
             if name not in FLAG_NAMES:
-                raise ValueError(f"unknown flag '{name}' (see `leaselab policies`)")
+                what, hint = unknown_name("flag", name, FLAG_NAMES, see="`leaselab policies`")
+                raise ValueError(f"{name}: {what}" if "did you mean" in what else f"{name}: {what}; {hint}")
         return dict(sorted(value.items()))
 
     @property
@@ -75,8 +78,12 @@ class GridEntry(_Strict):
     intensities: Annotated[list[Intensity], Field(min_length=1)] = Field(default_factory=lambda: [1.0])
     latency_ratios: list[Ratio] = Field(default_factory=list)
     transports: list[Literal["sync", "async"]] = Field(default_factory=list)
+    fault_ranges: Literal["library", "deployment"] = "library"
+    """'deployment': every scenario widened to the fault ranges of real deployments
+    (:meth:`scenarios.schema.Scenario.at_deployment_ranges`: clock skew up to an hour either way,
+    store stalls up to two leases); 'library': the ranges each scenario declares."""
     policies: list[str] = Field(default_factory=list)
-    seeds: Annotated[int, Field(ge=1, le=100_000_000)] | None = None
+    seeds: Annotated[int, Field(ge=1, le=MAX_SEEDS_PER_CELL)] | None = None
 
     @model_validator(mode="after")
     def _no_repeats(self) -> GridEntry:
@@ -96,7 +103,7 @@ class SweepConfig(_Strict):
     """A whole sweep. ``seeds`` per cell (a grid may override it), ``seeds_per_task`` per shard."""
 
     name: Label
-    seeds: Annotated[int, Field(ge=1, le=100_000_000)]
+    seeds: Annotated[int, Field(ge=1, le=MAX_SEEDS_PER_CELL)]
     seeds_per_task: Annotated[int, Field(ge=1, le=1_000_000)] = 25
     policy: Annotated[list[PolicyEntry], Field(min_length=1)]
     grid: Annotated[list[GridEntry], Field(min_length=1)]
@@ -139,6 +146,26 @@ class SweepConfig(_Strict):
 
     def tasks(self) -> list[SweepTask]:
         return list(iter_tasks(self))
+
+    def iter_tasks(self) -> Iterator[SweepTask]:
+        """The tasks one by one, in :meth:`tasks` order (a sweep plans lazily)."""
+        return iter_tasks(self)
+
+    def size(self) -> tuple[int, int]:
+        """(tasks, simulations), by arithmetic: a sweep of 10^8 seeds is counted without planning it."""
+        tasks = simulations = 0
+        for grid in self.grid:
+            seeds = grid.seeds or self.seeds
+            cells = (
+                len(grid.scenario_specs())
+                * len(grid.intensities)
+                * len(grid.latency_ratios or [0.0])
+                * len(grid.transports or [""])
+                * len(self.policies_of(grid))
+            )
+            tasks += cells * -(-seeds // self.seeds_per_task)
+            simulations += cells * seeds
+        return tasks, simulations
 
     def fingerprint(self) -> str:
         """A digest of everything that decides the rows: the configuration and every file scenario.
@@ -184,33 +211,17 @@ def iter_tasks(config: SweepConfig) -> Iterator[SweepTask]:
                                     label=entry.label,
                                     latency_ratio=ratio,
                                     transport=transport,
+                                    fault_ranges=_ranges(grid.fault_ranges),
                                 )
+
+
+def _ranges(fault_ranges: str) -> str:
+    """The task's ``fault_ranges``: '' for the scenario's own (so library tasks keep their shard keys)."""
+    return "" if fault_ranges == "library" else fault_ranges
 
 
 def _or_as_written(transports: list[Literal["sync", "async"]]) -> list[str]:
     return list(transports) or [""]
-
-
-def _field(loc: tuple[Any, ...]) -> str:
-    return ".".join(str(p) for p in loc) or "(top level)"
-
-
-def _message(error: Mapping[str, Any]) -> tuple[str, str]:
-    """The field and the message of pydantic's first error, in the scenario loader's words.
-
-    A validator that knows a deeper field says so as ``"field.path: message"``; pydantic's tags
-    for a union member (``list[...]``, ``literal[...]``) are dropped from the location.
-    """
-    loc = tuple(p for p in error.get("loc", ()) if not (isinstance(p, str) and "[" in p))
-    message = str(error.get("msg", "invalid value")).removeprefix("Value error, ")
-    if error.get("type") == "extra_forbidden":
-        message = "unknown key"
-    elif error.get("type") == "missing":
-        message = "required field missing"
-    head, sep, rest = message.partition(": ")
-    if sep and _FIELD.fullmatch(head):
-        return _field((*loc, head)), rest
-    return _field(loc), message
 
 
 def parse_config(data: dict[str, Any], *, source: str, base: Path | None = None) -> SweepConfig:
@@ -218,8 +229,7 @@ def parse_config(data: dict[str, Any], *, source: str, base: Path | None = None)
     try:
         config = SweepConfig.model_validate(data)
     except ValidationError as error:
-        field, message = _message(error.errors()[0])
-        raise LeaselabError(message, file=source, field=field, hint="see sim/sweep/config.py") from None
+        raise validation_error(error, model=SweepConfig, source=source, hint="see sim/sweep/config.py") from None
     config._base = base if base is not None else Path.cwd()
     config._source = source
     for i, grid in enumerate(config.grid):
@@ -228,32 +238,21 @@ def parse_config(data: dict[str, Any], *, source: str, base: Path | None = None)
         for j, spec in enumerate(grid.scenario_specs()):
             try:
                 load_scenario(config.resolve(spec))
-            except LeaselabError as error:
-                raise LeaselabError(
-                    error.what, file=source, field=f"grid.{i}.scenarios.{j}", hint=error.hint or error.file
-                ) from None
+            except LeaselabError as error:  # the scenario's own field, if any, goes into what is wrong
+                what = ": ".join(p for p in (error.field, error.what) if p and p != "scenario")
+                raise LeaselabError(what, file=source, field=f"grid.{i}.scenarios.{j}", hint=error.hint) from None
     return config
 
 
 def load_config(path: str | Path) -> SweepConfig:
     """A sweep configuration from a TOML file, or the built-in review when given its bare name."""
     path = Path(path)
-    source = str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise LeaselabError("no such sweep configuration", file=source) from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise LeaselabError(f"cannot read: {error}", file=source) from None
-    return loads_config(text, source=source, base=path.resolve().parent)
+    data = read_toml(path, what="sweep configuration")
+    return parse_config(data, source=str(path), base=path.resolve().parent)
 
 
 def loads_config(text: str, *, source: str = "<string>", base: Path | None = None) -> SweepConfig:
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise LeaselabError(f"bad TOML: {error}", file=source) from None
-    return parse_config(data, source=source, base=base)
+    return parse_config(loads_toml(text, source=source), source=source, base=base)
 
 
 def as_config(config: SweepConfig | str | Path) -> SweepConfig:

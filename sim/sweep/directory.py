@@ -2,16 +2,22 @@
 
 Layout of DIR::
 
-    sweep.json              the configuration, its fingerprint, the package versions, the base
-                            directory scenario paths resolve against
+    sweep.json              the manifest: what made the directory (``kind``: a sweep or a report),
+                            the configuration, its fingerprint, the package versions, the base
+                            directory scenario paths resolve against, the command that (re)makes it
     shards/<key>.parquet    one shard per task (the sweep row contract)
+    shards/_checksums.sha256  the manifest's record of every finished shard's checksum
+                            (:mod:`sim.sweep.ledger`)
     counterexamples/        one replayable file per (task, violated invariant), first seed only
     histories/<key>.parquet only with --keep-histories
     .lock                   held while a sweep runs, so two sweeps never write one directory
 
 Resuming checks the manifest: a different configuration is refused (its rows would be mixed
-with another sweep's); different package versions are only reported, since digests of a
-library scenario may then differ. Knows files and the configuration; not executors or the CLI.
+with another sweep's), and so is a directory that holds a report (``leaselab report`` writes the
+same manifest with ``kind = "report"``) or shards no manifest describes; different package
+versions are only reported, since digests of a library scenario may then differ. Loading
+verifies every shard by its checksum and names the command that repairs a damaged one. Knows
+files and the configuration; not executors or the CLI.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import fcntl
 import json
 import os
 import platform
+import shlex
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from importlib import metadata
@@ -32,7 +39,8 @@ import pyarrow.parquet as pq
 
 from model.errors import LeaselabError
 from sim.sweep.config import SweepConfig, parse_config
-from sim.sweep.engine import shard_problem, write_atomic
+from sim.sweep.ledger import LEDGER, mismatch, read_ledger, write_atomic
+from sim.sweep.shards import INVARIANT_PREFIX, shard_problem
 from sim.sweep.task import SweepTask
 
 MANIFEST = "sweep.json"
@@ -40,7 +48,11 @@ SHARDS = "shards"
 COUNTEREXAMPLES = "counterexamples"
 HISTORIES = "histories"
 LOCK = ".lock"
-FORMAT = 1
+FORMAT = 2
+"""2: a kind, a command and shard checksums (format 1 had neither; its shards are redone once)."""
+SWEEP, REPORT = "sweep", "report"
+REPORT_FILES = ("report.json", "index.html", f"{SHARDS}/review-stamp.json")
+"""What a report's directory holds even without a manifest (reports written before it had one)."""
 _PACKAGES = ("leaselab", "simpy", "pydantic", "pyarrow", "pandas")
 _SPARSE = ("hit.", "dl.")
 
@@ -56,9 +68,18 @@ def versions(packages: tuple[str, ...] = _PACKAGES) -> dict[str, str]:
     return out
 
 
-def manifest(config: SweepConfig) -> dict[str, Any]:
+def sweep_command(config: SweepConfig, out: Path) -> str:
+    """The command that runs (and resumes, and repairs) ``config`` into ``out``."""
+    if not config.source:
+        return f"leaselab.sweep(<the same configuration>, out={str(out.resolve())!r})"
+    return shlex.join(["leaselab", "sweep", str(Path(config.source).resolve()), "--out", str(out.resolve())])
+
+
+def manifest(config: SweepConfig, kind: str = SWEEP, command: str = "") -> dict[str, Any]:
     return {
         "format": FORMAT,
+        "kind": kind,
+        "command": command,
         "name": config.name,
         "fingerprint": config.fingerprint(),
         "source": config.source,
@@ -81,17 +102,49 @@ def read_manifest(out: Path) -> dict[str, Any] | None:
     return data
 
 
-def prepare(out: Path, config: SweepConfig) -> list[str]:
-    """Create DIR or check it holds this configuration; returns warnings (version changes)."""
+def _write_manifest(out: Path, document: dict[str, Any]) -> None:
+    text = json.dumps(document, indent=2, sort_keys=True) + "\n"
+    write_atomic(out / MANIFEST, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+
+
+def refuse_foreign(out: Path, config: SweepConfig, kind: str = SWEEP) -> None:
+    """A sweep never writes into a report's directory, nor a report into a sweep's, nor a sweep where
+    shards lie that no manifest describes: their rows would be mixed, and ``load`` would return the
+    wrong ones. Checked before anything is written (the lock included)."""
+    found = read_manifest(out) if out.is_dir() else None
+    other = "the report" if kind == REPORT else f"sweep '{config.name}'"
+    if found is not None:
+        held = found.get("kind", SWEEP)
+        if held != kind:
+            what = f"holds {'a report' if held == REPORT else 'a sweep'} ('{found.get('name', '?')}')"
+            raise LeaselabError(what, file=str(out), hint=f"give {other} its own --out")
+        return
+    if kind == REPORT:
+        return
+    if any((out / name).exists() for name in REPORT_FILES):
+        raise LeaselabError("holds a report", file=str(out), hint=f"give {other} its own --out")
+    if any((out / SHARDS).glob("*.parquet")):
+        raise LeaselabError(
+            f"holds shards without a manifest ({MANIFEST})", file=str(out), hint=f"give {other} its own --out"
+        )
+
+
+def prepare(out: Path, config: SweepConfig, *, kind: str = SWEEP, command: str = "") -> list[str]:
+    """Create DIR or check it holds this configuration; returns warnings (version changes).
+
+    ``kind`` says who writes the directory: a sweep (resumed only with its own configuration) or a
+    report (whose shards :mod:`sim.review.provenance` renews when the code or configuration changed,
+    so its manifest is simply rewritten). Each refuses the other's directory.
+    """
+    refuse_foreign(out, config, kind)
+    found = read_manifest(out)
     try:
         (out / SHARDS).mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise LeaselabError(f"cannot create: {error.strerror}", file=str(out)) from None
-    wanted = manifest(config)
-    found = read_manifest(out)
-    if found is None:
-        text = json.dumps(wanted, indent=2, sort_keys=True) + "\n"
-        write_atomic(out / MANIFEST, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    wanted = manifest(config, kind, command or sweep_command(config, out))
+    if found is None or kind == REPORT:
+        _write_manifest(out, wanted)
         return []
     if found["fingerprint"] != wanted["fingerprint"]:
         raise LeaselabError(
@@ -100,6 +153,8 @@ def prepare(out: Path, config: SweepConfig) -> list[str]:
             field="fingerprint",
             hint=f"resume it with its own configuration, or give another --out for '{config.name}'",
         )
+    if found.get("format") != FORMAT or found.get("command") != wanted["command"]:
+        _write_manifest(out, {**found, "format": FORMAT, "kind": kind, "command": wanted["command"]})
     old = found.get("versions", {})
     return [
         f"{out / MANIFEST}: {name} was {old.get(name)} when this sweep started, now {version}"
@@ -167,30 +222,53 @@ def _shard_paths(out: Path) -> list[tuple[Path, SweepTask | None]]:
     return paths
 
 
+def repair_command(out: Path) -> str:
+    """The command that redoes a damaged shard of ``out``: the one the manifest records, pointed at
+    ``out`` where the directory is now (it may have been moved or copied); '' when none is recorded."""
+    command = str((read_manifest(out) or {}).get("command") or "")
+    words = shlex.split(command) if command.startswith("leaselab ") else []
+    if "--out" not in words[:-1]:
+        return command
+    words[words.index("--out") + 1] = str(out)
+    return shlex.join(words)
+
+
+def _repair_hint(out: Path) -> str:
+    command = repair_command(out)
+    return f"repair it with: {command}" if command else "run the sweep again on this directory to redo it"
+
+
 def load(out: str | Path) -> pd.DataFrame:
     """Every row of a sweep directory (or of a bare directory of shards) as one DataFrame.
 
-    A shard that fails validation is an error, never skipped silently: resume the sweep to
-    redo it. Missing shards of an unfinished sweep are simply absent. Sparse ``hit.*`` /
-    ``dl.*`` columns are 0 where a shard did not have them.
+    A shard that fails validation (its checksum, when the directory records checksums; its footer)
+    is an error naming the shard and the command that redoes it, never skipped silently. Missing
+    shards of an unfinished sweep are simply absent. Sparse ``hit.*`` / ``dl.*`` columns are 0 where
+    a shard did not have them; verdict columns ``inv.*`` are nullable booleans (``pd.BooleanDtype``:
+    True held, False violated, <NA> unknown).
     """
     out = Path(out)
     if not out.is_dir():
         raise LeaselabError("no such sweep directory", file=str(out))
+    shards = _shard_paths(out)
+    checked = bool(shards) and shards[0][1] is not None and (out / SHARDS / LEDGER).exists()
+    recorded = read_ledger(out / SHARDS) if checked else {}
     tables = []
-    for path, task in _shard_paths(out):
+    for path, task in shards:
         problem = shard_problem(path, task) if task is not None else ""
+        if checked and not problem:
+            problem = mismatch(path, recorded.get(path.name))
         try:
             if problem:
                 raise LeaselabError(problem)
             tables.append(pq.read_table(path))
         except (OSError, pa.ArrowException, LeaselabError) as error:
-            raise LeaselabError(
-                f"bad shard: {error}", file=str(path), hint="run the sweep again on this directory to redo it"
-            ) from None
+            raise LeaselabError(f"damaged shard: {error}", file=str(path), hint=_repair_hint(out)) from None
     if not tables:
         return pd.DataFrame()
     frame: pd.DataFrame = pa.concat_tables(tables, promote_options="default").to_pandas()
+    verdicts = [c for c in frame.columns if c.startswith(INVARIANT_PREFIX)]
+    frame[verdicts] = frame[verdicts].astype("boolean")
     sparse = [c for c in frame.columns if c.startswith(_SPARSE)]
     if sparse:
         frame[sparse] = frame[sparse].fillna(0).astype("int64")

@@ -1,10 +1,15 @@
 """The sweep engine: run tasks through an executor and stream each task's rows to its own shard.
 
 Work is cut into tasks (:mod:`sim.sweep.task`: one cell, a block of seeds); each task writes
-one Parquet shard named after its key. A shard is written to a temporary name, fsynced and
-renamed, so a kill -9 at any moment leaves either the whole shard or none; on resume every
-shard on disk is validated (footer readable, row count and key match its task) and a bad one
+one Parquet shard named after its key. A shard's checksum goes to the ledger first
+(:mod:`sim.sweep.ledger`), then the shard is written to a temporary name, fsynced and renamed, so
+a kill -9 at any moment leaves either the whole shard (with its checksum) or none; on resume every
+shard on disk is verified by its content (checksum, then footer: key and row count) and a bad one
 is redone, never read. Seeds are paired across policies: every policy sees the same seeds.
+
+Planning is lazy: a configuration's tasks are generated as the window of tasks in flight
+refills (a sweep of 10^8 seeds starts at once), and its totals come from arithmetic. Progress
+reports the verification of a resumed directory (phase ``checking``) before the simulations.
 
 The coordinator holds only counts and paths, never rows: at most ``window`` tasks are in
 flight, and each task's rows go to disk as soon as they arrive. The executor is a local
@@ -16,25 +21,27 @@ Knows tasks, rows and files; nothing of configuration files, the CLI or how prog
 
 from __future__ import annotations
 
+import itertools
 import os
 import pickle
 import shutil
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from model.errors import LeaselabError
 from scenarios.loader import load_scenario
 from scenarios.schema import Scenario
+from sim.sweep.ledger import write_atomic
 from sim.sweep.rows import INVARIANT_NAMES, TaskOutput, Violation, run_task_output
+from sim.sweep.shards import parquet_bytes, run_output, shard_path, shard_problem, verified_shards, write_shard
 from sim.sweep.task import SweepPlan, SweepTask
 
 __all__ = [
@@ -42,23 +49,34 @@ __all__ = [
     "SweepPlan",
     "SweepProgress",
     "SweepTask",
+    "run_output",
     "run_sweep",
     "run_task",
     "shard_path",
+    "shard_problem",
     "validate_scenarios",
+    "write_atomic",
+    "write_shard",
 ]
 
-KEY_METADATA = b"leaselab.key"
-SEEDS_METADATA = b"leaselab.seeds"
 MAX_POOL_RESTARTS = 5
 WATCH_INTERVAL_S = 0.5
 SPOOL = ".spool"
-SETTLE_COLUMN = "stat.settle_latencies_s"
-_SPARSE_PREFIXES = ("hit.", "dl.")
 
 
 class HasTasks(Protocol):
     def tasks(self) -> list[SweepTask]: ...
+
+
+@runtime_checkable
+class LazyPlan(Protocol):
+    """A plan that can generate its tasks one by one and count them without generating them."""
+
+    def iter_tasks(self) -> Iterator[SweepTask]: ...
+
+    def size(self) -> tuple[int, int]:
+        """(tasks, simulations)."""
+        ...
 
 
 def run_task(task: SweepTask) -> list[dict[str, Any]]:
@@ -66,102 +84,10 @@ def run_task(task: SweepTask) -> list[dict[str, Any]]:
     return run_task_output(task).rows
 
 
-def run_output(task: SweepTask, keep_histories: bool) -> TaskOutput:
-    """What an executor runs: the task, its shard (and history) already encoded as Parquet bytes.
-
-    Encoding in the worker keeps the coordinator's work per task to writing bytes, so it neither
-    competes with the workers for a core nor holds rows (its memory stays flat over a long sweep).
-    """
-    output = run_task_output(task, keep_histories)
-    output.shard = parquet_bytes(_table(output.rows, _metadata(task)))
-    output.rows = []
-    if keep_histories:
-        output.history_shard = parquet_bytes(pa.Table.from_pylist(output.history))
-        output.history = []
-    return output
-
-
-def parquet_bytes(table: pa.Table) -> bytes:
-    sink = pa.BufferOutputStream()
-    pq.write_table(table, sink)
-    return bytes(sink.getvalue().to_pybytes())
-
-
-def _metadata(task: SweepTask) -> dict[bytes, bytes]:
-    return {KEY_METADATA: task.key.encode(), SEEDS_METADATA: f"{task.seed_start}:{task.seed_count}".encode()}
-
-
-def shard_path(out_dir: Path, task: SweepTask) -> Path:
-    return out_dir / f"{task.key}.parquet"
-
-
-def _table(rows: list[dict[str, Any]], metadata: dict[bytes, bytes]) -> pa.Table:
-    """Rows to a table with a stable schema: a sparse column (``hit.*``, ``dl.*``) missing from a
-    row is 0 there, and settle latencies are always a list of doubles (even when all are empty)."""
-    names: dict[str, None] = {}
-    for row in rows:
-        names.update(dict.fromkeys(row))
-    sparse = [n for n in names if n.startswith(_SPARSE_PREFIXES)]
-    filled = [{**dict.fromkeys(sparse, 0), **row} for row in rows] if sparse else rows
-    table = pa.Table.from_pylist(filled)
-    if SETTLE_COLUMN in table.column_names:
-        i = table.column_names.index(SETTLE_COLUMN)
-        table = table.set_column(i, SETTLE_COLUMN, table.column(i).cast(pa.list_(pa.float64())))
-    return table.replace_schema_metadata(metadata)
-
-
-def write_atomic(path: Path, write: Callable[[Path], object]) -> None:
-    """Write through a temporary file in the same directory, fsync it, rename it over ``path``
-    and fsync the directory: after a crash the file is whole or absent, never partial."""
-    tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
-    try:
-        write(tmp)
-        fd = os.open(tmp, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
-        dir_fd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
-    except OSError as error:
-        tmp.unlink(missing_ok=True)
-        raise LeaselabError(
-            f"cannot write: {error.strerror or error}",
-            file=str(path),
-            hint="finished shards are kept; free space or fix permissions and run the same command again",
-        ) from None
-
-
-def write_shard(out_dir: Path, task: SweepTask, rows: list[dict[str, Any]] | bytes) -> Path:
-    """The task's shard, from its rows or from the Parquet bytes a worker encoded."""
-    path = shard_path(out_dir, task)
-    data = rows if isinstance(rows, bytes) else parquet_bytes(_table(rows, _metadata(task)))
-    write_atomic(path, lambda tmp: tmp.write_bytes(data))
-    return path
-
-
-def shard_problem(path: Path, task: SweepTask) -> str:
-    """Why the shard on disk cannot stand for ``task`` ('' when it can): unreadable footer,
-    wrong key or wrong row count. Reads the footer only, never the rows."""
-    try:
-        meta = pq.ParquetFile(path).metadata
-    except (OSError, pa.ArrowException) as error:
-        return f"unreadable ({error})"
-    schema_meta = meta.schema.to_arrow_schema().metadata or {}
-    if schema_meta.get(KEY_METADATA) != task.key.encode():
-        return "its key does not match its name"
-    if meta.num_rows != task.seed_count:
-        return f"{meta.num_rows} rows, expected {task.seed_count}"
-    return ""
-
-
 @dataclass
 class SweepProgress:
-    """Counts and paths only: the coordinator never holds rows."""
+    """Counts and paths only: the coordinator never holds rows. ``phase`` is ``checking`` while a
+    resumed directory's shards are verified (``checked`` of ``to_check``), then ``simulating``."""
 
     total: int
     done: int = 0
@@ -173,6 +99,9 @@ class SweepProgress:
     resubmitted: int = 0
     violations: int = 0
     paths: list[Path] = field(default_factory=list)
+    phase: str = "simulating"
+    checked: int = 0
+    to_check: int = 0
 
 
 @dataclass
@@ -200,26 +129,34 @@ def _finish(task: SweepTask, output: TaskOutput, sinks: _Sinks, progress: SweepP
         sinks.on_task_done(progress)
 
 
-def pending_tasks(tasks: Sequence[SweepTask], out_dir: Path, progress: SweepProgress) -> list[SweepTask]:
-    """The tasks without a valid shard; a shard that fails validation is deleted and redone."""
-    for stale in out_dir.glob("*.parquet.tmp-*"):
-        stale.unlink(missing_ok=True)  # left by a killed writer: never a finished shard
-    shutil.rmtree(out_dir / SPOOL, ignore_errors=True)  # outputs of a killed sweep's workers
-    pending = []
+def pending_tasks(
+    tasks: Iterable[SweepTask], out_dir: Path, progress: SweepProgress, verified: dict[str, int]
+) -> Iterator[SweepTask]:
+    """The tasks without a verified shard, lazily. A shard on disk that the ledger does not vouch for
+    (written before shards had checksums) is deleted and redone. Verified shards are tallied in
+    ``progress`` as they are met."""
     for task in tasks:
         path = shard_path(out_dir, task)
+        if path.name in verified:
+            progress.skipped += 1
+            progress.done += 1
+            progress.simulations += task.seed_count
+            progress.skipped_simulations += task.seed_count
+            progress.paths.append(path)
+            continue
         if path.exists():
-            if not shard_problem(path, task):
-                progress.skipped += 1
-                progress.done += 1
-                progress.simulations += task.seed_count
-                progress.skipped_simulations += task.seed_count
-                progress.paths.append(path)
-                continue
             path.unlink()
             progress.redone += 1
-        pending.append(task)
-    return pending
+        yield task
+
+
+def _planned(plan: HasTasks) -> tuple[Iterable[SweepTask], int, int]:
+    """The plan's tasks (lazily when it can) and its totals: (tasks, task count, simulations)."""
+    if isinstance(plan, LazyPlan):
+        count, simulations = plan.size()
+        return plan.iter_tasks(), count, simulations
+    tasks = plan.tasks()
+    return tasks, len(tasks), sum(t.seed_count for t in tasks)
 
 
 def run_sweep(
@@ -241,9 +178,23 @@ def run_sweep(
             history_dir.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise LeaselabError(f"cannot create: {error.strerror}", file=str(error.filename or out_dir)) from None
-    tasks = plan.tasks()
-    progress = SweepProgress(total=len(tasks), simulations_total=sum(t.seed_count for t in tasks))
-    pending = pending_tasks(tasks, out_dir, progress)
+    tasks, count, simulations = _planned(plan)
+    progress = SweepProgress(total=count, simulations_total=simulations)
+    shutil.rmtree(out_dir / SPOOL, ignore_errors=True)  # outputs of a killed sweep's workers
+
+    def checked(done: int, total: int) -> None:
+        progress.checked, progress.to_check = done, total
+        if on_task_done is not None:
+            on_task_done(progress)
+
+    progress.phase = "checking"
+    verified, progress.redone = verified_shards(out_dir, checked)
+    progress.phase = "simulating"
+    # Verified shards count as done from the start, so the rate and the ETA are this run's own.
+    progress.done, progress.simulations = len(verified), sum(verified.values())
+    progress.skipped, progress.skipped_simulations = progress.done, progress.simulations
+    tally = SweepProgress(total=count)
+    pending = pending_tasks(tasks, out_dir, tally, verified)
     if on_task_done is not None:
         on_task_done(progress)  # the starting point: what a resumed sweep already has
     sinks = _Sinks(out_dir, keep_histories, on_violation, on_task_done, history_dir or out_dir / "histories")
@@ -251,7 +202,8 @@ def run_sweep(
         _drain_external(executor, pending, sinks, progress, window or 64)
     else:
         _drain_local(pending, sinks, progress, workers or os.cpu_count() or 1, window)
-    progress.paths.sort()
+    progress.paths = sorted([*tally.paths, *progress.paths])
+    progress.redone += tally.redone
     return progress
 
 
@@ -380,8 +332,15 @@ def _watch_coordinator(pid: int) -> None:
     threading.Thread(target=watch, name="leaselab-watch-coordinator", daemon=True).start()
 
 
+def _peeked(tasks: Iterable[SweepTask]) -> Iterator[SweepTask] | None:
+    """The tasks as an iterator, or None when there are none (no pool is started for nothing)."""
+    queue = iter(tasks)
+    first = next(queue, None)
+    return None if first is None else itertools.chain((first,), queue)
+
+
 def _drain_local(
-    pending: list[SweepTask], sinks: _Sinks, progress: SweepProgress, workers: int, window: int | None
+    pending: Iterable[SweepTask], sinks: _Sinks, progress: SweepProgress, workers: int, window: int | None
 ) -> None:
     """A local pool; when one of its processes dies (killed, out of memory) the pool is replaced
     and the unfinished tasks resubmitted. Only breaks without any task finished in between count
@@ -390,12 +349,13 @@ def _drain_local(
     fruitless = 0
     spool = sinks.out_dir / SPOOL
     spool.mkdir(exist_ok=True)
+    queue = _peeked(pending)
     try:
-        while pending:
+        while queue is not None:
             before = progress.done
             pool = local_pool(workers)
             try:
-                lost = _drain(pool, pending, sinks, progress, window or max(2 * workers, 4), spool)
+                lost = _drain(pool, queue, sinks, progress, window or max(2 * workers, 4), spool)
             finally:
                 pool.shutdown(wait=True, cancel_futures=True)
             fruitless = 0 if progress.done > before else fruitless + bool(lost)
@@ -406,20 +366,21 @@ def _drain_local(
                     hint="finished shards are kept: run the same command again to resume",
                 )
             progress.resubmitted += len(lost)
-            pending = lost
+            queue = _peeked(lost)
     finally:
         shutil.rmtree(spool, ignore_errors=True)  # outputs of workers killed before they were read
 
 
 def _drain_external(
-    executor: Executor, pending: list[SweepTask], sinks: _Sinks, progress: SweepProgress, window: int
+    executor: Executor, pending: Iterable[SweepTask], sinks: _Sinks, progress: SweepProgress, window: int
 ) -> None:
     """Another executor (a Dask cluster's): it replaces its own dead workers; tasks lost with one
     are resubmitted, with the same bound on fruitless rounds as the local pool."""
     fruitless = 0
-    while pending:
+    queue = _peeked(pending)
+    while queue is not None:
         before = progress.done
-        lost = _drain(executor, pending, sinks, progress, window)
+        lost = _drain(executor, queue, sinks, progress, window)
         fruitless = 0 if progress.done > before else fruitless + bool(lost)
         if lost and fruitless > MAX_POOL_RESTARTS:
             raise LeaselabError(
@@ -427,7 +388,7 @@ def _drain_external(
                 hint="finished shards are kept: run the same command again to resume",
             )
         progress.resubmitted += len(lost)
-        pending = lost
+        queue = _peeked(lost)
 
 
 def validate_scenarios(names: Sequence[str]) -> list[Scenario]:

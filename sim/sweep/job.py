@@ -3,8 +3,10 @@
 ``run_job`` prepares DIR (manifest, lock), runs the missing tasks through the engine
 (:mod:`sim.sweep.engine`), writes each violation's counterexample in the format ``leaselab replay``
 reads, and returns counts; ``sweep`` does the same and returns the rows; ``load`` reads a
-directory back. Progress is reported through a callback with a rate and an ETA; showing it
-is the caller's business. Knows configurations, the engine and the directory layout; not the CLI.
+directory back. Progress is reported through a callback; showing it is the caller's business.
+The verdict of a sweep is that of one policy (the configuration's last, unless one is named):
+which invariants failed in any of its simulations. Knows configurations, the engine and the
+directory layout; not the CLI.
 """
 
 from __future__ import annotations
@@ -20,17 +22,19 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from model.errors import LeaselabError
+from scenarios.user_files import check_output_directory
 from sim.explore.counterexample import write as write_counterexample
 from sim.sweep.config import SweepConfig, as_config
-from sim.sweep.directory import COUNTEREXAMPLES, HISTORIES, SHARDS, load, locked, prepare
+from sim.sweep.directory import COUNTEREXAMPLES, HISTORIES, SHARDS, load, locked, prepare, refuse_foreign
 from sim.sweep.engine import SweepProgress, run_sweep, write_atomic
 from sim.sweep.rows import INVARIANT_NAMES, Violation
 from sim.sweep.toml_out import dumps
 
-__all__ = ["JobResult", "Rate", "load", "run_job", "sweep", "violation_counts"]
+__all__ = ["JobResult", "Rate", "judged_policy", "load", "run_job", "sweep", "violation_counts"]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.+=-]+")
 
@@ -63,9 +67,13 @@ class JobResult:
     def fresh_simulations(self) -> int:
         return self.progress.simulations - self.progress.skipped_simulations
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self, judged: str | None = None) -> dict[str, Any]:
+        """Counts for people and pipelines; ``judged`` (default: the last policy) is the policy whose
+        failed invariants decide the verdict, with the simulations that violated each."""
         p = self.progress
         fresh, elapsed = self.fresh_simulations, self.elapsed_s
+        label = judged_policy(self.config, judged)
+        every, mine = violation_tallies(p.paths, label)
         return {
             "name": self.config.name,
             "out": str(self.out),
@@ -77,7 +85,8 @@ class JobResult:
             "simulations_this_run": fresh,
             "elapsed_s": round(self.elapsed_s, 3),
             "simulations_per_s": round(fresh / elapsed, 1) if fresh and elapsed > 0 else None,
-            "violating_simulations": violation_counts(p.paths),
+            "violating_simulations": every,
+            "judged": {"policy": label, "failed": mine},
             "counterexamples_written": len(self.counterexamples),
             "warnings": self.warnings,
         }
@@ -133,7 +142,9 @@ def run_job(
 ) -> JobResult:
     """Run (or resume) a sweep into ``out``; only counts and paths come back."""
     cfg, out = as_config(config), Path(out)
+    check_output_directory(out)
     started = time.perf_counter()
+    refuse_foreign(out, cfg)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as error:
@@ -168,12 +179,39 @@ def sweep(
     return load(out)
 
 
-def violation_counts(paths: Iterable[Path]) -> dict[str, int]:
-    """Simulations violating each invariant, read shard by shard (one column at a time)."""
-    counts: Counter[str] = Counter()
+def judged_policy(config: SweepConfig, label: str | None) -> str:
+    """The policy a sweep's verdict is about: ``label`` when given (it must be one of the
+    configuration's), else the last policy the configuration lists."""
+    labels = [p.label for p in config.policy]
+    if label is None:
+        return labels[-1]
+    if label not in labels:
+        what = f"no policy labelled '{label}' in sweep '{config.name}'"
+        raise LeaselabError(what, field="--policy", hint="valid: " + ", ".join(labels))
+    return label
+
+
+def violation_counts(paths: Iterable[Path], policy: str | None = None) -> dict[str, int]:
+    """Simulations violating each invariant (verdict false; null is unknown, not a violation); of
+    one policy label when ``policy`` is given."""
+    every, mine = violation_tallies(paths, policy)
+    return every if policy is None else mine
+
+
+def violation_tallies(paths: Iterable[Path], policy: str | None) -> tuple[dict[str, int], dict[str, int]]:
+    """Per invariant, the simulations violating it: of every policy, and of ``policy``. One pass,
+    shard by shard, reading only the verdict columns and the policy label."""
+    every: Counter[str] = Counter()
+    mine: Counter[str] = Counter()
     columns = [f"inv.{name}" for name in INVARIANT_NAMES]
     for path in paths:
-        table = pq.read_table(path, columns=[c for c in columns if c in pq.read_schema(path).names])
-        for column in table.column_names:
-            counts[column.removeprefix("inv.")] += sum(1 for v in table.column(column).to_pylist() if v == "false")
-    return {name: counts[name] for name in INVARIANT_NAMES if counts[name]}
+        names = pq.read_schema(path).names
+        table = pq.read_table(path, columns=[c for c in columns if c in names] + ["policy"])
+        chosen = pc.equal(table.column("policy"), policy) if policy is not None else None
+        for column in (c for c in table.column_names if c.startswith("inv.")):
+            violated = pc.invert(table.column(column))  # false -> true; unknown (null) stays null
+            name = column.removeprefix("inv.")
+            every[name] += int(pc.sum(violated).as_py() or 0)
+            if chosen is not None:
+                mine[name] += int(pc.sum(pc.and_(violated, chosen)).as_py() or 0)
+    return {n: every[n] for n in INVARIANT_NAMES if every[n]}, {n: mine[n] for n in INVARIANT_NAMES if mine[n]}

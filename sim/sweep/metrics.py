@@ -3,7 +3,9 @@
 What a reliability report needs beyond the verdicts: how often runs were requeued and
 dead-lettered (and why), how many dead-letters had no write really in flight (the cost of a
 fence that was not needed), how long runs took to settle, how many writes were repeated, and
-which request kinds the faults struck. Everything comes from the ground-truth records of
+which request kinds the faults struck, and the liveness costs of :mod:`sim.sweep.liveness` (segments
+reaped while making progress, dead-letters with no fatal fault, FAILED runs whose only faults were
+slowness). Everything comes from the ground-truth records of
 :mod:`model.history` (matched store rows, tool invokes and completions, world landings,
 nemesis fault records) plus the world's list of request types by global request index (the
 index a fault record carries); nothing is read from the runtime's own view of itself.
@@ -20,6 +22,7 @@ from typing import Any
 
 from model import history as H
 from model.history import Op, OpType
+from sim.sweep.liveness import Liveness, liveness
 
 WRITE_EFFECTS = frozenset({"idempotent_write", "non_idempotent_write"})
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
@@ -72,6 +75,8 @@ class RunMetrics:
     duplicate_idempotent_writes: int = 0
     wasted_tool_executions: int = 0
     hits: Counter[tuple[str, str]] = field(default_factory=Counter)
+    liveness: Liveness = field(default_factory=Liveness)
+    """What the safety mechanisms took from runs doing well (:mod:`sim.sweep.liveness`)."""
 
     def columns(self) -> dict[str, Any]:
         """The row columns: fixed ``stat.*`` ones, and ``dl.*`` / ``hit.*`` only where nonzero."""
@@ -82,6 +87,7 @@ class RunMetrics:
             "stat.settle_latencies_s": list(self.settle_latencies_s),
             "stat.duplicate_idempotent_writes": self.duplicate_idempotent_writes,
             "stat.wasted_tool_executions": self.wasted_tool_executions,
+            **self.liveness.columns(),
         }
         for reason, count in sorted(self.dead_letters.items()):
             out[f"dl.{reason}"] = count
@@ -214,4 +220,6 @@ def run_metrics(history: Iterable[Op], request_types: Sequence[type[Any] | str] 
                 state.fault(op, at)
         elif process == world and name == landing and op[6].get("effect") == "idempotent_write":
             idempotent_landings[(op[4], op[6].get("call"))] += 1
-    return state.finish()
+    metrics = state.finish()
+    metrics.liveness = liveness(records)
+    return metrics

@@ -2,7 +2,7 @@
 
 Runs inside an executor's worker (a local process or a Dask worker on another machine), so
 it returns plain picklable values and never touches the sweep directory: rows (the sweep row
-contract of CONTRACT.md), the counterexample of each invariant the task's seeds violated
+contract, described in the README's "Sweeps" section), the counterexample of each invariant the task's seeds violated
 (first seed only), and, when asked, the histories. Knows scenarios, policies and one
 simulation; nothing of executors, shards or progress.
 """
@@ -13,12 +13,14 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from model.invariants import INVARIANTS
+import pandas as pd
+
+from model.invariants import INVARIANTS, Validity
 from model.policy import resolve_policy
 from model.vocab import RunStatus
 from scenarios.intensity import scale_faults
 from scenarios.loader import load_scenario
-from scenarios.overrides import overridden
+from scenarios.overrides import LIBRARY_RANGES, at_ranges, overridden
 from scenarios.schema import FAMILIES, Scenario
 from sim.explore.counterexample import Counterexample
 from sim.sweep.metrics import run_metrics
@@ -28,6 +30,9 @@ from sim.world.simulate import SimulationResult, gc_paused, simulate
 INVARIANT_NAMES = tuple(inv.name for inv in INVARIANTS)
 ROW_KEY = ("grid", "scenario", "policy", "intensity", "latency_ratio", "transport", "seed")
 """The columns that identify a row: one simulation of one cell (no two rows of a sweep share them)."""
+VERDICT_VALUES: dict[Validity, bool | None] = {Validity.VALID: True, Validity.INVALID: False, Validity.UNKNOWN: None}
+"""A verdict as its ``inv.*`` cell: a nullable boolean (true held, false violated, null unknown), so that
+``WHERE NOT "inv.x"`` selects violations in SQL and unknown verdicts are neither."""
 DEAD_LETTER_REASONS = ("not_retryable", "provider_failed", "retries_exhausted")
 """``dl.*`` columns every row carries (0 when none), so shards share one schema; a rarer reason
 adds its column only where it occurs."""
@@ -59,9 +64,16 @@ class TaskOutput:
     history_shard: bytes = b""
 
 
+def violated_mask(verdicts: pd.Series) -> pd.Series:
+    """True where an ``inv.*`` verdict is false (violated); unknown (null) is not a violation. Reads
+    the column as pandas gives it from Parquet: ``bool``, ``boolean`` or ``object`` with None."""
+    return verdicts.eq(False).fillna(False).astype(bool)
+
+
 def cell_scenario(task: SweepTask) -> tuple[Scenario, bool]:
-    """The scenario a task simulates, and whether latency / transport overrides changed it."""
-    base = load_scenario(task.scenario)
+    """The scenario a task simulates, and whether latency / transport overrides changed it (the fault
+    ranges do not count: a counterexample stores its fault profile, widened ranges included)."""
+    base = at_ranges(load_scenario(task.scenario), task.fault_ranges)
     shaped = overridden(base, task.latency_ratio, task.transport)
     scenario = scale_faults(shaped, task.intensity) if task.intensity != 1.0 else shaped
     return scenario, shaped is not base
@@ -78,11 +90,12 @@ def sweep_row(task: SweepTask, scenario: Scenario, result: SimulationResult) -> 
         "intensity": float(task.intensity),
         "latency_ratio": float(task.latency_ratio),
         "transport": scenario.world.transport,
+        "fault_ranges": task.fault_ranges or LIBRARY_RANGES,
         "seed": result.seed,
         "digest": result.digest,
     }
     for name in INVARIANT_NAMES:
-        row[f"inv.{name}"] = str(result.verdicts[name].valid.json).lower()
+        row[f"inv.{name}"] = VERDICT_VALUES[result.verdicts[name].valid]
     for name in INVARIANT_NAMES:
         row[f"judged.{name}"] = int(result.verdicts[name].judged)
     for name, reached in result.coverage.items():
@@ -116,7 +129,8 @@ def _violation(task: SweepTask, scenario: Scenario, changed: bool, result: Simul
         flags=dict(task.flags),
         explorer="sweep",
         note=f"sweep grid {task.grid}, policy {task.policy_label}, intensity {task.intensity:g}, "
-        f"latency ratio {task.latency_ratio:g}, transport {scenario.world.transport}",
+        f"latency ratio {task.latency_ratio:g}, transport {scenario.world.transport}"
+        + (f", fault ranges {task.fault_ranges}" if task.fault_ranges else ""),
     )
     return Violation(cx, scenario if changed else None, task.key)
 

@@ -38,6 +38,8 @@ class SweepTask:
     label: str = ""
     latency_ratio: float = 0.0
     transport: str = ""
+    fault_ranges: str = ""
+    """'' = the scenario's own fault ranges; 'deployment' = widened (``Scenario.at_deployment_ranges``)."""
 
     @property
     def policy_label(self) -> str:
@@ -62,6 +64,8 @@ class SweepTask:
                 self.transport,
                 str(self.seed_start),
                 str(self.seed_count),
+                # only when set: a task at the scenario's own ranges keeps the key it always had
+                *((self.fault_ranges,) if self.fault_ranges else ()),
             )
         )
         digest = hashlib.blake2b(text.encode(), digest_size=8).hexdigest()

@@ -79,5 +79,10 @@ class Bus:
         ctx = world.procs.context(worker)
         self.recorder.add(proc.name, H.DELIVER, uuid, OK, {"duplicate": False, "inline": True})
         self.recorder.add(proc.name, H.SEGMENT, uuid, INVOKE, {"entry": "run_queued", "identity": worker.identity})
-        outcome = yield from world.drive(worker, run_queued(ctx, uuid))
+        world.procs.nested.append(worker)  # healed with its process if the quiet phase begins meanwhile
+        try:
+            outcome = yield from world.drive(worker, run_queued(ctx, uuid))
+        finally:
+            world.procs.nested.remove(worker)
+            proc.skew_s = worker.skew_s  # one process, one clock: a clock fault struck during the nested call stays
         self.recorder.add(proc.name, H.SEGMENT, uuid, OK, {"outcome": outcome_value(outcome)})

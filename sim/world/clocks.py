@@ -11,6 +11,7 @@ the tool server's deployed table; nothing of stores, the bus or simpy.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import floor
 from typing import TYPE_CHECKING
 
 from model.constants import LEASE_S, execution_identity
@@ -21,6 +22,20 @@ from sim.world.faults import Fault
 
 if TYPE_CHECKING:
     from sim.world.interpreter import World
+
+
+EPOCH_S = 1_700_000_000
+"""The true wall clock's reading (unix seconds, November 2023) at simulated time 0.
+
+A process reads ``EPOCH_S + floor(now + its offset)``. With an epoch of 0 a clock lagging by more
+than the elapsed time read a negative time, and a lease stamped from it was ``<= 0``, which T12
+reads as "no lease" (``lease_expires > 0``): a run no reaper would ever select, though production's
+``time()`` (about 1.7e9) would give a positive lease in the past that the reaper reclaims. The
+history's 'chaos' phase record states the epoch, so checkers put row times back on the records'
+axis (:attr:`model.invariants.Index.epoch_s`). The epoch is added after the floor, not before: a
+float near 1.7e9 keeps only a quarter-microsecond, so ``int(EPOCH_S + 903.9999999)`` would read 904
+where the true reading is 903; added after, every non-negative reading (all of them, with no lagging
+clock) is exactly what it was with an epoch of 0, and same-second renewals fall where they fell."""
 
 
 @dataclass(slots=True)
@@ -38,12 +53,16 @@ class Proc:
     """Ground truth: the tool code this process loaded at hydration (the world's deployed set)."""
     ctx: Context | None = None
     """The last runtime context handed to this process: reused while it would be identical."""
+    read_s: int = 0
+    """Ground truth: what this process's clock showed at its latest clock read (the ``now`` the runtime
+    computed its next statement's lease from); store records carry it as ``clock_s``."""
 
     def __post_init__(self) -> None:
         self.own_identity = self.own_identity or self.identity
 
     def clock(self, now: float) -> int:
-        return int(now + self.skew_s)
+        """What this incarnation's clock reads at true simulated time ``now``."""
+        return EPOCH_S + floor(now + self.skew_s)
 
 
 class ProcessTable:
@@ -52,6 +71,10 @@ class ProcessTable:
     def __init__(self, world: World) -> None:
         self.world = world
         self.alive: dict[str, Proc] = {}
+        self.nested: list[Proc] = []
+        """The Sync transport's nested workers in flight (:meth:`sim.world.bus.Bus.handle_inline`): each runs
+        inside a live process and shares its clock, so the quiet phase heals it too; not ``alive`` (no
+        incarnation of its own, so no identity fault takes it as a victim)."""
         self._pid = 100
         self._provider_deadline_s = world.scenario.provider.deadline_s or LEASE_S
 
@@ -99,7 +122,8 @@ class ProcessTable:
         self.world.recorder.fault("identity", fault.kind, proc.name, "", {"identity": victim.identity})
 
     def heal(self) -> None:
-        """The quiet phase: every live incarnation reads the true clock under its own identity."""
-        for proc in self.alive.values():
+        """The quiet phase: every live incarnation reads the true clock under its own identity, and so
+        does a nested call in flight (it hands its clock back to its process when it returns)."""
+        for proc in (*self.alive.values(), *self.nested):
             proc.skew_s = 0.0
             proc.identity = proc.own_identity

@@ -10,6 +10,9 @@ script replays the exact history its profile produced:
   scenario's targeted faults do not: a recorded script already holds those that fired);
 - anchored mode: the shrinker's, only the listed faults fire, at their anchors.
 
+A script- or anchored-mode plan can switch to profile mode mid-run (:meth:`FaultPlan.follow_profile`,
+the suffix of a prefix-conditioned run).
+
 The scenario's targeted faults (matched by request kind, tool, transition, process)
 are part of profile mode, which is what ``run``, sweeps and the swarm explorer use;
 the Hypothesis and exhaustive explorers search over fault scripts of their own.
@@ -179,6 +182,17 @@ class FaultPlan:
                     kind = t.kind or draw_kind(t.family, faults, 0.0)[0]
                     plan.pinned.setdefault(t.at, Fault(t.at, t.family, kind, t.value))
         return plan
+
+    def follow_profile(self) -> None:
+        """Leave script (or anchored) mode for profile mode from the next decision on: the suffix of a
+        prefix-conditioned run (:mod:`sim.world.conditioned`). The families fire with their
+        probabilities; the scenario's targeted faults stay off, as in script mode (the script holds
+        each one its history needed). Takes effect through :meth:`decide`, which a script-mode plan's
+        :meth:`decider` is."""
+        self.script = None
+        self.anchored = None
+        self._table = _table_for(self.faults)
+        self._total = {rtype: rows[-1][1] for rtype, rows in self._table.items() if rows}
 
     def decide(self, index: int, request: Request, process_kind: str) -> Fault | None:
         """The fault striking request ``index``, if any. Consumes one draw per request in the

@@ -17,6 +17,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
+from math import floor
 from typing import Any
 
 import simpy
@@ -42,7 +43,7 @@ from model.requests import (
 )
 from scenarios.schema import Scenario
 from sim.world.bus import Bus
-from sim.world.clocks import Proc, ProcessTable
+from sim.world.clocks import EPOCH_S, Proc, ProcessTable
 from sim.world.faults import Fault, FaultPlan
 from sim.world.kernel import Kernel, TieControl
 from sim.world.provider import Provider
@@ -132,12 +133,14 @@ class World:
                 return stop.value
             rtype = type(request)
             if rtype is ReadClock:
-                value = int(env._now + proc.skew_s)  # proc.clock(now), inlined: the commonest request
+                # proc.clock(now), inlined: the commonest request; read_s is the statement records' clock_s
+                value = proc.read_s = EPOCH_S + floor(env._now + proc.skew_s)
                 continue
             value = None
             if rtype is Note:
                 assert isinstance(request, Note)
-                self.recorder.add(proc.name, H.DECIDE, request.uuid, OK, dict(request.detail))
+                op = H.ACCOUNT if request.what == H.ACCOUNT else H.DECIDE
+                self.recorder.add(proc.name, op, request.uuid, OK, dict(request.detail))
                 continue
             index = self.requests
             self.requests = index + 1

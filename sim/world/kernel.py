@@ -3,7 +3,9 @@
 simpy runs events that fall at the same instant first-in-first-out. The exhaustive
 explorer needs the other orders too: with a :class:`TieControl` the kernel records
 every group of events scheduled for one (time, priority) and can run one chosen
-group in reverse order. Without one, scheduling is simpy's own (no override on the
+group in reverse order, or (:meth:`Kernel.shuffle_ties`, the suffix of a
+prefix-conditioned run) every group in an order drawn from the world's random
+stream. Without one, scheduling is simpy's own (no override on the
 hot path), and a process's wait that would be the very next event is taken at once
 (:meth:`Kernel.advance`: same clock, same event numbers, no event object).
 """
@@ -11,8 +13,9 @@ hot path), and a process's wait that would be the very next event is taken at on
 from __future__ import annotations
 
 import itertools
+import random
 from dataclasses import dataclass, field
-from heapq import heappop, heappush
+from heapq import heapify, heappop, heappush
 from types import MethodType
 from typing import Any
 
@@ -26,10 +29,12 @@ _new = object.__new__
 
 @dataclass
 class TieControl:
-    """Observes same-instant groups; runs each group in ``reverse`` backwards."""
+    """Observes same-instant groups; runs each group in ``reverse`` backwards, or, once ``shuffle``
+    is set (:meth:`Kernel.shuffle_ties`), every group in an order drawn from that random stream."""
 
     reverse: frozenset[TieKey] = frozenset()
     groups: dict[TieKey, int] = field(default_factory=dict)
+    shuffle: random.Random | None = None
 
     def ties(self) -> list[TieKey]:
         """Instants at which two or more events were scheduled, in time order."""
@@ -178,4 +183,27 @@ class Kernel(simpy.Environment):
         ties.groups[key] = ties.groups.get(key, 0) + 1
         eid = next(self._eid)
         queue: list[Any] = self._queue
+        if ties.shuffle is not None:
+            heappush(queue, (at, priority, _drawn_order(ties.shuffle, eid), event))
+            return
         heappush(queue, (at, priority, -eid if key in ties.reverse else eid, event))
+
+    def shuffle_ties(self, rng: random.Random) -> None:
+        """From now on run the events of every same-instant group in an order drawn from ``rng``,
+        including those already queued (a prefix-conditioned run's suffix, :mod:`sim.world.conditioned`).
+        Needs a :class:`TieControl` (scheduling observed). The queue list is re-keyed in place: the
+        running loop holds it."""
+        ties = self.ties
+        if ties is None:
+            raise ValueError("shuffle_ties needs a kernel built with a TieControl")
+        ties.shuffle = rng
+        queue: list[Any] = self._queue
+        entries = sorted(queue, key=lambda entry: (entry[0], entry[1], entry[2]))
+        queue[:] = [(at, priority, _drawn_order(rng, abs(order)), event) for at, priority, order, event in entries]
+        heapify(queue)
+
+
+def _drawn_order(rng: random.Random, eid: int) -> int:
+    """A random rank among same-instant events, unique (the event number breaks the rare equal draw,
+    so the heap never compares two events)."""
+    return (rng.getrandbits(32) << 32) | (eid & 0xFFFFFFFF)

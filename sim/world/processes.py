@@ -11,14 +11,16 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import Any
 
+from model import entrypoints
 from model import history as H
-from model.entrypoints import enqueue, run_interactive, run_queued
+from model.constants import LEASE_S
+from model.entrypoints import run_interactive, run_queued
 from model.failures import RuntimeThrowable
 from model.reaper import reap
 from model.requests import Request
 from model.resume import approve, submit_input
 from sim.world.bus import Message
-from sim.world.clocks import Proc
+from sim.world.clocks import EPOCH_S, Proc
 from sim.world.interpreter import Crashed, SimGen, World
 from sim.world.outcomes import outcome_value
 from sim.world.recorder import FAIL, INFO, INVOKE, OK
@@ -86,8 +88,10 @@ def worker(world: World, slot: int) -> SimGen:
 def creator(world: World, planned: PlannedRun, host: int) -> SimGen:
     """The client that enqueues a run or runs it interactively, once."""
     yield world.env.timeout(planned.arrival_s)
-    stops = [i + 1 for i, turn in enumerate(planned.request.script) if turn.outcome.value != "normal"]
-    world.recorder.add(H.WORLD, H.PLAN, planned.uuid, OK, {"kind": planned.kind, "stops": stops})
+    script = planned.request.script
+    ends = [(i + 1, turn.outcome.value) for i, turn in enumerate(script) if turn.outcome.value != "normal"]
+    plan = {"kind": planned.kind, "stops": [r for r, _ in ends], "stop_kinds": [k for _, k in ends]}
+    world.recorder.add(H.WORLD, H.PLAN, planned.uuid, OK, plan)
     gen: Generator[Request, Any, Any]
     if planned.kind == "interactive":
         proc = world.procs.new("interactive", f"client-{planned.uuid}", host)
@@ -96,7 +100,7 @@ def creator(world: World, planned: PlannedRun, host: int) -> SimGen:
         entry = "run_interactive"
     else:
         proc = world.procs.new("client", f"client-{planned.uuid}", host)
-        gen = enqueue(world.procs.context(proc), planned.uuid, planned.request)
+        gen = entrypoints.enqueue(world.procs.context(proc), planned.uuid, planned.request)  # looked up per call
         entry = "enqueue"
     try:
         yield from run_segment(world, proc, entry, planned.uuid, gen)
@@ -178,7 +182,10 @@ def reaper(world: World) -> SimGen:
 
 def phases(world: World) -> SimGen:
     """Chaos first; then every fault heals and liveness is judged in the quiet phase."""
-    world.recorder.add(H.NEMESIS, H.PHASE, "", INFO, {"phase": "chaos"})
+    scenario = world.scenario
+    deadline_s = max([scenario.provider.deadline_s, *(tool.deadline_s for tool in scenario.tools)])
+    chaos = {"phase": "chaos", "epoch_s": EPOCH_S, "lease_s": LEASE_S, "deadline_s": deadline_s}
+    world.recorder.add(H.NEMESIS, H.PHASE, "", INFO, chaos)
     yield world.env.timeout(world.world_cfg.chaos_s)
     world.plan.healed = True
     world.procs.heal()

@@ -14,17 +14,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from model import entrypoints
 from model import history as H
 from model.failures import StoreError
-from model.requests import InsertRun, UpdateResult
-from model.transitions import Cancel, Transition
+from model.records import Registry
+from model.requests import FindRun, InsertRun, Update, UpdateResult
+from model.segment import Context
+from model.transitions import Transition
 from model.vocab import NON_TERMINAL, RunStatus
+from sim.world.clocks import EPOCH_S, Proc
 from sim.world.faults import Fault
 from sim.world.recorder import FAIL, INVOKE, OK
 from sim.world.store import Database
 
 if TYPE_CHECKING:
-    from sim.world.clocks import Proc
     from sim.world.interpreter import World
 
 _AWAITING = (RunStatus.WAITING_FOR_APPROVAL, RunStatus.WAITING_FOR_INPUT)
@@ -33,6 +36,7 @@ _TERMINAL = (RunStatus.COMPLETED, RunStatus.FAILED, RunStatus.CANCELLED)
 the enum property and hash (``note_status`` runs for every matched store statement)."""
 
 Answer = tuple[Any, StoreError | None]
+_NO_TOOLS = Registry()
 
 
 class RowStore:
@@ -51,6 +55,8 @@ class RowStore:
         self.store_latency_s = cfg.store_latency_s
         self._chaos_s = cfg.chaos_s
         self._outages = world.scenario.faults.audit.outages
+        self._user = Proc("user", "user", "user", "h0")
+        """The user who cancels: one process, its own identity, a true clock."""
 
     def store_delay(self, proc: Proc, uuid: str, fault: Fault | None) -> float:
         """Statement latency; a store fault is recorded here, when it strikes (before any wait)."""
@@ -115,7 +121,13 @@ class RowStore:
             name = "T1 startRun" if request.row.status is RunStatus.RUNNING else "T2 enqueueRun"
         else:
             uuid, name = request.uuid, request.transition.name
-        base = {"transition": name, "site": request.site, "identity": proc.identity, "actor": proc.kind}
+        base = {
+            "transition": name,
+            "site": request.site,
+            "identity": proc.identity,
+            "actor": proc.kind,
+            "clock_s": proc.read_s,
+        }
         self.recorder.add(proc.name, H.STORE, uuid, INVOKE, base)
         return uuid, base
 
@@ -197,10 +209,26 @@ class RowStore:
     # ---- the user ------------------------------------------------------------------------------
 
     def cancel_now(self, uuid: str) -> None:
-        """A user cancels, instantly and without faults (T8 through the store)."""
-        row = self.db.find(uuid)
-        if row is None:
+        """A user cancels an existing run, instantly and without faults: the runtime's ``cancel`` entry
+        point (read, then T8) driven to its end at once, recorded as a segment of process ``user``
+        whose outcome is what ``cancel`` returned."""
+        if self.db.find(uuid) is None:
             return
-        base = {"transition": "T8 cancel", "site": "cancel", "identity": "user", "actor": "user"}
-        self.recorder.add("user", H.STORE, uuid, INVOKE, base)
-        self.update("user", uuid, Cancel(int(self.env.now)), base)
+        user = self._user
+        rec = self.recorder
+        rec.add(user.name, H.SEGMENT, uuid, INVOKE, {"entry": "cancel", "identity": user.identity})
+        gen = entrypoints.cancel(Context(self.world.policy, _NO_TOOLS, user.identity), uuid)  # looked up per call
+        value: Any = None
+        while True:
+            try:
+                request = gen.send(value)
+            except StopIteration as stop:
+                rec.add(user.name, H.SEGMENT, uuid, OK, {"outcome": bool(stop.value)})
+                return
+            if type(request) is FindRun:
+                value, _ = self.find_run(user, request, None)
+            elif type(request) is Update:
+                target, base = self.write_invoke(user, request)
+                value, _ = self.write_apply(user, request, None, target, base)
+            else:
+                value = user.read_s = EPOCH_S + int(self.env.now)  # the user's clock is true

@@ -23,7 +23,7 @@ from model.invariants import judge as judge_history
 from model.policy import Policy, resolve_policy
 from model.requests import Request
 from scenarios.loader import load_scenario
-from scenarios.schema import FAMILIES, Scenario
+from scenarios.schema import FAMILIES, Scenario, quiet_phase_s
 from sim.world import processes
 from sim.world.faults import Fault
 from sim.world.interpreter import World
@@ -121,7 +121,7 @@ def build_world(
 
 def run_world(world: World) -> None:
     cfg = world.scenario.world
-    deadline = world.env.timeout(cfg.chaos_s + cfg.quiet_s)
+    deadline = world.env.timeout(cfg.chaos_s + quiet_phase_s(world.scenario))
     world.env.run(until=world.env.any_of([world.done, deadline]))
     for uuid, row in world.db.rows.items():
         world.recorder.add(H.WORLD, H.FINAL, uuid, OK, {"row": H.row_value(row)})

@@ -207,3 +207,19 @@ def test_an_unknown_scenario_exits_2_with_one_line(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert len(result.stderr.splitlines()) == 1
     assert "unknown scenario 'no_such_scenario'" in result.stderr
+
+
+def test_counterexamples_go_to_their_own_default_directory_and_progress_is_plain_lines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not into the report's ``reports/out/counterexamples``: into ``out/explore`` of the working
+    directory. Off a terminal, progress is plain lines on stderr (one per step with the period at 0)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("LEASELAB_PROGRESS_EVERY_S", "0")
+    result = explore("single_run", "--policy", "adr-104", "--faults", "audit", "--simulations", "20", "--json")
+    assert result.exit_code == 1, result.output
+    written = [Path(v["counterexample"]) for v in json.loads(result.stdout)["violations"]]
+    assert written and all(p.parent == Path("out/explore") and (tmp_path / p).exists() for p in written)
+    assert not (tmp_path / "reports").exists()
+    searched = [line for line in result.stderr.splitlines() if line.startswith("explore search: ")]
+    assert searched[-1].startswith("explore search: 20/20 simulations, 100%, ") and "violations" in searched[-1]

@@ -24,9 +24,7 @@ def run(tmp_path: Path, *args: str) -> dict[str, Any]:
 
 
 def findings(document: dict[str, Any]) -> list[tuple[Any, ...]]:
-    return [
-        (v["invariant"], v["simulations_until_found"], tuple(v["minimal_script"])) for v in document["violations"]
-    ]
+    return [(v["invariant"], v["simulations_until_found"], tuple(v["minimal_script"])) for v in document["violations"]]
 
 
 def test_two_workers_give_the_same_report_twice_given_the_simulations(tmp_path: Path) -> None:

@@ -30,6 +30,7 @@ from sim.explore.mutants import (
     swarm_batch,
 )
 from sim.explore.swarm import SwarmExplorer
+from sim.explore.sweep_mutants import sweep_flag
 
 runner = CliRunner()
 DOCUMENT_KEYS = [
@@ -41,6 +42,9 @@ DOCUMENT_KEYS = [
     "code_killed",
     "code_survivors",
     "unexercised",
+    "code_sweep_score",
+    "code_sweep_flagged",
+    "code_sweep_missed",
 ]
 
 
@@ -172,6 +176,28 @@ def test_only_selects_code_mutants_by_name() -> None:
     code, doc = invoke_json("--only", "record_step_lies", "--simulations", "30")
     assert code == 0
     assert doc["killed"] == [] and [k["flag"] for k in doc["code_killed"]] == ["record_step_lies"]
+    [flagged] = doc["code_sweep_flagged"]
+    assert flagged["mutant"] == "record_step_lies" and doc["code_sweep_score"] == 1.0
+    assert set(flagged) == {"mutant", "invariant", "scenario", "simulations", "new_invariant"}
+
+
+def test_the_head_sweep_alone_flags_a_mutant_of_what_the_runtime_tells_through_a_new_oracle() -> None:
+    """Issue 18: enqueue that hides its failures breaks no row, no event and no landing; only the oracle
+    of what enqueue tells its caller sees it, in the plain head sweep."""
+    flagged, spent = sweep_flag(code_mutant("enqueue_hides_failure"))
+    assert flagged is not None and flagged.new_invariant
+    assert flagged.invariant == "enqueue_cancel_result_true" and flagged.simulations == spent
+
+
+def test_a_mutant_the_head_sweep_cannot_tell_from_head_is_missed() -> None:
+    """A 'mutant' that changes nothing: the head sweep meets only registered violations, so it is missed
+    (the sweep-only score counts it against the sweep, not against the unit tests)."""
+    unchanged = CodeMutant("unchanged", "head itself", (), (("default", ()),))
+    flagged, spent = sweep_flag(unchanged, simulations=6, scenarios=("default", "single_run"))
+    assert flagged is None and spent == 12
+    report = MutationReport(code_sweep_missed=["unchanged"])
+    assert report.code_sweep_score == 0.0
+    assert any("missed     unchanged" in line for line in cmd_mutants.report_lines(report))
 
 
 def test_an_unexercised_invariant_without_a_reason_is_reported() -> None:
@@ -182,7 +208,7 @@ def test_an_unexercised_invariant_without_a_reason_is_reported() -> None:
 
 def test_a_survivor_is_listed_and_exits_1(monkeypatch: pytest.MonkeyPatch) -> None:
     survived = MutationReport(survivors=["write_fence"], simulations=3)
-    monkeypatch.setattr(cmd_mutants, "run_mutants", lambda *a, **k: survived)
+    monkeypatch.setattr("sim.explore.mutants.run_mutants", lambda *a, **k: survived)
     result = runner.invoke(app, ["mutants", "--only", "write_fence"])
     assert result.exit_code == 1
     assert "mutation score 0.00" in result.stdout
@@ -223,3 +249,11 @@ def test_an_equivalent_mutant_survives_a_long_search(flag: str) -> None:
     """The equivalence reasons are claims too: a long search must not tell the mutant from head."""
     kill, _ = hunt(flag, 1200, 7, Baselines(1200, 7))
     assert kill is None, (kill.invariant, kill.target) if kill else None
+
+
+def test_the_cli_default_of_sweep_simulations_is_the_sweep_mutants_constant() -> None:
+    """The CLI writes the default out so that --help imports no simulation code; it must not drift."""
+    from leaselab.cmd_mutants import SWEEP_SIMULATIONS_DEFAULT
+    from sim.explore.sweep_mutants import SWEEP_SIMULATIONS
+
+    assert SWEEP_SIMULATIONS_DEFAULT == SWEEP_SIMULATIONS

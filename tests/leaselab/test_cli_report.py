@@ -1,12 +1,21 @@
-"""``leaselab report``: bad input is one line and exit 2; a run prints the path of index.html."""
+"""``leaselab report``: bad input is one line and exit 2; a run prints the path of index.html, shows
+progress, and exits 1 when an invariant of the judged policy failed (0 with --exit-zero)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from leaselab.cli import app
+
+TINY = (
+    'name = "tiny"\nseeds = 2\nseeds_per_task = 2\n'
+    '[[policy]]\nlabel = "adr-111"\npreset = "adr-111"\n[[policy]]\nlabel = "head"\npreset = "head"\n'
+    '[[grid]]\nname = "main"\nscenarios = ["single_run"]\n'
+)
+"""single_run: adr-111 violates invariants on seeds 0 and 1, head holds (the configuration's last policy)."""
 
 
 def test_a_bad_config_is_one_line_and_exit_2(tmp_path: Path) -> None:
@@ -23,17 +32,54 @@ def test_a_missing_config_names_the_file(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "nope.toml" in result.output
 
 
-def test_a_small_report_prints_the_path_of_index_html(tmp_path: Path) -> None:
+def test_a_small_report_prints_the_path_of_index_html(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LEASELAB_PROGRESS_EVERY_S", "0")  # a progress line per step, even for a short run
     config = tmp_path / "tiny.toml"
-    config.write_text(
-        'name = "tiny"\nseeds = 2\nseeds_per_task = 2\n'
-        '[[policy]]\nlabel = "adr-111"\npreset = "adr-111"\n[[policy]]\nlabel = "head"\npreset = "head"\n'
-        '[[grid]]\nname = "main"\nscenarios = ["single_run"]\n'
-    )
+    config.write_text(TINY)
     out = tmp_path / "out"
     result = CliRunner().invoke(app, ["report", str(config), "--out", str(out), "--workers", "1", "--bound", "0"])
     assert result.exit_code == 0, result.output
     printed = [line for line in result.stdout.splitlines() if line.endswith("index.html")]
     assert printed == [str((out / "index.html").resolve())]
     assert (out / "report.md").exists() and (out / "report.json").exists()
-    assert "simulating: 4/4 simulations (100%)" in result.output
+    assert "report simulating: 4/4 simulations, 100%" in result.stderr
+    assert "report evidence: " in result.stderr and " jobs, 100%" in result.stderr
+    assert result.stderr.splitlines()[-1].endswith("head: every invariant held")
+
+
+def test_a_failed_invariant_of_the_judged_policy_exits_1_unless_exit_zero(tmp_path: Path) -> None:
+    config = tmp_path / "tiny.toml"
+    config.write_text(TINY)
+    args = ["report", str(config), "--out", str(tmp_path / "out"), "--workers", "1", "--bound", "0"]
+    failed = CliRunner().invoke(app, [*args, "--policy", "adr-111"])
+    assert failed.exit_code == 1, failed.output
+    verdict = failed.stderr.splitlines()[-1]
+    assert "adr-111: " in verdict and "every invariant held" not in verdict
+    assert failed.stdout.strip().endswith("index.html")  # the report is written all the same
+    collected = CliRunner().invoke(app, [*args, "--policy", "adr-111", "--exit-zero"])
+    assert collected.exit_code == 0, collected.output
+    assert collected.stderr.splitlines()[-1].rsplit("; ", 1)[1] == verdict.rsplit("; ", 1)[1]
+
+
+def test_an_unknown_judged_policy_is_one_line_before_any_work(tmp_path: Path) -> None:
+    config = tmp_path / "tiny.toml"
+    config.write_text(TINY)
+    result = CliRunner().invoke(app, ["report", str(config), "--out", str(tmp_path / "out"), "--policy", "nope"])
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [
+        "leaselab: --policy: no policy labelled 'nope' in sweep 'tiny' (valid: adr-111, head)"
+    ]
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_report_into_a_sweeps_directory_is_one_line_and_keeps_the_sweep(tmp_path: Path) -> None:
+    config = tmp_path / "tiny.toml"
+    config.write_text(TINY)
+    out = tmp_path / "sweep"
+    swept = CliRunner().invoke(app, ["sweep", str(config), "--out", str(out), "--workers", "1", "--exit-zero"])
+    assert swept.exit_code == 0, swept.output
+    shards = sorted((out / "shards").iterdir())
+    result = CliRunner().invoke(app, ["report", "--out", str(out), "--seeds", "1"])
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [f"leaselab: {out}: holds a sweep ('tiny') (give the report its own --out)"]
+    assert sorted((out / "shards").iterdir()) == shards and not (out / "index.html").exists()

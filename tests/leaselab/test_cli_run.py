@@ -159,11 +159,12 @@ def test_a_missing_scenario_file_exits_2_naming_the_file(tmp_path: Path) -> None
     assert result.stderr.splitlines() == [f"leaselab: {path}: no such scenario file"]
 
 
-def test_an_unknown_scenario_name_exits_2_listing_the_library() -> None:
-    result = runner.invoke(app, ["run", "no_such_scenario"])
+def test_an_unknown_scenario_name_exits_2_naming_the_nearest_and_where_the_library_is_listed() -> None:
+    result = runner.invoke(app, ["run", "happy_pat"])
     assert result.exit_code == 2
     assert len(result.stderr.splitlines()) == 1
-    assert all(name in result.stderr for name in library_names())
+    listed = f"({len(library_names())} in all: `leaselab scenarios`; or a .toml path)"
+    assert f"did you mean 'happy_path'? {listed}" in result.stderr
 
 
 def test_an_unknown_policy_exits_2_listing_the_valid_policies() -> None:
@@ -174,12 +175,12 @@ def test_an_unknown_policy_exits_2_listing_the_valid_policies() -> None:
     assert all(name in result.stderr for name in POLICIES)
 
 
-def test_an_unknown_flag_exits_2_listing_the_valid_flags() -> None:
+def test_an_unknown_flag_exits_2_naming_the_nearest_flag() -> None:
     result = runner.invoke(app, ["run", "happy_path", "--flag", "write_fences=off"])
     assert result.exit_code == 2
     assert len(result.stderr.splitlines()) == 1
     assert "unknown flag 'write_fences'" in result.stderr
-    assert all(name in result.stderr for name in FLAG_NAMES)
+    assert f"did you mean 'write_fence'? ({len(FLAG_NAMES)} in all: `leaselab policies`)" in result.stderr
 
 
 def test_a_bad_flag_value_exits_2_naming_the_valid_values() -> None:

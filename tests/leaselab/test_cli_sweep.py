@@ -172,3 +172,46 @@ def test_load_reads_a_bare_directory_of_shards(tmp_path: Path) -> None:
     assert len(frame) == 6 and len(done.paths) == 4
     assert sorted(set(frame["policy"])) == ["adr-111", "head"]
     assert frame.filter(like="dl.").dtypes.map(str).eq("int64").all()
+
+
+def test_exit_1_when_an_invariant_of_the_last_policy_failed_unless_exit_zero(tmp_path: Path) -> None:
+    """The configuration's last policy is judged, or the one --policy names; the summary says which
+    invariants failed in how many of its simulations."""
+    config, out = config_file(tmp_path, ONE_CELL), tmp_path / "out"
+    judged_last = sweep(str(config), "--out", str(out), "--json")
+    assert judged_last.exit_code == 1, judged_last.output
+    summary = json.loads(judged_last.stdout)
+    assert summary["judged"] == {"policy": "adr-111", "failed": {"writes_fenced_under_lease": 2}}
+    assert summary["violating_simulations"] == {"writes_fenced_under_lease": 2}
+    collected = sweep(str(config), "--out", str(out), "--exit-zero")
+    assert collected.exit_code == 0, collected.output
+    assert collected.stdout.splitlines()[-1] == "adr-111: writes_fenced_under_lease"
+    held = sweep(str(config), "--out", str(out), "--policy", "head")
+    assert held.exit_code == 0, held.output
+    assert held.stdout.splitlines()[-1] == "head: every invariant held"
+    unknown = sweep(str(config), "--out", str(tmp_path / "other"), "--policy", "nope")
+    assert unknown.exit_code == 2
+    assert unknown.stderr.splitlines() == [
+        "leaselab: --policy: no policy labelled 'nope' in sweep 'one-cell' (valid: head, adr-111)"
+    ]
+    assert not (tmp_path / "other").exists()
+
+
+ONE_CELL = """
+name = "one-cell"
+seeds = 2
+seeds_per_task = 2
+
+[[policy]]
+label = "head"
+preset = "head"
+
+[[policy]]
+label = "adr-111"
+preset = "adr-111"
+
+[[grid]]
+name = "main"
+scenarios = ["single_run"]
+"""
+"""single_run, seeds 0 and 1: adr-111 (the last policy) fails writes_fenced_under_lease in both, head holds."""

@@ -140,3 +140,22 @@ def test_bad_input_exits_2_with_one_line(case: str, tmp_path: Path) -> None:
     assert lines[0].startswith("leaselab: ") and needle in lines[0]
     assert "Traceback" not in result.output
     assert not (tmp_path / "cx").exists()
+
+
+def test_counterexamples_go_to_their_own_default_directory_and_progress_counts_schedules(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``out/verify`` of the working directory, not the report's; off a terminal, a plain line per
+    level with the schedules run of the level's total (one per schedule with the period at 0)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("LEASELAB_PROGRESS_EVERY_S", "0")
+    result = verify("single_run", "--bound", "1", "--faults", "crash", "--json")
+    assert result.exit_code == 1, result.output
+    doc = json.loads(result.stdout)
+    written = [Path(v["counterexample"]) for v in doc["violations"]]
+    assert written and all(p.parent == Path("out/verify") and (tmp_path / p).exists() for p in written)
+    assert not (tmp_path / "reports").exists()
+    level = [line for line in result.stderr.splitlines() if line.startswith("verify level 1/1: ")]
+    total = doc["schedules"] - 1  # the fault-free baseline is level 0
+    assert len(level) == total
+    assert level[-1].startswith(f"verify level 1/1: {total}/{total} schedules, 100%, ")

@@ -132,12 +132,19 @@ def test_an_unknown_policy_is_an_error_listing_the_valid_policies() -> None:
     assert all(name in message for name in [*PRESETS, *PRESET_ALIASES])
 
 
-def test_an_unknown_flag_is_an_error_listing_the_valid_flags() -> None:
+def test_an_unknown_flag_is_an_error_naming_the_nearest_flag_and_where_all_are_listed() -> None:
     with pytest.raises(LeaselabError) as caught:
         HEAD.with_flags(write_fences=False)
     message = str(caught.value)
     assert "unknown flag 'write_fences'" in message
-    assert all(name in message for name in FLAG_NAMES)
+    assert f"did you mean 'write_fence'? ({len(FLAG_NAMES)} in all: `leaselab policies`)" in message
+
+
+def test_an_unknown_flag_far_from_every_name_says_where_the_flags_are_listed() -> None:
+    with pytest.raises(LeaselabError) as caught:
+        HEAD.with_flags(zzzzzzzz=False)
+    assert str(caught.value).endswith(f"({len(FLAG_NAMES)} in all: `leaselab policies`)")
+    assert "did you mean" not in str(caught.value)
 
 
 def test_resolve_policy_rejects_an_unknown_flag() -> None:

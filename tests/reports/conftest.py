@@ -1,5 +1,6 @@
 """A small review, run once per test session: two scenarios (one named ``<script>alert(1)</script>``,
-with a tool of that name), three policies, every section's grid, a few seeds."""
+with a tool of that name), three policies, every section's grid (a deployment-range grid of head
+included), a few seeds."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ from sim.sweep.config import load_config
 
 ROOT = Path(__file__).resolve().parents[2]
 XSS = "<script>alert(1)</script>"
+CURVE_BUDGET = 100_000
+"""The small review's causality time box (world requests per curve): a few points each, about 1 CPU s."""
 
 
 def small_config(where: Path) -> Path:
@@ -58,6 +61,13 @@ intensities = [0.0, 0.5, 1.0, 2.0, 4.0]
 name = "latency"
 scenarios = ["tool_outlives_lease"]
 latency_ratios = [0.25, 0.5, 1.0, 2.0, 3.0]
+
+[[grid]]
+name = "deployment"
+scenarios = ["tool_outlives_lease", "default"]
+fault_ranges = "deployment"
+intensities = [2.0]
+policies = ["head"]
 """,
         encoding="utf-8",
     )
@@ -79,7 +89,12 @@ def review(where: Path, out: Path | None = None, figures_in_pool: bool = True) -
     """Run the small review; ``out`` defaults to ``where/out`` (the config is written to ``where``).
     Figures are drawn in the pool, as ``leaselab report`` draws them, unless ``figures_in_pool`` is off."""
     options = ReviewOptions(
-        out=out or where / "out", workers=2, verify_scenarios=("single_run",), shrink_tests=40, command="test"
+        out=out or where / "out",
+        workers=2,
+        verify_scenarios=("single_run",),
+        shrink_tests=40,
+        command="test",
+        causality_budget_requests=CURVE_BUDGET,
     )
     config = where / "small.toml"
     with ProcessPoolExecutor(max_workers=2) as pool:

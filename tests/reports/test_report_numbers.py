@@ -13,6 +13,7 @@ from markupsafe import escape
 from reports.sections import SECTIONS, explanations_view
 from reports.stats import percent, wilson
 from scenarios.findings import FINDINGS
+from sim.sweep.rows import violated_mask
 
 KEYS = ["grid", "scenario", "intensity", "latency_ratio", "transport", "seed"]
 
@@ -43,7 +44,7 @@ def test_summary_cells_equal_the_rows(report_json: dict[str, Any], rows: pd.Data
     for name in invariants:
         for policy in ("adr-111", "head", "head+idempotency_keys"):
             mine = main[main["policy"] == policy]
-            k, n = int((mine[f"inv.{name}"] == "false").sum()), len(mine)
+            k, n = int((mine[f"inv.{name}"].eq(False)).sum()), len(mine)
             cell = report_json["summary"]["cells"][name][policy]
             assert (cell["violations"], cell["simulations"]) == (k, n)
             assert cell["rate"] == pytest.approx(k / n)
@@ -60,7 +61,7 @@ def test_the_answer_equals_the_rows(report_json: dict[str, Any], rows: pd.DataFr
     assert [v["policy"] for v in report_json["verdicts"]] == ["adr-111", "head", "head+idempotency_keys"]
     for v in report_json["verdicts"]:
         mine = main[main["policy"] == v["policy"]]
-        counts = {name: int((mine[f"inv.{name}"] == "false").sum()) for name in invariants}
+        counts = {name: int((mine[f"inv.{name}"].eq(False)).sum()) for name in invariants}
         failed = sorted((name for name in invariants if counts[name]), key=lambda name: (-counts[name], name))
         assert (v["held"], v["invariants"], v["simulations"]) == (
             len(invariants) - len(failed),
@@ -85,9 +86,9 @@ def test_every_failure_of_head_is_classified(
     main = _main(rows)
     head = main[main["policy"] == "head"]
     violated = {
-        c.removeprefix("inv."): int((head[c] == "false").sum())
+        c.removeprefix("inv."): int((head[c].eq(False)).sum())
         for c in head.columns
-        if c.startswith("inv.") and (head[c] == "false").any()
+        if c.startswith("inv.") and (head[c].eq(False)).any()
     }
     explained = report_json["head_explained"]
     assert violated and {r["invariant"]: r["violations"] for r in explained["rows"]} == violated
@@ -98,6 +99,39 @@ def test_every_failure_of_head_is_classified(
         assert all(x["id"].startswith(("F-", "NG-")) for x in r["explained"])
     html = small_review.paths["html"].read_text(encoding="utf-8")
     assert explained["line"] in html
+
+
+def test_every_failure_of_head_at_deployment_ranges_is_classified_beside_the_library_ones(
+    report_json: dict[str, Any], rows: pd.DataFrame, small_review: Any
+) -> None:
+    wide = rows[(rows["grid"] == "deployment") & (rows["policy"] == "head")]
+    assert len(wide) and set(wide["fault_ranges"]) == {"deployment"}
+    violated = {
+        c.removeprefix("inv."): int(violated_mask(wide[c]).sum())
+        for c in wide.columns
+        if c.startswith("inv.") and violated_mask(wide[c]).any()
+    }
+    ranges = report_json["explained_ranges"]
+    deployment = ranges["deployment"]
+    assert violated and {r["invariant"]: r["violations"] for r in deployment["rows"]} == violated
+    for r in deployment["rows"]:
+        assert 0 < r["examined"] <= r["violations"]
+        assert r["unexplained"] + sum(x["simulations"] for x in r["explained"]) == r["examined"]
+    assert ranges["library"] == report_json["head_explained"]
+    side = {row["invariant"]: row for row in ranges["side_by_side"]}
+    assert set(side) == set(violated) | {r["invariant"] for r in ranges["library"]["rows"]}
+    assert all((side[name]["deployment"] or {}).get("violations") == n for name, n in violated.items())
+    assert ranges["holds"] == (not ranges["library"]["unregistered"] and not deployment["unregistered"])
+    html = small_review.paths["html"].read_text(encoding="utf-8")
+    assert str(escape(ranges["line"])) in html and "at the fault ranges of real deployments" in html
+    assert "At the fault ranges of real deployments" in small_review.paths["markdown"].read_text(encoding="utf-8")
+
+
+def test_the_register_says_where_each_finding_was_reproduced(report_json: dict[str, Any]) -> None:
+    findings = report_json["findings"]
+    assert all(f["reproduced_deployment"] is not None for f in findings), "the review has a deployment grid"
+    assert all(bool(f["example_deployment"]) == f["reproduced_deployment"] for f in findings)
+    assert any(f["reproduced_deployment"] for f in findings)
 
 
 def test_an_unexplained_violation_is_marked_unregistered() -> None:
@@ -130,7 +164,7 @@ def test_an_unexplained_violation_is_marked_unregistered() -> None:
 def _paired(rows: pd.DataFrame, before: str, after: str, name: str) -> tuple[int, int, int]:
     main = _main(rows)
     merged = main[main["policy"] == before].merge(main[main["policy"] == after], on=KEYS, suffixes=("_b", "_a"))
-    vb, va = merged[f"inv.{name}_b"] == "false", merged[f"inv.{name}_a"] == "false"
+    vb, va = merged[f"inv.{name}_b"].eq(False), merged[f"inv.{name}_a"].eq(False)
     return len(merged), int((vb & ~va).sum()), int((va & ~vb).sum())
 
 
@@ -150,8 +184,8 @@ def test_comparisons_equal_the_paired_rows(
         assert row["lower"] <= row["difference"] <= row["upper"]
     for name in comparison["made_hold"]:
         main = _main(rows)
-        assert (main.loc[main["policy"] == before, f"inv.{name}"] == "false").any()
-        assert not (main.loc[main["policy"] == after, f"inv.{name}"] == "false").any()
+        assert (main.loc[main["policy"] == before, f"inv.{name}"].eq(False)).any()
+        assert not (main.loc[main["policy"] == after, f"inv.{name}"].eq(False)).any()
 
 
 def test_cost_equals_the_rows(report_json: dict[str, Any], rows: pd.DataFrame) -> None:
@@ -166,6 +200,8 @@ def test_cost_equals_the_rows(report_json: dict[str, Any], rows: pd.DataFrame) -
         assert entry["dead_letters_no_write"] == mine["stat.dead_letters_no_write"].sum()
         assert entry["duplicate_idempotent_writes"] == mine["stat.duplicate_idempotent_writes"].sum()
         assert entry["wasted_tool_executions"] == mine["stat.wasted_tool_executions"].sum()
+        for liveness in ("progressing_reaped", "dead_letters_no_fatal", "failed_by_slowness"):
+            assert entry[liveness] == mine[f"stat.{liveness}"].sum()
         latencies = mine["stat.settle_latencies_s"].explode().dropna().astype(float)
         for q in (50, 95, 99):
             assert entry[f"settle_p{q}_s"] == pytest.approx(np.percentile(latencies, q))
@@ -179,7 +215,7 @@ def test_cost_equals_the_rows(report_json: dict[str, Any], rows: pd.DataFrame) -
 def test_curves_equal_the_rows(report_json: dict[str, Any], rows: pd.DataFrame, key: str, grid: str, x: str) -> None:
     curve = report_json["curves"][key]
     mine = rows[rows["grid"] == grid]
-    bad = (mine[[c for c in mine.columns if c.startswith("inv.")]] == "false").any(axis=1)
+    bad = (mine[[c for c in mine.columns if c.startswith("inv.")]].eq(False)).any(axis=1)
     expected = bad.groupby([mine["policy"], mine[x]]).agg(["sum", "count"])
     assert len(curve["points"]) >= 5
     assert len(curve["records"]) == len(expected)
@@ -210,7 +246,7 @@ def test_each_violated_invariant_has_a_replayable_counterexample(
     head_violated = {
         c.removeprefix("inv.")
         for c in main.columns
-        if c.startswith("inv.") and (main.loc[main["policy"] == "head", c] == "false").any()
+        if c.startswith("inv.") and (main.loc[main["policy"] == "head", c].eq(False)).any()
     }
     shown = {(cx["invariant"], cx["policy"]) for cx in report_json["counterexamples"]}
     assert head_violated and all((name, "head") in shown for name in head_violated)
@@ -256,3 +292,15 @@ def test_the_provenance_gives_the_wall_time_per_simulation_and_per_phase(
         assert phases in text, page
     markdown = small_review.paths["markdown"].read_text(encoding="utf-8")
     assert f"({phases})\n- " in markdown  # the provenance list goes on on its own line
+
+
+def test_the_glossary_carries_the_outcome_table(report_json: dict[str, Any], small_review: Any) -> None:
+    """Issue 18: what every entry point may tell its caller and when that is true, in both documents."""
+    from model.invariants.outcome_table import OUTCOME_TABLE, table_rows
+
+    assert report_json["outcome_table"] == table_rows()
+    markdown = small_review.paths["markdown"].read_text(encoding="utf-8")
+    html = small_review.paths["html"].read_text(encoding="utf-8")
+    for rule in OUTCOME_TABLE:
+        assert f"`{rule.checker}`" in markdown and rule.truth[:40] in markdown
+        assert rule.truth[:40] in html.replace("&#39;", "'")

@@ -37,7 +37,7 @@ def test_a_remote_tool_declared_other_than_non_idempotent_is_refused_in_one_line
         load_scenario(path)
     message = str(caught.value)
     assert "\n" not in message and message.startswith(str(path))
-    assert caught.value.field == "tools.0" and "non_idempotent_write" in message
+    assert caught.value.field == "tools.0.effect" and "non_idempotent_write" in message
     result = runner.invoke(app, ["run", str(path)])
     assert result.exit_code == 2
     assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1

@@ -11,13 +11,17 @@ from __future__ import annotations
 from typing import Any
 
 from model.history import (
+    ACCOUNT,
     CRASH,
     DECIDE,
     DELIVER,
+    DISPATCH,
     EVENT,
     FINAL,
     LANDING,
     NEMESIS,
+    PHASE,
+    PLAN,
     PROVIDER,
     READ,
     SEGMENT,
@@ -104,18 +108,19 @@ class History:
         process: str | None = None,
         time_s: float | None = None,
         actor: str | None = None,
+        clock_s: int | None = None,
         **changes: Any,
     ) -> int:
         """A store ok; when matched its row is the run's current row with ``changes`` applied.
-        ``actor`` (the kind of process that issued it, as the world records it) is added when given."""
+        ``actor`` (the kind of process that issued it, as the world records it) and ``clock_s`` (what the
+        issuing process's clock showed) are added when given."""
         row = None
         if matched:
             row = {**self.rows.get(run, base_row()), **changes}
             self.rows[run] = row
-        if actor is not None:
-            changes_actor: dict[str, Any] = {"actor": actor}
-        else:
-            changes_actor = {}
+        changes_actor: dict[str, Any] = {} if actor is None else {"actor": actor}
+        if clock_s is not None:
+            changes_actor["clock_s"] = clock_s
         return self.add(
             STORE,
             OK,
@@ -356,6 +361,42 @@ class History:
 
     def deliver(self, *, duplicate: bool, run: str = RUN, process: str = WORKER) -> int:
         return self.add(DELIVER, OK, run=run, process=process, duplicate=duplicate)
+
+    # -- issue 18: what the runtime tells ---------------------------------------------------
+
+    def store_fail(self, transition: str, *, run: str = RUN, identity: str = WORKER, process: str | None = None) -> int:
+        """A statement that threw a store error (no row changed)."""
+        return self.add(STORE, FAIL, run=run, process=process or identity, transition=transition, site="",
+                        identity=identity, error="StoreError")  # fmt: skip
+
+    def account(self, account: str, reason: str = "", *, run: str = RUN, process: str = "reaper") -> int:
+        """The reaper's per-row account of what it did with ``run``."""
+        return self.add(ACCOUNT, OK, run=run, process=process, account=account, reason=reason)
+
+    def dispatch(self, type_: OpType = OK, *, run: str = RUN, process: str = WORKER) -> int:
+        """A wake-up dispatch completion (ok: the bus took it; fail: it threw)."""
+        if type_ is OK:
+            return self.add(DISPATCH, OK, run=run, process=process)
+        return self.add(DISPATCH, FAIL, run=run, process=process, error="TransportException")
+
+    def probe(self, result: str, *, run: str = RUN, process: str = WORKER) -> int:
+        """The boundary's cancellation probe (a FindRun at executor.cancellation_probe)."""
+        return self.add(READ, OK, run=run, process=process, what="FindRun", site="executor.cancellation_probe",
+                        result=result, fence="")  # fmt: skip
+
+    def plan(self, stops: dict[int, str], *, run: str = RUN) -> int:
+        """The workload's ground truth: the rounds the script stops through the pipeline, and how."""
+        rounds = sorted(stops)
+        return self.add(PLAN, OK, run=run, process=WORLD, kind="queued", stops=rounds,
+                        stop_kinds=[stops[r] for r in rounds])  # fmt: skip
+
+    def phase(self, *, lease_s: int = 900, deadline_s: int = 0, epoch_s: int | None = None) -> int:
+        """The 'chaos' phase record; ``epoch_s`` (the world's true clock at time 0) when given, so row
+        clock values (``lease_expires``, a statement's ``clock_s``) are unix seconds, as the world writes them."""
+        value: dict[str, Any] = {"phase": "chaos", "lease_s": lease_s, "deadline_s": deadline_s}
+        if epoch_s is not None:
+            value["epoch_s"] = epoch_s
+        return self.record(PHASE, INFO, value, run="", process=NEMESIS)
 
 
 def judge(name: str, history: History) -> Verdict:

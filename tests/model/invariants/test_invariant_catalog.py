@@ -43,6 +43,14 @@ NAMES_AND_KINDS = [
     ("segment_outcome_matches_row", "always"),
     ("terminal_row_no_stale_fence", "always"),
     ("row_timestamps_kept", "always"),
+    ("segment_outcome_true", "always"),
+    ("lease_lost_means_lost", "always"),
+    ("reaper_account_true", "always"),
+    ("enqueue_cancel_result_true", "always"),
+    ("terminal_reason_names_cause", "always"),
+    ("lost_lease_stops", "always"),
+    ("cancel_observed_at_boundary", "always"),
+    ("lease_within_bound", "always"),
 ]
 
 

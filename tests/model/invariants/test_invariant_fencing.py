@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from invariant_histories import OTHER, WORKER, History, judge
 
+from model.history import OpType
 from model.invariants import Validity
 
 NON_IDEM = "non_idempotent_write"
@@ -40,6 +41,32 @@ def test_write_under_an_expired_lease_is_a_violation() -> None:
     verdict = judge("writes_fenced_under_lease", b)
     assert verdict.witness == (stamp, invoke)
     assert "lease expired" in verdict.explanation
+
+
+EPOCH_S = 1_700_000_000
+
+
+def _with_epoch(lease_after_epoch_s: int) -> tuple[History, int, int]:
+    """A write at true time 50 s after an epoch the history states, under a lease of that many seconds
+    after the epoch (unix seconds in the row, as the world's clocks write them)."""
+    b = History()
+    b.add("phase", OpType.INFO, run="", process="nemesis", time_s=0.0, phase="chaos", epoch_s=EPOCH_S)
+    b.start()
+    stamp = b.store("T5 markPendingEffect", pending_effect=NON_IDEM, lease_expires=EPOCH_S + lease_after_epoch_s)
+    invoke = b.tool("c1", NON_IDEM, time_s=50.0)
+    return b, stamp, invoke
+
+
+def test_a_lease_in_unix_seconds_is_judged_against_the_epoch_the_history_states() -> None:
+    b, _, _ = _with_epoch(950)
+    assert judge("writes_fenced_under_lease", b).valid is Validity.VALID
+
+
+def test_a_lease_in_unix_seconds_before_the_call_is_a_violation() -> None:
+    b, stamp, invoke = _with_epoch(-1665)
+    verdict = judge("writes_fenced_under_lease", b)
+    assert verdict.witness == (stamp, invoke)
+    assert "lease expired (-1665 < 50.0)" in verdict.explanation
 
 
 def test_write_by_a_segment_that_does_not_hold_the_row_is_a_violation() -> None:

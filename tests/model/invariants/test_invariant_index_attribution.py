@@ -85,9 +85,7 @@ def test_each_span_lists_exactly_the_records_of_its_run_attributed_to_it(name: s
     expected = reference_attribution(history)
     by_key = {span.key: span for span in ix.spans}
     for span in ix.spans:
-        own = [
-            op.index for op in history if op.op != SEGMENT and expected[op.index] == span.key and op.run == span.run
-        ]
+        own = [op.index for op in history if op.op != SEGMENT and expected[op.index] == span.key and op.run == span.run]
         assert [op.index for op in span.records] == own
     assert sorted(by_key) == [op.index for op in history if op.op == SEGMENT and op.type is OpType.INVOKE]
 

@@ -67,13 +67,55 @@ def test_owner_may_settle_its_row() -> None:
     assert judge("settles_by_owner", b).valid is Validity.VALID
 
 
-@pytest.mark.parametrize(("actor", "transition"), [("reaper", "T14 deadLetterStale"), ("user", "T8 cancel")])
-def test_a_reaper_dead_letter_or_a_user_cancel_may_settle_a_row_it_does_not_hold(actor: str, transition: str) -> None:
+def test_a_user_cancel_may_settle_a_row_it_does_not_hold() -> None:
     b = History()
     b.enqueue()
     b.claim(identity=OTHER)
-    b.store(transition, identity=actor, actor=actor, status="failed", claimed_by="")
+    b.store("T8 cancel", identity="user", actor="user", status="cancelled", claimed_by="")
     assert judge("settles_by_owner", b).valid is Validity.VALID
+
+
+def test_a_reaper_dead_letter_may_settle_a_row_whose_lease_was_past_in_true_time() -> None:
+    b = History()
+    b.enqueue()
+    b.store("T3 claimQueued", identity=OTHER, status="running", claimed_by=OTHER, lease_expires=900, time_s=0.0)
+    b.store("T14 deadLetterStale", identity="reaper", actor="reaper", status="failed", claimed_by="", time_s=901.0)
+    verdict = judge("settles_by_owner", b)
+    assert verdict.valid is Validity.VALID and verdict.judged == 1
+
+
+def test_a_reaper_dead_letter_of_a_lease_still_ahead_of_true_time_is_a_violation() -> None:
+    """Issue 18: the dead-letter is judged on the row the store held just before it, not exempted because
+    its WHERE re-checks staleness (with the reaper's own clock)."""
+    b = History()
+    b.enqueue()
+    claim = b.store("T3 claimQueued", identity=OTHER, status="running", claimed_by=OTHER, lease_expires=900, time_s=0.0)
+    settle = b.store("T14 deadLetterStale", identity="reaper", actor="reaper", status="failed", claimed_by="",
+                     time_s=850.0)  # fmt: skip
+    verdict = judge("settles_by_owner", b)
+    assert verdict.valid is Validity.INVALID and verdict.witness == (claim, settle)
+    assert "lease to 900" in verdict.explanation
+
+
+EPOCH_S = 1_700_000_000
+
+
+@pytest.mark.parametrize(("lease_after_epoch_s", "valid"), [(900, Validity.VALID), (1200, Validity.INVALID)])
+def test_a_reaper_dead_letter_is_judged_on_the_lease_put_back_on_the_records_axis(
+    lease_after_epoch_s: int, valid: Validity
+) -> None:
+    """The world's rows hold unix seconds (epoch + clock): the lease is compared with true time only after
+    the epoch the history states is taken off, or every lease would look ahead of the true time."""
+    b = History()
+    b.phase(epoch_s=EPOCH_S)
+    b.enqueue()
+    b.store("T3 claimQueued", identity=OTHER, status="running", claimed_by=OTHER,
+            lease_expires=EPOCH_S + lease_after_epoch_s, time_s=0.0)  # fmt: skip
+    b.store("T14 deadLetterStale", identity="reaper", actor="reaper", status="failed", claimed_by="", time_s=1000.0)
+    verdict = judge("settles_by_owner", b)
+    assert verdict.valid is valid and verdict.judged == 1
+    if valid is Validity.INVALID:
+        assert "lease to 1200 (true time 1000.00)" in verdict.explanation
 
 
 @pytest.mark.parametrize("site", ["reaper.dead_letter", "cancel", "run_queued.position_failed"])

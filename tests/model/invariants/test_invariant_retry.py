@@ -78,23 +78,53 @@ def test_a_retryable_failure_out_of_budget_is_dead_lettered_retries_exhausted() 
 
 
 def test_the_fence_rule_may_dead_letter_a_retryable_failure() -> None:
-    """Spec 5.2 step 2: a standing non-idempotent fence refuses the retry (ADR-112)."""
+    """Spec 5.2 step 2: a standing non-idempotent fence refuses the retry (ADR-112). The recovery's read
+    returned the fence, and the call it was stamped for truly is a non-idempotent write."""
     b = History()
     b.enqueue()
     _worker(b)
     b.stamp(NON_IDEM)
+    b.tool("c1", NON_IDEM)
     b.provider_fail("serverError")
-    b.decide(NON_IDEM, decider="recovery", process=WORKER)
+    b.find()
     _dead_letter(b, "not_retryable")
     assert judge(NAME, b).valid is Validity.VALID
+
+
+def test_a_fence_whose_stamped_call_is_truly_idempotent_does_not_excuse_a_dead_letter() -> None:
+    """Issue 18: the fence is judged from the true effect of the call it was stamped for, never from its
+    value (a resolver that files an idempotent tool as non-idempotent writes the same value)."""
+    b = History()
+    b.enqueue()
+    _worker(b)
+    b.stamp(NON_IDEM)
+    b.tool("c1", "idempotent_write")
+    failure = b.provider_fail("serverError")
+    b.find()
+    settle = _dead_letter(b, "not_retryable")
+    assert judge(NAME, b).witness == (failure, settle)
+
+
+def test_a_deciders_note_is_not_the_fence() -> None:
+    """The recovery's own note says it read a non-idempotent fence; the store's read returned none."""
+    b = History()
+    b.enqueue()
+    _worker(b)
+    failure = b.provider_fail("serverError")
+    b.find()
+    b.decide(NON_IDEM, decider="recovery", process=WORKER)
+    settle = _dead_letter(b, "not_retryable")
+    assert judge(NAME, b).witness == (failure, settle)
 
 
 def test_an_idempotent_fence_does_not_excuse_a_dead_letter() -> None:
     b = History()
     b.enqueue()
     _worker(b)
+    b.stamp("idempotent_write")
+    b.tool("c1", "idempotent_write")
     failure = b.provider_fail("circuitOpen")
-    b.decide("idempotent_write", decider="recovery", process=WORKER)
+    b.find()
     settle = _dead_letter(b, "not_retryable")
     assert judge(NAME, b).witness == (failure, settle)
 

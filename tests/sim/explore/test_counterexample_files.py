@@ -120,23 +120,23 @@ BAD: dict[str, tuple[str, object]] = {
     "scenario is a list": ("scenario", lambda t: set_line(t, "scenario", '["single_run"]')),
     "faults is a string": ("faults", lambda t: without_faults(t).replace("ties = ", 'faults = "x"\nties = ')),
     "unknown policy": ("policy", lambda t: set_line(t, "policy", '"adr-999"')),
-    "unknown flag": ("flag", lambda t: with_flag(t, "write_fences = true")),
-    "bad flag value": ("write_fence", lambda t: with_flag(t, 'write_fence = "maybe"')),
+    "unknown flag": ("flags.write_fences", lambda t: with_flag(t, "write_fences = true")),
+    "bad flag value": ("flags.write_fence", lambda t: with_flag(t, 'write_fence = "maybe"')),
     "flags not a table": ("flags", lambda t: t.replace("[flags]\n", "").replace("ties = ", "flags = 3\nties = ")),
-    "fault with three words": ("faults", lambda t: with_fault_line(t, '"28 crash after"')),
-    "fault with a bad index": ("faults", lambda t: with_fault_line(t, '"x crash after 0.0"')),
-    "fault with a bad value": ("faults", lambda t: with_fault_line(t, '"28 crash after soon"')),
-    "fault not a string": ("faults", lambda t: with_fault_line(t, "28")),
-    "unknown fault family": ("faults", lambda t: with_fault_line(t, '"28 meteor after 0.0"')),
+    "fault with three words": ("faults.0", lambda t: with_fault_line(t, '"28 crash after"')),
+    "fault with a bad index": ("faults.0", lambda t: with_fault_line(t, '"x crash after 0.0"')),
+    "fault with a bad value": ("faults.0", lambda t: with_fault_line(t, '"28 crash after soon"')),
+    "fault not a string": ("faults.0", lambda t: with_fault_line(t, "28")),
+    "unknown fault family": ("faults.0", lambda t: with_fault_line(t, '"28 meteor after 0.0"')),
     "unknown profile family": ("profile.meteor", lambda t: t + "\n[profile.meteor]\nprobability = 0.1\n"),
     "bad profile probability": (
         "profile.crash.probability",
         lambda t: t.replace("[profile.crash]\nprobability = 0.0", "[profile.crash]\nprobability = 7.0"),
     ),
     "ties not a list": ("ties", lambda t: set_line(t, "ties", '"none"')),
-    "tie of one number": ("ties", lambda t: set_line(t, "ties", "[[1.0]]")),
-    "tie with a float priority": ("ties", lambda t: set_line(t, "ties", "[[1.0, 0.5]]")),
-    "tie with a string time": ("ties", lambda t: set_line(t, "ties", '[["1.0", 0]]')),
+    "tie of one number": ("ties.0.1", lambda t: set_line(t, "ties", "[[1.0]]")),
+    "tie with a float priority": ("ties.0.1", lambda t: set_line(t, "ties", "[[1.0, 0.5]]")),
+    "tie with a string time": ("ties.0.0", lambda t: set_line(t, "ties", '[["1.0", 0]]')),
 }
 
 
@@ -200,7 +200,8 @@ def test_an_unknown_fault_kind_is_a_leaselab_error(tmp_path: Path) -> None:
     path.write_text(with_fault_line(to_toml(found()), '"28 crash sideways 0.0"'), encoding="utf-8")
     with pytest.raises(LeaselabError) as caught:
         read(path)
-    assert caught.value.field == "faults"
+    assert caught.value.field == "faults.0"
+    assert "kind must be one of: before, after" in str(caught.value)
 
 
 def test_an_unknown_invariant_is_a_leaselab_error(tmp_path: Path) -> None:

@@ -198,3 +198,29 @@ def test_a_fault_with_an_explicit_index_is_exactly_what_the_schedule_replays() -
         SINGLE.scenario.with_faults(without_probabilities(SINGLE.scenario.faults)), "head", 0, script=[fault]
     )
     assert [(f.at, f.family, f.kind) for f in run.fault_script] == [(fault.at, "crash", "after")]
+
+
+def test_progress_counts_every_schedule_of_each_level_against_the_level_total() -> None:
+    """Level k's total is its parents' children, counted when the level starts; every schedule run is
+    reported once, and the search with progress is the search without it."""
+    calls: list[tuple[int, int, int, int]] = []
+    target = Target("single_run", "head", families=QUIET)
+    report = ExhaustiveExplorer(ties=False).verify(target, 2, lambda *call: calls.append(call))
+    assert calls[0] == (0, 2, 1, 1)
+    for level in (1, 2):
+        mine = [c for c in calls if c[0] == level]
+        (total,) = {c[3] for c in mine}
+        assert [c[2] for c in mine] == list(range(1, total + 1))
+        assert all(c[1] == 2 for c in mine)
+    assert 1 + sum(c[3] for c in calls if c[0] > 0 and c[2] == 1) == report.schedules
+    plain = ExhaustiveExplorer(ties=False).verify(target, 2)
+    assert (plain.schedules, plain.violations) == (report.schedules, report.violations)
+
+
+def test_progress_totals_are_capped_by_max_schedules() -> None:
+    calls: list[tuple[int, int, int, int]] = []
+    report = ExhaustiveExplorer(max_schedules=6).verify(
+        Target("single_run", "head", families=QUIET), 1, lambda *call: calls.append(call)
+    )
+    assert report.schedules == 6 and not report.complete
+    assert calls[-1] == (1, 1, 5, 5)  # the baseline, then 5 of level 1: the cap, not the menu's size

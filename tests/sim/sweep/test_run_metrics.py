@@ -8,7 +8,8 @@ from collections import Counter
 import pytest
 
 from model import history as H
-from model.invariants import INVARIANTS
+from model.invariants import INVARIANTS, Validity
+from model.policy import resolve_policy
 from model.vocab import RunStatus
 from scenarios.intensity import scale_faults
 from scenarios.loader import load_scenario
@@ -106,8 +107,11 @@ def test_a_row_carries_every_contract_column() -> None:
     assert row["grid"] == "g" and row["policy"] == "lbl" and row["preset"] == "head"
     assert row["flags"] == "idempotency_keys=true"
     assert (row["intensity"], row["latency_ratio"], row["transport"]) == (2.0, 1.5, "sync")
-    for inv in INVARIANTS:
-        assert row[f"inv.{inv.name}"] in ("true", "false", "unknown")
+    direct = simulate(scenario, resolve_policy("head", dict(flags)), 0)
+    assert row["digest"] == direct.digest
+    as_cell = {Validity.VALID: True, Validity.INVALID: False, Validity.UNKNOWN: None}
+    for inv in INVARIANTS:  # a nullable boolean: true held, false violated, null unknown
+        assert row[f"inv.{inv.name}"] is as_cell[direct.verdicts[inv.name].valid]
     for family in FAMILIES:
         assert isinstance(row[f"fault.{family}"], int)
     for status in RunStatus:
@@ -115,7 +119,8 @@ def test_a_row_carries_every_contract_column() -> None:
     for column in (
         "stat.runs", "stat.requests", "stat.landings", "stat.simulated_s", "stat.completed", "stat.requeues",
         "stat.dead_letters", "stat.dead_letters_no_write", "stat.settle_latencies_s",
-        "stat.duplicate_idempotent_writes", "stat.wasted_tool_executions", "digest", "seed", "scenario",
+        "stat.duplicate_idempotent_writes", "stat.wasted_tool_executions", "stat.progressing_reaped",
+        "stat.dead_letters_no_fatal", "stat.failed_by_slowness", "digest", "seed", "scenario",
     ):  # fmt: skip
         assert column in row, column
     assert any(c.startswith("cov.") for c in row)

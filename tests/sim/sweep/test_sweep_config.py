@@ -10,9 +10,13 @@ import pytest
 
 from model.errors import LeaselabError
 from model.policy import FLAG_DOCS
-from scenarios.loader import library_names
+from scenarios.loader import library_names, load_scenario
+from scenarios.schema import MAX_SKEW_S, MAX_STORE_DELAY_S
 from sim.review.builtin import builtin_review
-from sim.sweep.config import load_config
+from sim.sweep.config import load_config, loads_config
+from sim.sweep.engine import run_task
+from sim.sweep.rows import cell_scenario
+from sim.sweep.task import SweepTask
 
 GOOD = """
 name = "t"
@@ -92,14 +96,14 @@ def _replace(old: str, new: str) -> str:
 
 BAD = [
     ('name = "t"\n', "", "name", "required field missing"),
-    ("seeds = 7\n", "seeds = 0\n", "seeds", "greater than or equal to 1"),
+    ("seeds = 7\n", "seeds = 0\n", "seeds", "must be >= 1"),
     ("seeds = 7\n", "seeds = 7\nseed = 3\n", "seed", "unknown key"),
     ('preset = "adr-104"', 'preset = "adr-999"', "policy.0.preset", "unknown preset 'adr-999'"),
-    ("{ idempotency_keys = true }", "{ idempotency_kyes = true }", "policy.1.flags", "unknown flag"),
-    ('label = "adr-104"', 'label = "adr 104"', "policy.0.label", "pattern"),
-    ("[0.5, 2.0]", "[0.5, -2.0]", "grid.0.intensities.1", "greater than or equal to 0"),
-    ("[0.5, 1.0, 3.0]", "[0.5, 0.0]", "grid.0.latency_ratios.1", "greater than 0"),
-    ('["sync", "async"]', '["sync", "pigeon"]', "grid.0.transports.1", "'sync' or 'async'"),
+    ("{ idempotency_keys = true }", "{ idempotency_kyes = true }", "policy.1.flags.idempotency_kyes", "unknown flag"),
+    ('label = "adr-104"', 'label = "adr 104"', "policy.0.label", "does not match ^[A-Za-z0-9_.+=-]+$"),
+    ("[0.5, 2.0]", "[0.5, -2.0]", "grid.0.intensities.1", "must be >= 0.0, got -2.0"),
+    ("[0.5, 1.0, 3.0]", "[0.5, 0.0]", "grid.0.latency_ratios.1", "must be > 0.0"),
+    ('["sync", "async"]', '["sync", "pigeon"]', "grid.0.transports.1", "must be one of: sync, async"),
     ('policies = ["adr-104"]', 'policies = ["adr-105"]', "grid.1.policies.0", "no [[policy]] is labelled"),
     ('["single_run", "mine.toml"]', '["single_run", "nope"]', "grid.0.scenarios.1", "unknown scenario 'nope'"),
     ('["single_run", "mine.toml"]', '["single_run", "gone.toml"]', "grid.0.scenarios.1", "no such scenario"),
@@ -138,7 +142,10 @@ def test_the_builtin_review_covers_every_preset_proposal_and_grid() -> None:
     assert proposals <= set(FLAG_DOCS)
     assert {"adr-104", "adr-111", "adr-112", "adr-122", "head"} | {f"head+{f}" for f in proposals} <= labels
     grids = {g.name: g for g in config.grid}
-    assert set(grids) == {"main", "intensity", "latency"}
+    assert set(grids) == {"main", "intensity", "latency", "deployment"}
+    assert grids["deployment"].fault_ranges == "deployment" and grids["deployment"].policies == ["head"]
+    assert grids["deployment"].scenario_specs() == library_names()
+    assert all(g.fault_ranges == "library" for name, g in grids.items() if name != "deployment")
     assert grids["main"].scenario_specs() == library_names()
     assert grids["main"].intensities == [0.5, 1.0, 2.0]
     assert len(grids["intensity"].intensities) >= 5
@@ -148,3 +155,35 @@ def test_the_builtin_review_covers_every_preset_proposal_and_grid() -> None:
     tasks = config.tasks()
     assert {t.grid for t in tasks} == set(grids)
     assert len({t.key for t in tasks}) == len(tasks)
+
+
+def test_a_deployment_grid_widens_every_scenario_and_says_so_in_its_rows() -> None:
+    config = loads_config(
+        'name = "t"\nseeds = 2\n[[policy]]\nlabel = "head"\npreset = "head"\n'
+        '[[grid]]\nname = "wide"\nscenarios = ["single_run"]\nfault_ranges = "deployment"\n'
+        '[[grid]]\nname = "main"\nscenarios = ["single_run"]\n'
+    )
+    wide, library = config.tasks()
+    assert (wide.fault_ranges, library.fault_ranges) == ("deployment", "")
+    scenario, changed = cell_scenario(wide)
+    assert scenario.faults.clock_skew.max_skew_s == MAX_SKEW_S and not changed
+    assert scenario.faults.store.slow_s[1] == MAX_STORE_DELAY_S
+    assert cell_scenario(library)[0] == load_scenario("single_run")
+    assert wide.key != library.key.replace("main", "wide")
+    assert run_task(wide)[0]["fault_ranges"] == "deployment" and run_task(library)[0]["fault_ranges"] == "library"
+
+
+def test_a_library_task_keeps_the_shard_key_it_had_before_fault_ranges_existed() -> None:
+    """Resuming a sweep directory written before the field existed must reuse its shards."""
+    task = SweepTask("single_run", "head", 0, 5)
+    assert task.key == "main__single_run__head__x1__r0__as__0__d43f8230f170603a"
+
+
+def test_unknown_fault_ranges_are_one_line() -> None:
+    with pytest.raises(LeaselabError) as caught:
+        loads_config(
+            'name = "t"\nseeds = 2\n[[policy]]\nlabel = "head"\npreset = "head"\n'
+            '[[grid]]\nname = "g"\nscenarios = ["single_run"]\nfault_ranges = "wide"\n',
+            source="c.toml",
+        )
+    assert str(caught.value).startswith("c.toml: grid.0.fault_ranges: ")

@@ -1,6 +1,7 @@
-"""Shards on disk are checked, never trusted: a truncated, corrupt, foreign or short shard is detected
-(by its footer, key and row count) and redone on resume, and refused by ``load``; an unwritable or
-full output directory is one line, exit 2, with every finished shard kept."""
+"""Shards on disk are checked, never trusted: a truncated, corrupt, foreign or short shard, or one damaged
+in its middle with its footer intact, is detected (by its checksum in the ledger, its footer, key and
+row count) and redone on resume, and refused by ``load`` naming the shard and the command that repairs
+it; an unwritable or full output directory is one line, exit 2, with every finished shard kept."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from model.errors import LeaselabError
 from sim.sweep.config import SweepConfig, loads_config
 from sim.sweep.directory import SHARDS, load, locked
 from sim.sweep.job import run_job
+from sim.sweep.ledger import LEDGER, file_checksum, read_ledger
+from sim.sweep.shards import shard_problem
 
 runner = CliRunner()
 CONFIG = """
@@ -82,7 +85,16 @@ def short(path: Path) -> None:
     pq.write_table(table.slice(0, 1).replace_schema_metadata(table.schema.metadata), path)
 
 
-@pytest.mark.parametrize("damage", [truncate, garble, foreign, short])
+def middle(path: Path) -> None:
+    """Flip bytes in the middle of the data pages; the footer (and the key and row count it holds) stays."""
+    data = bytearray(path.read_bytes())
+    footer = int.from_bytes(data[-8:-4], "little")
+    at = (4 + len(data) - 8 - footer) // 2
+    data[at : at + 16] = bytes(b ^ 0x5A for b in data[at : at + 16])
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("damage", [truncate, garble, foreign, short, middle])
 def test_a_bad_shard_is_refused_by_load_and_redone_on_resume(finished: Path, tmp_path: Path, damage: object) -> None:
     out, paths = copy_of(finished, tmp_path)
     assert callable(damage)
@@ -92,6 +104,41 @@ def test_a_bad_shard_is_refused_by_load_and_redone_on_resume(finished: Path, tmp
     assert str(paths[2]) in str(caught.value) and "\n" not in str(caught.value)
     result = run_job(config(), out, workers=1)
     assert (result.progress.redone, result.progress.skipped) == (1, TASKS - 1)
+    assert digests(out) == digests(finished)
+
+
+def test_a_shard_damaged_in_its_middle_passes_its_footer_check_but_not_its_checksum(
+    finished: Path, tmp_path: Path
+) -> None:
+    out, paths = copy_of(finished, tmp_path)
+    middle(paths[3])
+    task = next(t for t in config().tasks() if paths[3].name == f"{t.key}.parquet")
+    assert shard_problem(paths[3], task) == ""  # what a resume used to check: it would have been reused
+    with pytest.raises(LeaselabError) as caught:
+        load(out)
+    message = str(caught.value)
+    assert message.startswith(f"{paths[3]}: damaged shard: its content does not match")
+    assert "(repair it with: leaselab sweep " in message and f"--out {out.resolve()})" in message
+
+
+def test_a_shard_the_ledger_does_not_vouch_for_is_redone_and_the_ledger_keeps_one_line_per_shard(
+    finished: Path, tmp_path: Path
+) -> None:
+    """A shard without a checksum (written before shards had them) is redone; a checksum without its
+    shard (a kill between the two writes) only leaves its task to do. After the resume the ledger holds
+    exactly one matching line per shard."""
+    out, paths = copy_of(finished, tmp_path)
+    recorded = read_ledger(out / SHARDS)
+    del recorded[paths[0].name]
+    paths[1].unlink()
+    (out / SHARDS / LEDGER).write_text("".join(f"{d}  {n}\n" for n, d in recorded.items()) + "0" * 20)
+    with pytest.raises(LeaselabError, match="no checksum was recorded for it"):
+        load(out)
+    result = run_job(config(), out, workers=1)
+    assert (result.progress.redone, result.progress.skipped) == (1, TASKS - 2)
+    lines = (out / SHARDS / LEDGER).read_text().splitlines()
+    assert sorted(line.split()[1] for line in lines) == sorted(p.name for p in paths)
+    assert all(read_ledger(out / SHARDS)[p.name] == file_checksum(p) for p in paths)
     assert digests(out) == digests(finished)
 
 
@@ -137,8 +184,9 @@ def test_a_full_disk_mid_sweep_is_one_line_exit_2_and_keeps_every_finished_shard
     assert len(errors) == 1  # progress lines aside, one line
     line = errors[0]
     assert line.startswith("leaselab: ") and "No space left on device" in line and "finished shards are kept" in line
-    kept = sorted((out / SHARDS).iterdir())
+    kept = sorted(p for p in (out / SHARDS).iterdir() if p.name != LEDGER)
     assert len(kept) == 3 and all(p.suffix == ".parquet" for p in kept)  # no temporary file left behind
+    assert {p.name for p in kept} <= set(read_ledger(out / SHARDS))  # every shard on disk has its checksum
     monkeypatch.setattr(Path, "write_bytes", real)
     resumed = run_job(loads_config(CONFIG, source="x", base=tmp_path), out, workers=1)
     assert (resumed.progress.skipped, resumed.progress.redone) == (3, 0)

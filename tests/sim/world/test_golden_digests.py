@@ -10,20 +10,20 @@ import pytest
 from benchmarks.golden import golden
 
 GOLDEN = {
-    "abandoned_interactive": "c395b2f8e087c7f7",
-    "approval_write_on_resume": "51efc0ca2464d3ba",
-    "audit_blip_read_only": "2331a6213c62aebd",
-    "audit_failure_after_write": "18bcd01364a30e79",
-    "cancel_mid_run": "25d666153ce2ae87",
-    "default": "9ae7fc33f99cab23",
-    "deploy_between_attempts": "a40776811806f18f",
-    "duplicate_wakeup": "fe8b6a9987cf04c6",
-    "happy_path": "1f5ecbcd6546fafb",
-    "reaper_races_heartbeat": "89217e01e81db3ef",
-    "same_second_renewals": "83403cf7b07b296b",
-    "single_run": "4b97cfa624bbbc97",
-    "tool_outlives_lease": "2812cfb7e2817cf3",
-    "worker_crash_mid_write": "31f2b5d8e7dfa548",
+    "abandoned_interactive": "559c050975cce01b",
+    "approval_write_on_resume": "232b1104876e4cf9",
+    "audit_blip_read_only": "ef0eee42ad0b6922",
+    "audit_failure_after_write": "ba16c19dd27f6ed3",
+    "cancel_mid_run": "6154e2f3f02778f9",
+    "default": "c3705e4d1aa95450",
+    "deploy_between_attempts": "f797cd3a6ceba99d",
+    "duplicate_wakeup": "4efad3592e1b3d9b",
+    "happy_path": "40d556b9c8984e52",
+    "reaper_races_heartbeat": "3ba8b0ce25094732",
+    "same_second_renewals": "6a700fdb7836881e",
+    "single_run": "89a559cb292468c8",
+    "tool_outlives_lease": "5f2a8ec261e64065",
+    "worker_crash_mid_write": "35e80e3315c2ad9e",
 }
 
 

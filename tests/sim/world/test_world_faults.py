@@ -92,8 +92,14 @@ def lease_writes(history: list[Op]) -> list[Op]:
     ]
 
 
-def skewed_leases(history: list[Op]) -> list[Op]:
-    return [op for op in lease_writes(history) if op.value["row"]["lease_expires"] != int(op.time_s) + LEASE_S]
+def skewed_leases(history: list[Op], epoch_s: int | None = None) -> list[Op]:
+    """Lease writes whose lease is not the true clock's reading plus LEASE_S (the clock reads unix
+    seconds: the history's epoch, or ``epoch_s`` for a slice without the phase record, plus true time)."""
+    epoch_s = H.epoch_of(history) if epoch_s is None else epoch_s
+    assert epoch_s > 0, "the world's clocks read a realistic epoch"
+    return [
+        op for op in lease_writes(history) if op.value["row"]["lease_expires"] != epoch_s + int(op.time_s) + LEASE_S
+    ]
 
 
 def writers_by_identity(history: list[Op]) -> dict[str, set[str]]:
@@ -345,7 +351,7 @@ def test_clock_skew_is_healed_in_the_quiet_phase() -> None:
     assert skewed_leases([op for op in history if op.index < quiet.index])
     after = [op for op in lease_writes(history) if op.index > quiet.index]
     assert after
-    assert not skewed_leases(after)
+    assert not skewed_leases(after, H.epoch_of(history))
 
 
 def test_identity_faults_are_healed_in_the_quiet_phase() -> None:

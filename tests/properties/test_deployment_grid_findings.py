@@ -1,0 +1,182 @@
+"""The findings the issue-18 triage registered (F-15 .. F-17): each recogniser accepts its route, the
+variant the triage met through another entry point or timing, and refuses near-miss histories that
+differ in the route (the stall, the failed read, the lagging clock, the failed dispatch, who claimed)
+and the neighbouring findings' histories."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from model import history as H
+from model.history import Op, OpType
+from model.invariants import Index
+from scenarios.findings import explain, finding
+from sim.explore.counterexample import read
+from sim.world.simulate import SimulationResult
+
+DATA = Path(__file__).parent / "data"
+F09, F12, F15, F16, F17 = (finding(i) for i in ("F-09", "F-12", "F-15", "F-16", "F-17"))
+SBO, DLR = "settles_by_owner", "dead_letter_reason_matches_cause"
+
+
+def replay(path: Path) -> SimulationResult:
+    cx = read(path)
+    result = cx.run()
+    assert result.digest == cx.digest
+    assert cx.invariant in result.violations
+    return result
+
+
+def edited(result: SimulationResult, pick: Callable[[Op], bool], change: Mapping[str, Any]) -> Index:
+    """The result's history with ``change`` merged into the value of every record ``pick`` selects."""
+    ops = [op._replace(value={**op.value, **change}) if pick(op) else op for op in result.history]
+    assert ops != list(result.history), "the edit selected no record"
+    return Index.of(ops)
+
+
+def retyped(result: SimulationResult, pick: Callable[[Op], bool], type_: OpType) -> Index:
+    ops = [op._replace(type=type_) if pick(op) else op for op in result.history]
+    assert ops != list(result.history), "the edit selected no record"
+    return Index.of(ops)
+
+
+def witness(result: SimulationResult, invariant: str) -> tuple[Op, ...]:
+    return tuple(result.history[i] for i in result.verdicts[invariant].witness)
+
+
+# ---- F-15: a stalled post-claim read, then an unguarded settle ----------------------------------
+
+
+def test_a_stalled_position_read_then_an_unguarded_settle_is_f14() -> None:
+    result = replay(F15.path)
+    ix, verdict = Index.of(result.history), result.verdicts[SBO]
+    assert explain(SBO, ix, verdict) is F15
+    assert not F12.recognise(ix, verdict), "the settle itself did not stall: not F-12"
+
+
+def test_the_same_route_through_a_resume_is_f14() -> None:
+    result = replay(DATA / "f15-resume-position-read.toml")
+    assert explain(SBO, Index.of(result.history), result.verdicts[SBO]) is F15
+    assert witness(result, SBO)[1].get("site") == "resume.position_failed"
+
+
+def test_the_same_settle_without_the_stall_of_its_read_is_not_f14() -> None:
+    result = replay(F15.path)
+    settler = witness(result, SBO)[1].process
+    ix = edited(
+        result,
+        lambda op: op.op == H.FAULT and op.get("family") == "store" and op.get("target") == settler,
+        {"kind": "fail"},
+    )
+    assert not F15.recognise(ix, result.verdicts[SBO])
+
+
+def test_the_same_settle_without_the_failed_read_is_not_f14() -> None:
+    result = replay(F15.path)
+    settler = witness(result, SBO)[1].process
+    ix = retyped(result, lambda op: op.op == H.READ and op.type is OpType.FAIL and op.process == settler, OpType.OK)
+    assert not F15.recognise(ix, result.verdicts[SBO])
+
+
+def test_the_same_settle_without_the_reapers_requeue_is_not_f14() -> None:
+    result = replay(F15.path)
+    ix = edited(
+        result,
+        lambda op: op.op == H.STORE and op.get("transition") == "T13 requeueStale",
+        {"transition": "T11 requeue"},
+    )
+    assert not F15.recognise(ix, result.verdicts[SBO])
+
+
+def test_a_settle_issued_before_the_new_claim_is_f12_not_f14() -> None:
+    result = replay(F12.path)
+    ix, verdict = Index.of(result.history), result.verdicts[SBO]
+    assert not F15.recognise(ix, verdict)
+    assert explain(SBO, ix, verdict) is F12
+
+
+# ---- F-16: a lagging clock defeats the reaper's staleness re-check -------------------------------
+
+
+def test_a_dead_letter_over_a_live_lagging_worker_that_cleared_its_fence_is_f15() -> None:
+    result = replay(F16.path)
+    ix, verdict = Index.of(result.history), result.verdicts[DLR]
+    assert explain(DLR, ix, verdict) is F16
+    assert explain("writes_fenced_under_lease", ix, result.verdicts["writes_fenced_under_lease"]) is F09
+
+
+def test_the_same_dead_letter_with_a_leading_clock_is_not_f15() -> None:
+    result = replay(F16.path)
+    ix = edited(result, lambda op: op.op == H.FAULT and op.get("family") == "clock_skew", {"offset_s": 1887.0})
+    assert not F16.recognise(ix, result.verdicts[DLR])
+
+
+def test_the_same_dead_letter_whose_snapshot_had_no_fence_is_not_f15() -> None:
+    result = replay(F16.path)
+    ix = edited(result, lambda op: op.op == H.DECIDE and op.get("decider") == "reaper", {"pending_effect": ""})
+    assert not F16.recognise(ix, result.verdicts[DLR])
+
+
+def test_the_same_dead_letter_named_retries_exhausted_is_not_f15() -> None:
+    result = replay(F16.path)
+    dead_letter = witness(result, DLR)[1]
+    row = {**dead_letter.value["row"], "termination_reason": "retries_exhausted"}
+    ix = edited(result, lambda op: op.index == dead_letter.index, {"row": row})
+    assert not F16.recognise(ix, result.verdicts[DLR])
+
+
+def test_a_clear_whose_renewal_reached_the_future_is_not_f15() -> None:
+    """With a true clock the clear's renewal moves the lease ahead, and T14 would have been refused."""
+    result = replay(F16.path)
+    clear = witness(result, DLR)[0]
+    row = {**clear.value["row"], "lease_expires": Index.of(result.history).epoch_s + int(clear.time_s) + 900}
+    ix = edited(result, lambda op: op.index == clear.index, {"row": row})
+    assert not F16.recognise(ix, result.verdicts[DLR])
+
+
+# ---- F-17: the reaper's settle after a failed dispatch ------------------------------------------
+
+
+def test_a_reaper_settle_after_a_failed_dispatch_over_a_new_claim_is_f16() -> None:
+    result = replay(F17.path)
+    ix, verdict = Index.of(result.history), result.verdicts[SBO]
+    assert explain(SBO, ix, verdict) is F17
+    assert not F12.recognise(ix, verdict) and not F15.recognise(ix, verdict)
+
+
+def test_the_seven_fault_case_with_a_stalled_settle_is_f16() -> None:
+    """The open case of the last session: the same unguarded settle, its window widened by a stall."""
+    result = replay(DATA / "f17-stalled-settle-seven-faults.toml")
+    assert explain(SBO, Index.of(result.history), result.verdicts[SBO]) is F17
+
+
+def test_the_same_settle_after_a_dispatch_that_succeeded_is_not_f16() -> None:
+    result = replay(F17.path)
+    ix = retyped(result, lambda op: op.op == H.DISPATCH and op.type is OpType.FAIL, OpType.OK)
+    assert not F17.recognise(ix, result.verdicts[SBO])
+
+
+def test_the_same_settle_from_another_site_is_not_f16() -> None:
+    result = replay(F17.path)
+    settle = witness(result, SBO)[1]
+    ix = edited(result, lambda op: op.index == settle.index, {"site": "reaper.requeue"})
+    assert not F17.recognise(ix, result.verdicts[SBO])
+
+
+def test_a_settle_whose_requeue_was_not_the_reapers_own_is_not_f16() -> None:
+    result = replay(F17.path)
+    reaper = witness(result, SBO)[1].process
+    ops = [
+        op._replace(process="reaper#9")
+        if op.op == H.STORE and op.process == reaper and "T13" in str(op.get("transition"))
+        else op
+        for op in result.history
+    ]
+    assert not F17.recognise(Index.of(ops), result.verdicts[SBO])
+
+
+def test_a_stalled_worker_settle_is_not_f16() -> None:
+    result = replay(F12.path)
+    assert not F17.recognise(Index.of(result.history), result.verdicts[SBO])
