@@ -61,7 +61,7 @@ def sweep(*args: str) -> Result:
 
 def test_a_sweep_writes_shards_pyarrow_reads_directly_and_resumes_without_work(tmp_path: Path) -> None:
     config, out = config_file(tmp_path), tmp_path / "out"
-    first = sweep(str(config), "--out", str(out), "--workers", "2", "--json")
+    first = sweep(str(config), "--out", str(out), "--workers", "2", "--json", "--exit-zero")
     assert first.exit_code == 0, first.output
     summary = json.loads(first.stdout)
     assert (summary["tasks"], summary["simulations"], summary["shards_reused"]) == (TASKS, SIMULATIONS, 0)
@@ -74,7 +74,7 @@ def test_a_sweep_writes_shards_pyarrow_reads_directly_and_resumes_without_work(t
     manifest = json.loads((out / "sweep.json").read_text())
     assert manifest["name"] == "cli-tiny" and manifest["versions"]["leaselab"]
     assert manifest["fingerprint"] == load_config(config).fingerprint()
-    again = sweep(str(config), "--out", str(out), "--json")
+    again = sweep(str(config), "--out", str(out), "--json", "--exit-zero")
     assert again.exit_code == 0, again.output
     resumed = json.loads(again.stdout)
     assert (resumed["shards_reused"], resumed["simulations_this_run"]) == (TASKS, 0)
@@ -84,7 +84,7 @@ def test_a_sweep_writes_shards_pyarrow_reads_directly_and_resumes_without_work(t
 
 def test_counterexamples_replay_with_leaselab_replay(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    assert sweep(str(config_file(tmp_path)), "--out", str(out), "--workers", "1").exit_code == 0
+    assert sweep(str(config_file(tmp_path)), "--out", str(out), "--workers", "1", "--exit-zero").exit_code == 0
     files = sorted((out / "counterexamples").glob("*/*__seed*.toml"))
     assert files
     # one written with a latency override must carry its own scenario file
@@ -97,7 +97,7 @@ def test_counterexamples_replay_with_leaselab_replay(tmp_path: Path) -> None:
 
 def test_resuming_with_another_configuration_is_refused_in_one_line(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    assert sweep(str(config_file(tmp_path)), "--out", str(out), "--workers", "1").exit_code == 0
+    assert sweep(str(config_file(tmp_path)), "--out", str(out), "--workers", "1", "--exit-zero").exit_code == 0
     other = config_file(tmp_path, CONFIG.replace("seeds = 4", "seeds = 6"))
     refused = sweep(str(other), "--out", str(out))
     assert refused.exit_code == 2
@@ -156,11 +156,11 @@ def test_a_missing_configuration_is_exit_2(tmp_path: Path, missing: str) -> None
 
 def test_resuming_under_other_package_versions_warns_and_continues(tmp_path: Path) -> None:
     config, out = config_file(tmp_path), tmp_path / "out"
-    assert sweep(str(config), "--out", str(out), "--workers", "1").exit_code == 0
+    assert sweep(str(config), "--out", str(out), "--workers", "1", "--exit-zero").exit_code == 0
     manifest = json.loads((out / "sweep.json").read_text())
     manifest["versions"]["simpy"] = "0.0.1"
     (out / "sweep.json").write_text(json.dumps(manifest))
-    again = sweep(str(config), "--out", str(out))
+    again = sweep(str(config), "--out", str(out), "--exit-zero")
     assert again.exit_code == 0, again.output
     assert "warning" in again.stderr and "simpy was 0.0.1" in again.stderr
 

@@ -23,7 +23,7 @@ from scenarios.script import parse_script
 from sim.world.clocks import EPOCH_S
 from sim.world.simulate import simulate
 
-SINGLE_RUN_SYNC = Path(__file__).resolve().parents[2] / "properties" / "data" / "single_run_sync.toml"
+SINGLE_RUN_SYNC = Path(__file__).resolve().parents[2] / "properties" / "scenarios" / "single_run_sync.toml"
 # single_run on the Sync transport at deployment ranges (the triage's draw 130 of seed 0, shrunk): the
 # client dies after its claim; the reaper's clock lags 2,532 s; the reaper requeues the run at about
 # 3,443 s and runs the attempt inline; its provider call stretches past the quiet phase (3,600 s).
