@@ -138,6 +138,7 @@ class _Table:
     def __init__(self, machines: Sequence[Machine], live: Live) -> None:
         layout = self.layout = _layout(tuple(type(machine) for machine in machines))
         streams = self.streams = {key: [] for key in layout.stream_keys}
+        """A stream is the pass's bucket of its key: the pass appends every record to its bucket."""
         for position, attribute, key in layout.streams:
             setattr(machines[position], attribute, streams[key])
         for position in layout.reacting:
@@ -147,7 +148,9 @@ class _Table:
         self.build()
 
     def build(self) -> None:
-        by_key: dict[Key, list[Handler]] = {key: [records.append] for key, records in self.streams.items()}
+        # a stream of an (op, type) key is the pass's bucket of that key; a matched-row stream is fed as a handler
+        streams = self.streams
+        by_key: dict[Key, list[Handler]] = {key: [streams[key].append] for key in streams if key[0] == ROW}
         machines, failed = self.machines, self.failed
         for key, position, name in self.layout.handlers:
             if position not in failed:
@@ -200,9 +203,16 @@ def run_pass(history: Iterable[Op], machines: Sequence[Machine] = ()) -> tuple[I
     invoke_type, ok_type = _INVOKE, _OK
     segment_op, store_op, tool_op, landing_op, final_op = SEGMENT, STORE, TOOL, LANDING, FINAL
     by_key = table.by_key
+    buckets: dict[Key, list[Op]] = {key: same for key, same in table.streams.items() if key[0] != ROW}
     for op in records:
         name, type_ = op[3], op[5]
-        handlers = by_key.get((name, type_)) if by_key else None
+        key = (name, type_)
+        bucket = buckets.get(key)
+        if bucket is None:
+            buckets[key] = [op]
+        else:
+            bucket.append(op)
+        handlers = by_key.get(key) if by_key else None
         if handlers is not None:
             for handler in handlers:
                 try:
@@ -294,6 +304,7 @@ def run_pass(history: Iterable[Op], machines: Sequence[Machine] = ()) -> tuple[I
         spans_by_process=spans_by_process,
         landings=landings,
     )
+    index._lazy["buckets"] = buckets  # Index.buckets, listed in the same walk
     return index, table.failed
 
 

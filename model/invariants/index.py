@@ -5,11 +5,11 @@ completion of every tool invoke, the landing each tool invoke produced, the exec
 landed, each run's final row, and the segments (:class:`Span`: how each completed, the row it
 left, and on demand the records that ran in it). The pass that builds it is the judging pass
 of :mod:`model.invariants.fused`, which feeds the checkers in the same walk; ``Index.of`` runs
-it alone. The completion of every other invoke, the records by operation and type
-(:attr:`Index.buckets`) and a segment's records are listed on first use. Checkers written
-against the index (rather than fed by the pass) interleave two kinds of record by walking a
-merge of two buckets, and judge "within one segment" by walking the records of the few
-segments that can hold a case.
+it alone, and lists the records by operation and type in the same walk (:attr:`Index.buckets`:
+the checkers not yet fed by the pass read them). The completion of every other invoke and a
+segment's records are listed on first use. Checkers written against the index (rather than fed
+by the pass) interleave two kinds of record by walking a merge of two buckets, and judge "within
+one segment" by walking the records of the few segments that can hold a case.
 
 It knows only the history (:mod:`model.history`); it never sees the runtime or the world.
 """
@@ -207,8 +207,9 @@ class Index:
 
     @property
     def buckets(self) -> Mapping[tuple[str, OpType], Sequence[Op]]:
-        """The records by operation and type, in history order; listed on first use (the checkers
-        are fed by the pass and need no buckets; checkers written against the index read them)."""
+        """The records by operation and type, in history order: listed by the pass that built the
+        index (checkers written against the index read them), or here on first use for an index
+        made otherwise."""
         found: dict[tuple[str, OpType], list[Op]] | None = self._lazy.get("buckets")
         if found is None:
             found = self._lazy["buckets"] = {}
