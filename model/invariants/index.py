@@ -24,7 +24,7 @@ from itertools import chain
 from operator import attrgetter
 from typing import Any
 
-from model.history import LANDING, PHASE, SEGMENT, Op, OpType
+from model.history import LANDING, PHASE, SEGMENT, STORE, Op, OpType
 
 IDEMPOTENT_WRITE = "idempotent_write"
 NON_IDEMPOTENT_WRITE = "non_idempotent_write"
@@ -37,7 +37,7 @@ SETTLES = frozenset({"T7", "T8", "T14"})
 REQUEUES = frozenset({"T11", "T13"})
 
 _EMPTY: tuple[Op, ...] = ()
-_INVOKE, _OK, _INFO = OpType.INVOKE, OpType.OK, OpType.INFO
+_INVOKE, _OK, _FAIL, _INFO = OpType.INVOKE, OpType.OK, OpType.FAIL, OpType.INFO
 _TYPES = tuple(OpType)
 _span_key = attrgetter("key")
 _by_index = attrgetter("index")
@@ -102,6 +102,7 @@ class Span:
     __slots__ = (
         "_history",
         "_records",
+        "_statements",
         "completion",
         "end",
         "entry",
@@ -130,6 +131,7 @@ class Span:
         self.identity = identity if type(identity) is str else str(identity)
         self.run = invoke[4]
         self._records: list[Op] | None = None
+        self._statements: list[Op] | None = None
         self._history = history
 
     @property
@@ -138,6 +140,17 @@ class Span:
         found = self._records
         if found is None:
             found = self._records = self._records_until(self.completion)
+        return found
+
+    @property
+    def statements(self) -> list[Op]:
+        """The completions (ok or fail) of the guarded statements among :attr:`records`, listed once
+        (the outcome oracles of issue 18 each ask for them)."""
+        found = self._statements
+        if found is None:
+            found = self._statements = [
+                op for op in self.records if op[3] == STORE and (op[5] is _OK or op[5] is _FAIL)
+            ]
         return found
 
     def records_before(self, op: Op) -> list[Op]:
