@@ -78,7 +78,23 @@ def _timed_job(kind: str, fn: Callable[[Any], Any], job: Any) -> tuple[Any, floa
 
 
 def make_run_jobs(phases: Phases) -> Callable[..., Any]:
-    def run_jobs(executor: Any, shrinks: list[Any], recognitions: list[Any], verifications: list[Any], tell: Any):  # type: ignore[no-untyped-def]
+    """``sim.review.review._run_jobs`` with each job timed inside its worker: every job submitted at
+    once, a counterexample's causality curve as its shrink finishes (``curve_budget`` 0: none)."""
+
+    def add(kind: str, cpu_s: float, wall_s: float) -> None:
+        stats = phases.jobs.setdefault(kind, {"jobs": 0, "cpu_s": 0.0, "max_job_s": 0.0})
+        stats["jobs"] += 1
+        stats["cpu_s"] += cpu_s
+        stats["max_job_s"] = max(stats["max_job_s"], wall_s)
+
+    def run_jobs(  # type: ignore[no-untyped-def]
+        executor: Any,
+        shrinks: list[Any],
+        recognitions: list[Any],
+        verifications: list[Any],
+        tell: Any,
+        curve_budget: int = 0,
+    ):
         started = time.perf_counter()
         kinds = [
             ("shrink", R.run_shrink, shrinks),
@@ -89,16 +105,27 @@ def make_run_jobs(phases: Phases) -> Callable[..., Any]:
         for kind, fn, jobs in kinds:
             futures += [(kind, executor.submit(_timed_job, kind, fn, job)) for job in jobs]
         results = []
+        curve_futures: list[Future[Any] | None] = []
         for kind, future in futures:
             result, cpu_s, wall_s = future.result()
-            stats = phases.jobs.setdefault(kind, {"jobs": 0, "cpu_s": 0.0, "max_job_s": 0.0})
-            stats["jobs"] += 1
-            stats["cpu_s"] += cpu_s
-            stats["max_job_s"] = max(stats["max_job_s"], wall_s)
+            add(kind, cpu_s, wall_s)
             results.append(result)
+            if kind == "shrink":
+                cx = result.counterexample
+                wanted = cx is not None and curve_budget > 0
+                job = R.CurveJob(cx, curve_budget) if wanted else None
+                curve_futures.append(executor.submit(_timed_job, "curve", R.run_curve, job) if wanted else None)
+        curves: list[Any] = []
+        for pending in curve_futures:
+            if pending is None:
+                curves.append(None)
+                continue
+            curve, cpu_s, wall_s = pending.result()
+            add("curve", cpu_s, wall_s)
+            curves.append(curve)
         phases.jobs["_wall_s"] = {"wall_s": time.perf_counter() - started}
         a, b = len(shrinks), len(shrinks) + len(recognitions)
-        return results[:a], results[a:b], results[b:]
+        return results[:a], results[a:b], results[b:], curves
 
     return run_jobs
 
