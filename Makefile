@@ -58,7 +58,10 @@ distclean: clean
 # simulations per seed) brings 100 seeds to 74,200 simulations, the same seed count as
 # sim/review/adr-review.toml. The causality curves of the counterexamples (issue 17) come on top,
 # time-boxed at 600,000 world requests each (ReviewOptions.causality_budget_requests).
-# MEASURED-AFTER-I18-MERGE
+# Measured on branch i19-speed after the merge (ac4b5f5, 100 seeds, 74,200 simulations): 725 CPU s
+# (user+sys; 722 s wall on a machine shared with other jobs, load 7.4 -> 3.5, the two workers got
+# about 45% of a core each): sweep 359 s, evidence 338 s (mostly the causality curves), figures 25 s.
+# On 2 idle cores that is about 6-7 minutes, not the 3 the budget above was sized for.
 REPORT_SEEDS ?= 100
 .PHONY: report bench
 report: $(STAMP)
