@@ -350,6 +350,24 @@ FINDINGS: tuple[Finding, ...] = (
         ("adr104-live-worker-wins",),
         witness_ranges.reaper_dispatch_settle_over_new_owner,
     ),
+    Finding(
+        "F-18",
+        "stale-snapshot-requeue-reruns-write",
+        "non_idempotent_at_most_once",
+        (),
+        ("store", "slow"),
+        ("store", "slow", "clock_skew"),
+        "ADR-112",
+        "a non_idempotent_write runs at most once",
+        "a segment's non-idempotent fence stamp (T5) applies after the reaper read its snapshot (T12), in "
+        "which the row's lease had run out and it carried no fence (the stamp stalled, or was issued while "
+        "the reaper ran an earlier row's attempt inline on the Sync transport); the reaper's requeue (T13: "
+        "staleness re-check only, no pending_effect predicate) applies while the fence stands, clears it and "
+        "re-dispatches the run, and the next attempt executes the same call again",
+        ("adr112-at-most-once",),
+        witness_ranges.stale_snapshot_requeue_reruns_write,
+        deployment_ranges=True,
+    ),
 )
 
 NON_GUARANTEES: tuple[NonGuarantee, ...] = (

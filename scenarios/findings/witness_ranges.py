@@ -1,4 +1,4 @@
-"""Recognisers of the findings the deployment-range grid and swarm met (issue 18: F-15 .. F-17).
+"""Recognisers of the findings the deployment-range grid and swarm met (issue 18: F-15 .. F-18).
 
 Beside :mod:`scenarios.findings.witness` (which holds F-01 .. F-13 and the non-guarantees), with the
 same contract: a pure function of one judged history (through the shared invariant index) and the
@@ -71,35 +71,107 @@ def stalled_position_read_settle(ix: Index, verdict: Verdict) -> bool:
     return stalled and read_failed
 
 
+def _tick_snapshot(ix: Index, dead_letter: Op) -> Op | None:
+    """The SelectStale read (T12) of the reaper invocation that issued ``dead_letter``: the process's last
+    before the statement."""
+    reads = [
+        op
+        for op in ix.of_type(H.READ, OpType.OK)
+        if op.process == dead_letter.process and op.get("what") == "SelectStale" and op.index < dead_letter.index
+    ]
+    return reads[-1] if reads else None
+
+
 def lagging_clock_dead_letter(ix: Index, verdict: Verdict) -> bool:
     """F-16: the reaper selected a run whose lease looked stale, read its non-idempotent fence in the
-    snapshot and issued its dead-letter (T14, ``not_retryable``); before that statement committed, the
-    live segment holding the run cleared the fence (its boundary T5 after the write returned). The
-    clear renews the lease, which would make T14's staleness re-check refuse, but the segment's clock
-    lagged (a ``clock_skew`` fault with a negative offset), so the renewed lease was still in the past
-    in true time: the re-check passed and the run was dead-lettered for a fence that no longer stood."""
+    snapshot (T12) and dead-lettered it ``not_retryable`` (T14); between the snapshot and the dead-letter's
+    commit, the live segment holding the run cleared the fence (its boundary T5 after the write returned).
+    The clear and every renewal after it move the lease, which would make T14's staleness re-check
+    refuse, but the segment's clock lagged (a ``clock_skew`` fault with a negative offset), so the row T14
+    found still had a lease in the past in true time: the re-check passed and the run was dead-lettered
+    for a fence that no longer stood. The window between snapshot and dead-letter is a statement's
+    latency (T14 issued before the clear) or, on the Sync transport, the nested attempts the invocation
+    ran for earlier rows."""
     ops = _witness(ix, verdict)
     if len(ops) != 2 or ops[1].op != H.STORE or ix.number(ops[1]) != "T14":
         return False
-    clear, dead_letter = ops
-    if row_of(dead_letter).get("termination_reason") != "not_retryable" or ix.number(clear) != "T5":
+    prior, dead_letter = ops
+    if row_of(dead_letter).get("termination_reason") != "not_retryable":
         return False
-    row = row_of(clear)
-    if row.get("pending_effect") != "" or clear.process == dead_letter.process:
+    row = row_of(prior)
+    if row.get("pending_effect") != "" or prior.process == dead_letter.process:
         return False
-    issued = _invoke_of(ix, dead_letter)
-    if issued is None or not issued.index < clear.index:
+    select = _tick_snapshot(ix, dead_letter)
+    if select is None:
+        return False
+    listed = dict(zip(select.get("result") or (), select.get("fences") or (), strict=False))
+    if listed.get(dead_letter.run) != NON_IDEMPOTENT_WRITE:
         return False
     snapshot = [
         op
         for op in ix.of_type(H.DECIDE, OpType.OK)
-        if op.process == dead_letter.process and op.run == dead_letter.run and op.index < issued.index
+        if op.process == dead_letter.process
+        and op.run == dead_letter.run
+        and select.index < op.index < dead_letter.index
     ]
     if not snapshot or snapshot[-1].get("pending_effect") != NON_IDEMPOTENT_WRITE:
         return False
+    clears = [
+        op
+        for op in _rows_of_run(ix, dead_letter.run)
+        if select.index < op.index <= prior.index
+        and ix.number(op) == "T5"
+        and op.process == prior.process
+        and row_of(op).get("pending_effect") == ""
+    ]
+    if not clears:
+        return False
     lease = row.get("lease_expires")
-    past = isinstance(lease, (int, float)) and lease > 0 and ix.time_of(lease) < clear.time_s
-    return past and _lagging(ix, clear.process, clear.index)
+    past = isinstance(lease, (int, float)) and lease > 0 and ix.time_of(lease) < prior.time_s
+    return past and _lagging(ix, prior.process, prior.index)
+
+
+def stale_snapshot_requeue_reruns_write(ix: Index, verdict: Verdict) -> bool:
+    """F-18: a non-idempotent call landed twice because the reaper requeued its run on a snapshot taken
+    before the call's fence was stamped. The first landing's segment's fence stamp (T5 at
+    ``executor.fence``, ``non_idempotent_write``) applied after the reaper's invocation had read its
+    snapshot (T12), in which the row was stale and carried no fence; the reaper's requeue (T13, which
+    re-checks only staleness: no pending_effect predicate) applied after the stamp, while the store's row
+    held the fence, cleared it and re-dispatched the run; a later attempt then ran the same call again.
+    Not a requeue after the write completed and cleared its fence (F-01), not a stale suspend (F-13),
+    not a reaper that read the fence (it dead-letters, spec 5.1 3a)."""
+    landings = [op for op in _witness(ix, verdict) if op.op == H.LANDING]
+    if verdict.name != "non_idempotent_at_most_once" or len(landings) != 2:
+        return False
+    first, second = landings
+    rows = _rows_of_run(ix, first.run)
+    stamps = [
+        op
+        for op in rows
+        if op.index < first.index
+        and op.process == first.get("process")
+        and ix.number(op) == "T5"
+        and op.get("site") == "executor.fence"
+        and row_of(op).get("pending_effect") == NON_IDEMPOTENT_WRITE
+    ]
+    if not stamps:
+        return False
+    stamp = stamps[-1]
+    for requeue in rows:
+        if not (stamp.index < requeue.index < second.index) or ix.number(requeue) != "T13":
+            continue
+        if requeue.get("actor") != "reaper":
+            continue
+        before = ix.row_before(first.run, requeue.index)
+        if before is None or row_of(before).get("pending_effect") != NON_IDEMPOTENT_WRITE:
+            continue  # the fence no longer stood when the requeue applied: another route
+        select = _tick_snapshot(ix, requeue)
+        if select is None or not select.index < stamp.index:
+            continue
+        listed = dict(zip(select.get("result") or (), select.get("fences") or (), strict=False))
+        if first.run in listed and listed[first.run] == "":
+            return True
+    return False
 
 
 def reaper_dispatch_settle_over_new_owner(ix: Index, verdict: Verdict) -> bool:
@@ -137,4 +209,9 @@ def reaper_dispatch_settle_over_new_owner(ix: Index, verdict: Verdict) -> bool:
     return done is not None and done.type is OpType.FAIL
 
 
-__all__ = ["lagging_clock_dead_letter", "reaper_dispatch_settle_over_new_owner", "stalled_position_read_settle"]
+__all__ = [
+    "lagging_clock_dead_letter",
+    "reaper_dispatch_settle_over_new_owner",
+    "stale_snapshot_requeue_reruns_write",
+    "stalled_position_read_settle",
+]

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from model import history as H
+from model.constants import LEASE_S
 from model.history import Op
 from model.invariants import Index, Validity, Verdict
 from model.invariants import judge as judge_history
@@ -120,9 +121,22 @@ def build_world(
 
 
 def run_world(world: World) -> None:
+    """Run the chaos and quiet phases, then, while a run is still RUNNING and a segment is still at work
+    (``busy``), up to one more quiet phase in steps of a lease: the grace a live run gets to finish.
+
+    The quiet phase is sized for the scenario's calls as written; a drawn tempo can make every call last
+    several leases (``reaper_races_heartbeat`` at a latency factor near 3: 2,600 s per provider call), and
+    on the Sync transport the attempt the reaper dispatches runs inline in its tick, so a run can still be
+    in a live segment, renewing, when the quiet phase ends: a harness horizon, not a stranded run. A
+    RUNNING row nobody works on ends the world at once and is judged stranded as before; a world that
+    ends within the quiet phase (or with no RUNNING row) ends exactly where it did."""
     cfg = world.scenario.world
-    deadline = world.env.timeout(cfg.chaos_s + quiet_phase_s(world.scenario))
-    world.env.run(until=world.env.any_of([world.done, deadline]))
+    quiet_s = quiet_phase_s(world.scenario)
+    env = world.env
+    env.run(until=env.any_of([world.done, env.timeout(cfg.chaos_s + quiet_s)]))
+    grace_end = env.now + quiet_s
+    while not world.done.triggered and world.busy and world.db.has_running() and env.now < grace_end:
+        env.run(until=env.any_of([world.done, env.timeout(min(float(LEASE_S), grace_end - env.now))]))
     for uuid, row in world.db.rows.items():
         world.recorder.add(H.WORLD, H.FINAL, uuid, OK, {"row": H.row_value(row)})
 

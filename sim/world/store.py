@@ -66,6 +66,10 @@ class Database:
     def find(self, uuid: str) -> RunRow | None:
         return self.rows.get(uuid)
 
+    def has_running(self) -> bool:
+        """Whether any row is RUNNING (the world's end grants a live run grace while one is)."""
+        return bool(self._running)
+
     def insert(self, row: RunRow) -> RunRow:
         """T1/T2: the store assigns the auto-increment uid."""
         if row.uuid in self.rows:

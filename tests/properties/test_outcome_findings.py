@@ -212,3 +212,23 @@ def test_a_cancelled_boundary_whose_write_step_could_not_be_stored_is_the_fail_c
     assert not ng.recognise(read_only, verdict), "a read-only step is fail-soft: it must end CANCELLED"
     stored = edited(result, lambda op: op.op == H.EVENT and op.type is OpType.FAIL, {}, type=OpType.OK)
     assert not ng.recognise(stored, verdict), "the step was stored: the fail-closed rule did not fire"
+
+
+def test_a_sync_tick_whose_clock_was_read_ahead_before_the_heal_is_f14() -> None:
+    """Triage seed 5 draw 478 (Sync, deployment ranges): the T14's own clock is true time (the quiet
+    phase healed it during the tick's nested attempts), but the invocation's `now` was read 3,498 s ahead,
+    and the row's lease was still ahead in true time: F-14, read at the invocation's clock read."""
+    result, ix = replay(DATA / "f14-sync-invocation-clock-before-heal.toml", "settles_by_owner")
+    dead_letter = result.history[result.verdicts["settles_by_owner"].witness[-1]]
+    assert abs(dead_letter.get("clock_s") - ix.epoch_s - dead_letter.time_s) < 1, "the statement's clock is true"
+    assert explain("settles_by_owner", ix, result.verdicts["settles_by_owner"]) is F14
+
+
+def test_the_same_sync_tick_with_a_lagging_reaper_clock_is_not_f14() -> None:
+    result, _ = replay(DATA / "f14-sync-invocation-clock-before-heal.toml", "settles_by_owner")
+    ix = edited(
+        result,
+        lambda op: op.op == H.FAULT and op.get("family") == "clock_skew" and op.get("target") == "reaper#1",
+        {"offset_s": -3498.0},
+    )
+    assert not F14.recognise(ix, result.verdicts["settles_by_owner"])

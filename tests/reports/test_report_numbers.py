@@ -10,10 +10,10 @@ import pandas as pd
 import pytest
 from markupsafe import escape
 
+from reports.frames import violated_mask
 from reports.sections import SECTIONS, explanations_view
 from reports.stats import percent, wilson
 from scenarios.findings import FINDINGS
-from sim.sweep.rows import violated_mask
 
 KEYS = ["grid", "scenario", "intensity", "latency_ratio", "transport", "seed"]
 
