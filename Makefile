@@ -61,6 +61,10 @@ distclean: clean
 # Measured after issues 16-18 merged (1400a75): 74,200 simulations and 45 curves (48,732 simulations),
 # 729 CPU s (user + sys) in 11 min wall at load average 4-6 from other work, i.e. about 6 minutes on
 # 2 idle cores; the curves are a third of it (about 240 CPU s).
+# Again on branch i19-speed (fused judging pass) (ac4b5f5, 100 seeds, 74,200 simulations): 725 CPU s
+# (user+sys; 722 s wall on a machine shared with other jobs, load 7.4 -> 3.5, the two workers got
+# about 45% of a core each): sweep 359 s, evidence 338 s (mostly the causality curves), figures 25 s.
+# On 2 idle cores about 6 minutes, not the 3 the budget above was sized for.
 REPORT_SEEDS ?= 100
 .PHONY: report bench
 report: $(STAMP)

@@ -23,6 +23,8 @@ from scenarios.limits import MAX_SEEDS_PER_CELL, MAX_WORKERS
 from scenarios.user_files import check_output_directory
 
 if TYPE_CHECKING:
+    from concurrent.futures import Executor
+
     from sim.review.review import Review
 
 PHASE_UNITS = {"checking": "shards", "simulating": "simulations", "evidence": "jobs"}
@@ -66,13 +68,14 @@ def report(
         verify_bound=bound,
         command=_command(config, out, seeds, bound),
     )
-    with executor_for(scheduler, local) as executor, meter("report") as show:
+    with executor_for(scheduler, local) as executor:
+        with meter("report") as show:
 
-        def step(phase: str, done: int, total: int) -> None:
-            show(phase, done, total, unit=PHASE_UNITS.get(phase, ""))
+            def step(phase: str, done: int, total: int) -> None:
+                show(phase, done, total, unit=PHASE_UNITS.get(phase, ""))
 
-        review = run_review(sweep_config, options, executor, step)
-    paths = render(review)
+            review = run_review(sweep_config, options, executor, step)
+        paths = render(review, executor if scheduler is None else None)  # figures drawn in the local pool
     failed = review.failed(judged)
     verdict = ", ".join(f"{name} ({count})" for name, count in failed.items()) if failed else "every invariant held"
     typer.echo(
@@ -84,8 +87,9 @@ def report(
     raise typer.Exit(1 if failed and not exit_zero else 0)
 
 
-def render(review: Review) -> dict[str, Path]:
-    """Write a review's index.html, report.md and report.json into its output directory."""
+def render(review: Review, executor: Executor | None = None) -> dict[str, Path]:
+    """Write a review's index.html, report.md and report.json into its output directory; ``executor``
+    (a local process pool) draws the figures in parallel."""
     from reports.document import write_review
 
     return write_review(
@@ -99,6 +103,7 @@ def render(review: Review) -> dict[str, Path]:
         provenance=review.provenance,
         out_dir=review.out,
         wall_clock=review.elapsed_s,
+        executor=executor,
     )
 
 

@@ -141,6 +141,8 @@ class Provenance:
     examined: int = 0
     """Violating simulations re-run to recognise findings."""
     extra: Mapping[str, str] = field(default_factory=dict)
+    phases_s: Mapping[str, float] = field(default_factory=dict)
+    """Wall seconds per phase of the run ('sweep', 'evidence', 'figures'), in the order they ran."""
 
 
 def _records(table: pd.DataFrame) -> list[dict[str, Any]]:

@@ -2,8 +2,10 @@
 
 Rules of this package: standard library only; it reads a history
 (:mod:`model.history`) and nothing else — never simpy, ``random``, a clock or I/O.
-Each checker is one linear pass over a shared :class:`Index` built once per history.
+One pass over a history builds the shared :class:`Index` and feeds every checker
+(:mod:`model.invariants.fused`); a checker written against the index runs after it.
 
+    judged = judge(history)                # one pass: .index, .verdicts, .coverage; never raises
     verdicts = check_all(history)          # name -> Verdict, never raises
     overall = compose(verdicts.values())   # false beats unknown beats true
     reached = coverage(history)            # name -> bool ("sometimes" properties)
@@ -11,7 +13,7 @@ Each checker is one linear pass over a shared :class:`Index` built once per hist
 
 from __future__ import annotations
 
-from model.invariants.catalog import INVARIANTS, check_all
+from model.invariants.catalog import INVARIANTS, Judgement, check_all, judge
 from model.invariants.coverage import COVERAGE, Coverage, coverage
 from model.invariants.index import Index
 from model.invariants.judgement import Finding, Invariant
@@ -24,10 +26,12 @@ __all__ = [
     "Finding",
     "Index",
     "Invariant",
+    "Judgement",
     "Kind",
     "Validity",
     "Verdict",
     "check_all",
     "compose",
     "coverage",
+    "judge",
 ]

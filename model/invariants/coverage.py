@@ -7,19 +7,13 @@ makes one true has not exercised that path. Knows only the history.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 from model.history import CRASH, DELIVER, EVENT, LANDING, SEGMENT, TOOL, Op, OpType
-from model.invariants.index import (
-    IDEMPOTENT_WRITE,
-    NON_IDEMPOTENT_WRITE,
-    WRITE_EFFECTS,
-    Index,
-    as_index,
-    merged,
-    row_of,
-)
+from model.invariants.fused import ROW, Key, Machine, run_pass
+from model.invariants.index import IDEMPOTENT_WRITE, NON_IDEMPOTENT_WRITE, WRITE_EFFECTS, Index, row_of
 from model.invariants.verdict import Kind
 
 _REAPS = frozenset({"T13", "T14"})
@@ -30,28 +24,57 @@ def _any_transition(ix: Index, number: str) -> bool:
     return bool(ix.rows_of(number))
 
 
-def _outstanding_at(ix: Index, invoke: Op, index: int) -> bool:
-    """The invoke has no completion before history index ``index``."""
-    completion = ix.tool_completions.get(invoke.index)
-    return completion is None or completion.index > index
+class _Probe(Machine):
+    """A coverage property fed by the single pass: ``reached`` once the history showed it."""
+
+    __slots__ = ("reached",)
+
+    def __init__(self) -> None:
+        self.reached = False
+
+    def finish(self, ix: Index) -> bool:
+        return self.reached
+
+
+def run_probe(probe: Machine, ix: Index) -> bool:
+    """A fed property as a function of an index: its machine alone over the index's history."""
+    fresh, failed = run_pass(ix.history, (probe,))
+    if failed:
+        raise failed[0]
+    return bool(probe.finish(fresh))
+
+
+class LeaseExpiredMidWrite(_Probe):
+    """The reaper requeued or dead-lettered a run while a write invoke of it had no completion."""
+
+    __slots__ = ("writing",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writing: dict[str, list[Op]] = {}
+
+    HANDLERS: ClassVar[Mapping[Key, str]] = {
+        (TOOL, OpType.INVOKE): "on_invoke",
+        **{(ROW, number): "on_reap" for number in _REAP_NUMBERS},
+    }
+
+    def on_invoke(self, op: Op) -> None:
+        if op[6].get("true_effect") in WRITE_EFFECTS:
+            self.writing.setdefault(op[4], []).append(op)
+
+    def on_reap(self, op: Op) -> None:
+        writing = self.writing
+        if op[4] in writing:
+            completions = self.live.tool_completions
+            still = [inv for inv in writing[op[4]] if inv[0] not in completions]
+            if still:
+                self.reached = True
+            writing[op[4]] = still
 
 
 def lease_expired_mid_write(ix: Index) -> bool:
     """The reaper requeued or dead-lettered a run while a write invoke of it had no completion."""
-    writing: dict[str, list[Op]] = {}
-    reaps = [ix.rows_of(number) for number in _REAP_NUMBERS]
-    if not any(reaps):
-        return False
-    for op in merged(*reaps, ix.of_type(TOOL, OpType.INVOKE)):
-        if op.op == TOOL:
-            if op.value.get("true_effect") in WRITE_EFFECTS:
-                writing.setdefault(op.run, []).append(op)
-        elif op.run in writing:
-            still = [inv for inv in writing[op.run] if _outstanding_at(ix, inv, op.index)]
-            if still:
-                return True
-            writing[op.run] = still
-    return False
+    return run_probe(LeaseExpiredMidWrite(), ix)
 
 
 def reaper_requeued(ix: Index) -> bool:
@@ -75,52 +98,122 @@ def fenced_run_dead_lettered(ix: Index) -> bool:
     return any(_fenced(op) and row_of(op).get("termination_reason") == "not_retryable" for op in ix.rows_of("T7"))
 
 
+class AuditFailedAfterWriteLanded(_Probe):
+    """An audit insert failed for an execution that had landed."""
+
+    __slots__ = ("failed",)
+    STREAMS: ClassVar[Mapping[str, Key]] = {"failed": (EVENT, OpType.FAIL)}
+    failed: list[Op]
+
+    def finish(self, ix: Index) -> bool:
+        return any((op.run, op.get("execution")) in ix.landed for op in self.failed)
+
+
 def audit_failed_after_write_landed(ix: Index) -> bool:
     """An audit insert failed for an execution that had landed."""
-    return any((op.run, op.get("execution")) in ix.landed for op in ix.of_type(EVENT, OpType.FAIL))
+    return run_probe(AuditFailedAfterWriteLanded(), ix)
+
+
+class IdempotentWriteRepeated(_Probe):
+    """One logical idempotent call (run, call) landed twice."""
+
+    __slots__ = ("landings",)
+    STREAMS: ClassVar[Mapping[str, Key]] = {"landings": (LANDING, OpType.OK)}
+    landings: list[Op]
+
+    def finish(self, ix: Index) -> bool:
+        seen: set[tuple[str, object]] = set()
+        for landing in self.landings:
+            if landing.get("effect") != IDEMPOTENT_WRITE:
+                continue
+            key = (landing.run, landing.get("call"))
+            if key in seen:
+                return True
+            seen.add(key)
+        return False
 
 
 def idempotent_write_repeated(ix: Index) -> bool:
     """One logical idempotent call (run, call) landed twice."""
-    seen: set[tuple[str, object]] = set()
-    for landing in ix.of_type(LANDING, OpType.OK):
-        if landing.get("effect") != IDEMPOTENT_WRITE:
-            continue
-        key = (landing.run, landing.get("call"))
-        if key in seen:
-            return True
-        seen.add(key)
-    return False
+    return run_probe(IdempotentWriteRepeated(), ix)
+
+
+class DuplicateWakeupDelivered(_Probe):
+    """A duplicate wake-up message reached a worker."""
+
+    __slots__ = ("failed", "info", "invoked", "ok")
+    STREAMS: ClassVar[Mapping[str, Key]] = {
+        "invoked": (DELIVER, OpType.INVOKE),
+        "ok": (DELIVER, OpType.OK),
+        "failed": (DELIVER, OpType.FAIL),
+        "info": (DELIVER, OpType.INFO),
+    }
+    invoked: list[Op]
+    ok: list[Op]
+    failed: list[Op]
+    info: list[Op]
+
+    def finish(self, ix: Index) -> bool:
+        streams = (self.invoked, self.ok, self.failed, self.info)
+        return any(op.value.get("duplicate") is True for ops in streams for op in ops)
 
 
 def duplicate_wakeup_delivered(ix: Index) -> bool:
     """A duplicate wake-up message reached a worker."""
-    return any(op.value.get("duplicate") is True for type_ in OpType for op in ix.of_type(DELIVER, type_))
+    return run_probe(DuplicateWakeupDelivered(), ix)
 
 
-def _segment_outcome(ix: Index, outcome: str) -> bool:
-    return any(op[6].get("outcome") == outcome for op in ix.of_type(SEGMENT, OpType.OK))
+class _SegmentOutcome(_Probe):
+    """A segment returned ``OUTCOME``."""
+
+    __slots__ = ("done",)
+    STREAMS: ClassVar[Mapping[str, Key]] = {"done": (SEGMENT, OpType.OK)}
+    OUTCOME: ClassVar[str] = ""
+    done: list[Op]
+
+    def finish(self, ix: Index) -> bool:
+        outcome = self.OUTCOME
+        return any(op[6].get("outcome") == outcome for op in self.done)
+
+
+class CancelObserved(_SegmentOutcome):
+    __slots__ = ()
+    OUTCOME = "cancelled"
+
+
+class LeaseLost(_SegmentOutcome):
+    __slots__ = ()
+    OUTCOME = "lease_lost"
 
 
 def cancel_observed(ix: Index) -> bool:
     """A segment returned CANCELLED: a cancel was observed at a step boundary."""
-    return _segment_outcome(ix, "cancelled")
+    return run_probe(CancelObserved(), ix)
 
 
 def lease_lost(ix: Index) -> bool:
     """A segment returned LEASE_LOST."""
-    return _segment_outcome(ix, "lease_lost")
+    return run_probe(LeaseLost(), ix)
+
+
+class ApprovalResumed(_Probe):
+    """An approve segment ran to an ok completion (the index's segments)."""
+
+    __slots__ = ()
+
+    def finish(self, ix: Index) -> bool:
+        for span in ix.spans:
+            if span.entry != "approve":
+                continue
+            completion = span.completion
+            if completion is not None and completion.type is OpType.OK:
+                return True
+        return False
 
 
 def approval_resumed(ix: Index) -> bool:
     """An approve segment ran to an ok completion."""
-    for span in ix.spans:
-        if span.entry != "approve":
-            continue
-        completion = span.completion
-        if completion is not None and completion.type is OpType.OK:
-            return True
-    return False
+    return run_probe(ApprovalResumed(), ix)
 
 
 def requeued_in_process(ix: Index) -> bool:
@@ -128,88 +221,121 @@ def requeued_in_process(ix: Index) -> bool:
     return _any_transition(ix, "T11")
 
 
+class CrashAfterLanding(_Probe):
+    """A process crashed after its tool call landed but before the call completed.
+
+    The simulator records the tool's ``info {crashed}`` before the nemesis ``crash`` record, so an
+    info completion counts as none."""
+
+    __slots__ = ("invokes",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.invokes: dict[str, list[Op]] = {}
+
+    HANDLERS: ClassVar[Mapping[Key, str]] = {
+        (TOOL, OpType.INVOKE): "on_invoke",
+        **{(CRASH, type_): "on_crash" for type_ in OpType},
+    }
+
+    def on_invoke(self, op: Op) -> None:
+        self.invokes.setdefault(op[2], []).append(op)
+
+    def on_crash(self, op: Op) -> None:
+        process = op[6].get("process")
+        if not isinstance(process, str):
+            return
+        completions, landing_of = self.live.tool_completions, self.live.landing_of
+        unfinished = []
+        for inv in self.invokes.get(process, ()):
+            done = completions.get(inv[0])
+            if done is None or done[5] is OpType.INFO:
+                unfinished.append(inv)
+        if any(inv[0] in landing_of for inv in unfinished):
+            self.reached = True
+        self.invokes[process] = unfinished
+
+
 def crash_after_landing(ix: Index) -> bool:
     """A process crashed after its tool call landed but before the call completed."""
-    invokes: dict[str, list[Op]] = {}
-    if not ix.landing_of:
-        return False  # only a landed call can hold
-    for op in merged(ix.of_type(TOOL, OpType.INVOKE), ix.all(CRASH)):
-        if op.op == TOOL:
-            invokes.setdefault(op.process, []).append(op)
-            continue
-        process = op.get("process")
-        if not isinstance(process, str):
-            continue
-        live = [inv for inv in invokes.get(process, ()) if _unfinished_at(ix, inv, op.index)]
-        if any(_landed_before(ix, inv, op.index) for inv in live):
-            return True
-        invokes[process] = live
-    return False
+    return run_probe(CrashAfterLanding(), ix)
 
 
-def _unfinished_at(ix: Index, invoke: Op, index: int) -> bool:
-    """No ok/fail completion before ``index``; an info completion (the caller crashed) is none.
+class RunCompleted(_Probe):
+    """Some run reached a COMPLETED row (the index's rows)."""
 
-    The simulator records the tool's ``info {crashed}`` before the nemesis ``crash`` record.
-    """
-    completion = ix.tool_completions.get(invoke.index)
-    return completion is None or completion.type is OpType.INFO or completion.index > index
+    __slots__ = ()
 
-
-def _landed_before(ix: Index, invoke: Op, index: int) -> bool:
-    landing = ix.landing_of.get(invoke.index)
-    return landing is not None and landing.index < index
+    def finish(self, ix: Index) -> bool:
+        return any(row_of(op).get("status") == "completed" for op in ix.rows)
 
 
 def run_completed(ix: Index) -> bool:
     """Some run reached a COMPLETED row."""
-    return any(row_of(op).get("status") == "completed" for op in ix.rows)
+    return run_probe(RunCompleted(), ix)
 
 
 @dataclass(frozen=True, slots=True)
 class Coverage:
-    """One reachability property: a name, its meaning and its predicate."""
+    """One reachability property: a name, its meaning and its predicate; ``machine`` makes the
+    property's :class:`~model.invariants.fused.Machine` when the single pass feeds it (a property
+    that only looks up the index, like "a T13 was matched", needs none)."""
 
     name: str
     meaning: str
     holds: Callable[[Index], bool]
     kind: Kind = Kind.SOMETIMES
+    machine: Callable[[], Machine] | None = None
 
 
-def _entry(fn: Callable[[Index], bool]) -> Coverage:
-    return Coverage(fn.__name__, (fn.__doc__ or "").strip(), fn)
+def _entry(fn: Callable[[Index], bool], machine: Callable[[], Machine] | None = None) -> Coverage:
+    return Coverage(fn.__name__, (fn.__doc__ or "").strip(), fn, machine=machine)
 
 
-COVERAGE: tuple[Coverage, ...] = tuple(
-    _entry(fn)
-    for fn in (
-        lease_expired_mid_write,
-        reaper_requeued,
-        reaper_dead_lettered,
-        fenced_run_dead_lettered,
-        audit_failed_after_write_landed,
-        idempotent_write_repeated,
-        duplicate_wakeup_delivered,
-        cancel_observed,
-        approval_resumed,
-        lease_lost,
-        requeued_in_process,
-        crash_after_landing,
-        run_completed,
-    )
+COVERAGE: tuple[Coverage, ...] = (
+    _entry(lease_expired_mid_write, LeaseExpiredMidWrite),
+    _entry(reaper_requeued),
+    _entry(reaper_dead_lettered),
+    _entry(fenced_run_dead_lettered),
+    _entry(audit_failed_after_write_landed, AuditFailedAfterWriteLanded),
+    _entry(idempotent_write_repeated, IdempotentWriteRepeated),
+    _entry(duplicate_wakeup_delivered, DuplicateWakeupDelivered),
+    _entry(cancel_observed, CancelObserved),
+    _entry(approval_resumed, ApprovalResumed),
+    _entry(lease_lost, LeaseLost),
+    _entry(requeued_in_process),
+    _entry(crash_after_landing, CrashAfterLanding),
+    _entry(run_completed, RunCompleted),
 )
 
 
 def coverage(history: Iterable[Op] | Index, properties: Sequence[Coverage] = COVERAGE) -> dict[str, bool]:
-    """Which coverage properties one history reached. A predicate that raises counts as not reached."""
+    """Which coverage properties one history reached, in one pass. A predicate that raises counts as
+    not reached."""
+    machines = [prop.machine() if prop.machine is not None else None for prop in properties]
     try:
-        ix = as_index(history)
+        ix, failed = run_pass(
+            history.history if isinstance(history, Index) else history, [m for m in machines if m is not None]
+        )
     except Exception:  # an unreadable history reaches nothing
         return {prop.name: False for prop in properties}
+    return reached_by(ix, properties, machines, failed)
+
+
+def reached_by(
+    ix: Index, properties: Sequence[Coverage], machines: Sequence[Machine | None], failed: Mapping[int, Exception]
+) -> dict[str, bool]:
+    """Each property's answer once the pass is over: a fed one from its machine (``failed`` holds the
+    positions, among the fed machines, of those that raised), the others from the index."""
     reached: dict[str, bool] = {}
-    for prop in properties:
+    fed = 0
+    for prop, machine in zip(properties, machines, strict=True):
         try:
-            reached[prop.name] = bool(prop.holds(ix))
+            if machine is None:
+                reached[prop.name] = bool(prop.holds(ix))
+            else:
+                reached[prop.name] = fed not in failed and bool(machine.finish(ix))
+                fed += 1
         except Exception:  # a broken predicate must not lose the other properties
             reached[prop.name] = False
     return reached
@@ -228,8 +354,10 @@ __all__ = [
     "idempotent_write_repeated",
     "lease_expired_mid_write",
     "lease_lost",
+    "reached_by",
     "reaper_dead_lettered",
     "reaper_requeued",
     "requeued_in_process",
     "run_completed",
+    "run_probe",
 ]

@@ -9,16 +9,12 @@ runtime or the world that produced it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
-from model.history import STORE, TOOL, Op, OpType
-from model.invariants.index import (
-    WRITE_EFFECTS,
-    Index,
-    merged,
-    row_of,
-)
-from model.invariants.judgement import Finding, Tally
+from model.history import TOOL, Op, OpType
+from model.invariants.fused import Key, Machine
+from model.invariants.index import WRITE_EFFECTS, Index, row_of
+from model.invariants.judgement import Finding, Tally, run_alone
 
 
 def _lease_problems(row: Mapping[str, Any], invoke: Op, effect: str, epoch_s: int) -> list[str]:
@@ -39,31 +35,43 @@ def _lease_problems(row: Mapping[str, Any], invoke: Op, effect: str, epoch_s: in
     return problems
 
 
-def writes_fenced_under_lease(ix: Index) -> Finding:
-    """At every write invoke the run's current row is RUNNING, ours, leased and fenced with its effect."""
-    current: dict[str, Op] = {}
-    tally = Tally()
-    for op in merged(ix.rows, ix.of_type(TOOL, OpType.INVOKE)):
-        if op.op == STORE:
-            current[op.run] = op
-            continue
-        effect = op.value.get("true_effect")
+class WritesFencedUnderLease(Machine):
+    """At every write invoke the run's current row is RUNNING, ours, leased and fenced with its effect.
+    Judged at each write invoke against the run's latest matched row (what the pass knows then)."""
+
+    __slots__ = ("tally",)
+
+    def __init__(self) -> None:
+        self.tally = Tally()
+
+    HANDLERS: ClassVar[Mapping[Key, str]] = {(TOOL, OpType.INVOKE): "on_invoke"}
+
+    def on_invoke(self, op: Op) -> None:
+        effect = op[6].get("true_effect")
         if effect not in WRITE_EFFECTS:
-            continue
-        store = current.get(op.run)
+            return
+        tally = self.tally
+        store = self.live.row_before(op[4])
         if store is None:
             tally.violate((op.index,), f"write {op.get('tool')!r} at {op.index} ran with no persisted row")
-            continue
-        problems = _lease_problems(row_of(store), op, effect, ix.epoch_s)
+            return
+        problems = _lease_problems(row_of(store), op, effect, self.live.epoch_s)
         if not problems:
             tally.hold()
-            continue
+            return
         tally.violate(
             (store.index, op.index),
             f"write {op.get('tool')!r} of run {op.run!r} at {op.index} ran under the row of {store.index}: "
             + "; ".join(problems),
         )
-    return tally.finding("write invokes")
+
+    def finish(self, ix: Index) -> Finding:
+        return self.tally.finding("write invokes")
 
 
-__all__ = ["writes_fenced_under_lease"]
+def writes_fenced_under_lease(ix: Index) -> Finding:
+    """At every write invoke the run's current row is RUNNING, ours, leased and fenced with its effect."""
+    return run_alone(WritesFencedUnderLease(), ix)
+
+
+__all__ = ["WritesFencedUnderLease", "writes_fenced_under_lease"]

@@ -25,11 +25,12 @@ Pure checkers over the shared index of one history; they know only the history.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from model.history import DISPATCH, EVENT, PLAN, PROVIDER, READ, STORE, TOOL, Op, OpType
+from model.invariants.fused import ROW, Key, Machine
 from model.invariants.index import CLAIMS, REQUEUES, SETTLES, WRITE_EFFECTS, Index, merged, row_of
-from model.invariants.judgement import Finding, Tally
+from model.invariants.judgement import Finding, Tally, run_alone
 
 _UNKNOWN = "unknown"
 _STRICTEST = "non_idempotent_write"
@@ -47,48 +48,60 @@ write turn that cannot be recorded releases the run back to waiting (ADR-132).""
 # ---- unknown names ------------------------------------------------------------------------------
 
 
-def unknown_name_is_strictest(ix: Index) -> Finding:
+class UnknownNameIsStrictest(Machine):
     """A tool step for a name the process's loaded code lacks is treated as non_idempotent_write.
 
     Judged from the statements the store applied in the step's segment: the boundary before the
     step's audit insert must be a T5 (fence clear), as for any write, not a T4 renewal; and after
     its audit insert fails the segment calls no provider and no tool again (fail-closed). A step
     whose boundary made no statement (an unleased segment, a cancelled run) is not judged on the
-    first count. Only segments with an audit of an unknown tool can hold a case; each is walked
-    alone.
+    first count. Only segments with an audit of an unknown tool can hold a case: found among the
+    audits the pass kept, and each walked alone at the end.
     """
-    tally = Tally()
-    steps = [
-        op
-        for type_ in (OpType.INVOKE, OpType.FAIL)
-        for op in ix.of_type(EVENT, type_)
-        if op[6].get("true_effect") == _UNKNOWN and op[6].get("kind") == "tool"  # = _unknown(op)
-    ]
-    for span in ix.spans_of(steps):
-        last_statement: Op | None = None
-        failed: Op | None = None
-        for op in span.records:
-            name, type_ = op[3], op[5]
-            if name == STORE:
-                if type_ is OpType.OK or type_ is OpType.FAIL:
-                    last_statement = op
-            elif name == EVENT:
-                if type_ is OpType.FAIL:
-                    if _unknown(op):
-                        failed = op
-                elif type_ is OpType.INVOKE:
-                    statement, last_statement = last_statement, None  # only this step's boundary counts
-                    if _unknown(op):
-                        _judge_boundary(tally, op, statement)
-            elif name in (PROVIDER, TOOL) and type_ is OpType.INVOKE and failed is not None:
-                tally.violate(
-                    (failed.index, op.index),
-                    f"the audit of unknown tool {failed.get('tool')!r} of run {op.run!r} failed at {failed.index}, "
-                    f"yet its segment went on to a {op.op} call at {op.index}",
-                    at=op.index,
-                )
-                failed = None
-    return tally.finding("steps of unknown tools")
+
+    __slots__ = ("failed", "invoked")
+    STREAMS: ClassVar[Mapping[str, Key]] = {"invoked": (EVENT, OpType.INVOKE), "failed": (EVENT, OpType.FAIL)}
+    invoked: list[Op]
+    failed: list[Op]
+
+    def finish(self, ix: Index) -> Finding:
+        tally = Tally()
+        steps = [
+            op
+            for ops in (self.invoked, self.failed)
+            for op in ops
+            if op[6].get("true_effect") == _UNKNOWN and op[6].get("kind") == "tool"  # = _unknown(op)
+        ]
+        for span in ix.spans_of(steps):
+            last_statement: Op | None = None
+            failed: Op | None = None
+            for op in span.records:
+                name, type_ = op[3], op[5]
+                if name == STORE:
+                    if type_ is OpType.OK or type_ is OpType.FAIL:
+                        last_statement = op
+                elif name == EVENT:
+                    if type_ is OpType.FAIL:
+                        if _unknown(op):
+                            failed = op
+                    elif type_ is OpType.INVOKE:
+                        statement, last_statement = last_statement, None  # only this step's boundary counts
+                        if _unknown(op):
+                            _judge_boundary(tally, op, statement)
+                elif name in (PROVIDER, TOOL) and type_ is OpType.INVOKE and failed is not None:
+                    tally.violate(
+                        (failed.index, op.index),
+                        f"the audit of unknown tool {failed.get('tool')!r} of run {op.run!r} failed at "
+                        f"{failed.index}, yet its segment went on to a {op.op} call at {op.index}",
+                        at=op.index,
+                    )
+                    failed = None
+        return tally.finding("steps of unknown tools")
+
+
+def unknown_name_is_strictest(ix: Index) -> Finding:
+    """A tool step for a name the process's loaded code lacks is treated as non_idempotent_write (ADR-111)."""
+    return run_alone(UnknownNameIsStrictest(), ix)
 
 
 def _unknown(event: Op) -> bool:
@@ -114,40 +127,51 @@ def _judge_boundary(tally: Tally, event: Op, statement: Op | None) -> None:
 # ---- fences -------------------------------------------------------------------------------------
 
 
-def fence_matches_inflight_write(ix: Index) -> Finding:
+class FenceMatchesInflightWrite(Machine):
     """Every write fence a store read returns was stamped (T5) after the run's latest claim.
 
     Most reads return no write fence (the reaper's scans return every row); only those that
     may are merged with the rows. A FindRun read carries one ``fence``; a scan ``fences``."""
-    claim: dict[str, Op] = {}
-    stamps: dict[str, dict[str, Op]] = {}
-    tally = Tally()
-    fenced_reads: list[Op] = []
-    for read in ix.of_type(READ, OpType.OK):
-        value = read[6]
-        if "fence" in value:
-            if value["fence"] in WRITE_EFFECTS:
-                fenced_reads.append(read)
-        else:
-            fences = value.get("fences")
-            if isinstance(fences, (list, tuple)) and not WRITE_EFFECTS.isdisjoint(fences):
-                fenced_reads.append(read)
-    if not fenced_reads:
+
+    __slots__ = ("reads",)
+    STREAMS: ClassVar[Mapping[str, Key]] = {"reads": (READ, OpType.OK)}
+    reads: list[Op]
+
+    def finish(self, ix: Index) -> Finding:
+        claim: dict[str, Op] = {}
+        stamps: dict[str, dict[str, Op]] = {}
+        tally = Tally()
+        fenced_reads: list[Op] = []
+        for read in self.reads:
+            value = read[6]
+            if "fence" in value:
+                if value["fence"] in WRITE_EFFECTS:
+                    fenced_reads.append(read)
+            else:
+                fences = value.get("fences")
+                if isinstance(fences, (list, tuple)) and not WRITE_EFFECTS.isdisjoint(fences):
+                    fenced_reads.append(read)
+        if not fenced_reads:
+            return tally.finding("reads of a write fence")
+        for op in merged(*[ix.rows_of(number) for number in _CLAIM_OR_STAMP], fenced_reads):
+            if op.op == STORE:
+                number = ix.number(op)
+                if number in CLAIMS:
+                    claim[op.run] = op
+                elif number == "T5":
+                    effect = row_of(op).get("pending_effect")
+                    if effect in WRITE_EFFECTS:
+                        stamps.setdefault(op.run, {})[effect] = op
+                continue
+            for run, fence in _fences(op):
+                if fence in WRITE_EFFECTS:
+                    _judge_fence(tally, op, run, fence, claim.get(run), stamps.get(run, {}).get(fence))
         return tally.finding("reads of a write fence")
-    for op in merged(*[ix.rows_of(number) for number in _CLAIM_OR_STAMP], fenced_reads):
-        if op.op == STORE:
-            number = ix.number(op)
-            if number in CLAIMS:
-                claim[op.run] = op
-            elif number == "T5":
-                effect = row_of(op).get("pending_effect")
-                if effect in WRITE_EFFECTS:
-                    stamps.setdefault(op.run, {})[effect] = op
-            continue
-        for run, fence in _fences(op):
-            if fence in WRITE_EFFECTS:
-                _judge_fence(tally, op, run, fence, claim.get(run), stamps.get(run, {}).get(fence))
-    return tally.finding("reads of a write fence")
+
+
+def fence_matches_inflight_write(ix: Index) -> Finding:
+    """Every write fence a store read returns was stamped (T5) after the run's latest claim (ADR-122)."""
+    return run_alone(FenceMatchesInflightWrite(), ix)
 
 
 def _fences(read: Op) -> list[tuple[str, Any]]:
@@ -178,18 +202,34 @@ def _judge_fence(tally: Tally, read: Op, run: str, fence: str, claim: Op | None,
 # ---- settles ------------------------------------------------------------------------------------
 
 
-def settles_by_owner(ix: Index) -> Finding:
+class SettlesByOwner(Machine):
     """A RUNNING row is settled (T7/T8/T14) only by its claimant, a user's cancel, or a reaper
     dead-letter of a row whose lease was past in true time when it applied (the store's row just
-    before it, not the reaper's staleness re-check); who issued it is the world's ``actor``."""
-    tally = Tally()
-    for op in merged(*[ix.rows_of(number) for number in _SETTLE_NUMBERS]):
-        prior = ix.row_before(op.run, op.index)
+    before it, not the reaper's staleness re-check); who issued it is the world's ``actor``.
+    Judged at each settle against the run's row before it."""
+
+    __slots__ = ("tally",)
+
+    def __init__(self) -> None:
+        self.tally = Tally()
+
+    HANDLERS: ClassVar[Mapping[Key, str]] = {(ROW, number): "on_settle" for number in _SETTLE_NUMBERS}
+
+    def on_settle(self, op: Op) -> None:
+        live = self.live
+        prior = live.row_before(op[4])
         if prior is None:
-            tally.unknown((op.index,), f"settle of run {op.run!r} at {op.index} has no earlier row to judge")
-            continue
-        _judge_settle(tally, prior, op, ix.number(op), ix.epoch_s)
-    return tally.finding("settles")
+            self.tally.unknown((op.index,), f"settle of run {op.run!r} at {op.index} has no earlier row to judge")
+            return
+        _judge_settle(self.tally, prior, op, live.number, live.epoch_s)
+
+    def finish(self, ix: Index) -> Finding:
+        return self.tally.finding("settles")
+
+
+def settles_by_owner(ix: Index) -> Finding:
+    """A running row is settled only by the segment that holds it, or by a path the spec marks unguarded."""
+    return run_alone(SettlesByOwner(), ix)
 
 
 def _judge_settle(tally: Tally, prior: Op, settle: Op, number: str, epoch_s: int) -> None:
@@ -219,7 +259,7 @@ def _judge_settle(tally: Tally, prior: Op, settle: Op, number: str, epoch_s: int
 # ---- fail-soft audit ----------------------------------------------------------------------------
 
 
-def read_only_audit_fail_soft(ix: Index) -> Finding:
+class ReadOnlyAuditFailSoft(Machine):
     """After a failed audit of a read-only or non-tool step, the segment's next statement of the
     run does not end it: no FAILED settle, no dead-letter, no requeue.
 
@@ -228,37 +268,50 @@ def read_only_audit_fail_soft(ix: Index) -> Finding:
     read, a dispatch or a statement leaving the row alive means the failure was absorbed. Steps
     of a round the workload scripts to stop in the pipeline (the ``plan`` record's ``stops``)
     and approval events (fail-closed by ADR-132) are not judged. Only segments with a failed
-    audit of their run can hold a case; each is walked alone.
+    audit of their run can hold a case: found among the failed audits the pass kept, and each
+    walked alone at the end.
     """
-    tally = Tally()
-    spans = ix.spans_of(ix.of_type(EVENT, OpType.FAIL))
-    if not spans:
+
+    __slots__ = ("failed", "plans")
+    STREAMS: ClassVar[Mapping[str, Key]] = {"failed": (EVENT, OpType.FAIL), "plans": (PLAN, OpType.OK)}
+    failed: list[Op]
+    plans: list[Op]
+
+    def finish(self, ix: Index) -> Finding:
+        tally = Tally()
+        spans = ix.spans_of(self.failed)
+        if not spans:
+            return tally.finding("failed read-only audits")
+        stops = {plan.run: frozenset(plan.get("stops") or ()) for plan in self.plans}
+        for span in spans:
+            pending: Op | None = None
+            for op in span.records:
+                name, type_ = op[3], op[5]
+                if name == EVENT:
+                    if type_ is OpType.FAIL:
+                        if _is_soft(op, stops.get(op.run, frozenset())):
+                            pending = op
+                        continue
+                    if type_ is not OpType.INVOKE:
+                        continue
+                elif name in (STORE, READ):
+                    if type_ is not OpType.OK and type_ is not OpType.FAIL:
+                        continue
+                elif name not in _NEXT_REQUESTS or type_ is not OpType.INVOKE:
+                    continue
+                if pending is None:
+                    continue
+                failure, pending = pending, None
+                if name != STORE:
+                    tally.hold()
+                    continue
+                _judge_next_statement(tally, failure, op)
         return tally.finding("failed read-only audits")
-    stops = {plan.run: frozenset(plan.get("stops") or ()) for plan in ix.of_type(PLAN, OpType.OK)}
-    for span in spans:
-        pending: Op | None = None
-        for op in span.records:
-            name, type_ = op[3], op[5]
-            if name == EVENT:
-                if type_ is OpType.FAIL:
-                    if _is_soft(op, stops.get(op.run, frozenset())):
-                        pending = op
-                    continue
-                if type_ is not OpType.INVOKE:
-                    continue
-            elif name in (STORE, READ):
-                if type_ is not OpType.OK and type_ is not OpType.FAIL:
-                    continue
-            elif name not in _NEXT_REQUESTS or type_ is not OpType.INVOKE:
-                continue
-            if pending is None:
-                continue
-            failure, pending = pending, None
-            if name != STORE:
-                tally.hold()
-                continue
-            _judge_next_statement(tally, failure, op)
-    return tally.finding("failed read-only audits")
+
+
+def read_only_audit_fail_soft(ix: Index) -> Finding:
+    """An audit failure of a read-only or non-tool step never fails a run (ADR-111)."""
+    return run_alone(ReadOnlyAuditFailSoft(), ix)
 
 
 _NEXT_REQUESTS = frozenset({PROVIDER, TOOL, DISPATCH})
@@ -295,6 +348,10 @@ def _judge_next_statement(tally: Tally, failure: Op, invoke: Op) -> None:
 
 
 __all__ = [
+    "FenceMatchesInflightWrite",
+    "ReadOnlyAuditFailSoft",
+    "SettlesByOwner",
+    "UnknownNameIsStrictest",
     "fence_matches_inflight_write",
     "read_only_audit_fail_soft",
     "settles_by_owner",

@@ -1,13 +1,15 @@
-"""One shared pre-indexing pass over a history, computed once and read by every checker.
+"""The shared index of one history: what several checkers need, computed once, in one pass.
 
-The checkers must stay linear in the history, so everything several of them need is
-computed here in a single pass: the records bucketed by operation and type, the matched
-store rows (the row's after-states, in order, also per T-number and per run), the
+The matched store rows (the row's after-states, in order, also per T-number and per run), the
 completion of every tool invoke, the landing each tool invoke produced, the executions that
-landed, each run's final row, and the segments (:class:`Span`: which records ran in each, how
-it completed, the row it left). The completion of every other invoke is paired on first use.
-Checkers that must interleave two kinds of record walk a merge of two buckets; checkers that
-judge "within one segment" walk the records of the few segments that can hold a case.
+landed, each run's final row, and the segments (:class:`Span`: how each completed, the row it
+left, and on demand the records that ran in it). The pass that builds it is the judging pass
+of :mod:`model.invariants.fused`, which feeds the checkers in the same walk; ``Index.of`` runs
+it alone, and lists the records by operation and type in the same walk (:attr:`Index.buckets`:
+the checkers not yet fed by the pass read them). The completion of every other invoke and a
+segment's records are listed on first use. Checkers written against the index (rather than fed
+by the pass) interleave two kinds of record by walking a merge of two buckets, and judge "within
+one segment" by walking the records of the few segments that can hold a case.
 
 It knows only the history (:mod:`model.history`); it never sees the runtime or the world.
 """
@@ -16,14 +18,13 @@ from __future__ import annotations
 
 import sys
 from bisect import bisect_left
-from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 from operator import attrgetter
 from typing import Any
 
-from model.history import FINAL, LANDING, PHASE, SEGMENT, STORE, TOOL, Op, OpType, epoch_of
+from model.history import LANDING, PHASE, SEGMENT, STORE, Op, OpType
 
 IDEMPOTENT_WRITE = "idempotent_write"
 NON_IDEMPOTENT_WRITE = "non_idempotent_write"
@@ -36,7 +37,7 @@ SETTLES = frozenset({"T7", "T8", "T14"})
 REQUEUES = frozenset({"T11", "T13"})
 
 _EMPTY: tuple[Op, ...] = ()
-_INVOKE, _OK = OpType.INVOKE, OpType.OK
+_INVOKE, _OK, _FAIL, _INFO = OpType.INVOKE, OpType.OK, OpType.FAIL, OpType.INFO
 _TYPES = tuple(OpType)
 _span_key = attrgetter("key")
 _by_index = attrgetter("index")
@@ -89,14 +90,31 @@ class Span:
     segment invokes and completions pair last-in-first-out per process, so a wake-up handled
     inline on the Sync transport is a segment nested inside the dispatching one). ``records``
     holds those of the segment's run, in history order, without segment records; a record of
-    another run is attributed too (see :meth:`Index.span_at`) but not listed here.
+    another run is attributed too (see :meth:`Index.span_at`) but not listed here. They are read
+    from the history on first use: the checkers walk the records of a few segments only, and
+    listing every record of every segment was a fifth of the index pass.
 
-    A plain slotted class rather than a dataclass: the index pass builds one per segment.
+    A plain slotted class rather than a dataclass: the index pass builds one per segment. It
+    refers to the history, never to other segments' lists, so an index is freed by reference
+    counting (no cycle for the collector to walk).
     """
 
-    __slots__ = ("completion", "end", "entry", "identity", "invoke", "key", "last_row", "parent", "records", "run")
+    __slots__ = (
+        "_history",
+        "_records",
+        "_statements",
+        "completion",
+        "end",
+        "entry",
+        "identity",
+        "invoke",
+        "key",
+        "last_row",
+        "parent",
+        "run",
+    )
 
-    def __init__(self, invoke: Op, parent: Span | None) -> None:
+    def __init__(self, invoke: Op, parent: Span | None, history: tuple[Op, ...]) -> None:
         value = invoke[6]
         self.invoke = invoke
         self.parent = parent
@@ -105,15 +123,69 @@ class Span:
         self.completion: Op | None = None
         self.last_row: Op | None = None
         """The run's latest matched store row when the segment completed (None before)."""
-        self.records: list[Op] = []
         self.key = invoke[0]
         """A stable key for per-segment state: the index of the segment invoke."""
-        self.entry = str(value.get("entry", ""))
-        self.identity = str(value.get("identity", ""))
+        entry = value.get("entry", "")
+        self.entry = entry if type(entry) is str else str(entry)
+        identity = value.get("identity", "")
+        self.identity = identity if type(identity) is str else str(identity)
         self.run = invoke[4]
+        self._records: list[Op] | None = None
+        self._statements: list[Op] | None = None
+        self._history = history
+
+    @property
+    def records(self) -> list[Op]:
+        """Only once the history is indexed (a handler of the pass asks :meth:`records_before`)."""
+        found = self._records
+        if found is None:
+            found = self._records = self._records_until(self.completion)
+        return found
+
+    @property
+    def statements(self) -> list[Op]:
+        """The completions (ok or fail) of the guarded statements among :attr:`records`, listed once
+        (the outcome oracles of issue 18 each ask for them)."""
+        found = self._statements
+        if found is None:
+            found = self._statements = [
+                op for op in self.records if op[3] == STORE and (op[5] is _OK or op[5] is _FAIL)
+            ]
+        return found
+
+    def records_before(self, op: Op) -> list[Op]:
+        """The segment's records up to (without) ``op``; a handler of the pass may ask while ``op``
+        is being dispatched (nothing is kept: the segment may not be complete yet)."""
+        return self._records_until(op)
+
+    def _records_until(self, last: Op | None) -> list[Op]:
+        """The records of the segment's process and run after its invoke and before ``last`` (the
+        history's end when None) that no segment nested in it holds: segment records of the process
+        open and close the nested ones (they pair last-in-first-out, as the index pairs them)."""
+        history = self._history
+        process, run = self.invoke[2], self.run
+        stop = len(history) if last is None else _position(history, last)
+        out: list[Op] = []
+        depth = 0
+        for op in history[_position(history, self.invoke) + 1 : stop]:
+            if op[2] != process:
+                continue
+            if op[3] == SEGMENT:
+                depth += 1 if op[5] is _INVOKE else -1
+            elif depth == 0 and op[4] == run:
+                out.append(op)
+        return out
 
     def __repr__(self) -> str:
         return f"Span(key={self.key}, entry={self.entry!r}, run={self.run!r}, end={self.end})"
+
+
+def _position(history: tuple[Op, ...], op: Op) -> int:
+    """Where ``op`` is in the history: at its index unless the history was renumbered."""
+    index = op[0]
+    if 0 <= index < len(history) and history[index] is op:
+        return index
+    return next(i for i, other in enumerate(history) if other is op)
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +193,6 @@ class Index:
     """Everything the checkers share, built by :meth:`of` in one pass."""
 
     history: tuple[Op, ...]
-    buckets: Mapping[tuple[str, OpType], Sequence[Op]]
     rows: Sequence[Op]
     numbers: Mapping[int, str]
     rows_by_number: Mapping[str, Sequence[Op]]
@@ -136,11 +207,32 @@ class Index:
     """Every segment, in the order of its invoke."""
     spans_by_process: Mapping[str, Sequence[Span]]
     """The segments of each process, in the order of their invoke."""
+    landings: int = 0
+    """Landing records of any type."""
     _lazy: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def of(cls, history: Iterable[Op]) -> Index:
-        return _build(tuple(history))
+        """The index alone: the single pass of :mod:`model.invariants.fused` with no checker fed."""
+        from model.invariants.fused import run_pass  # the pass builds Index objects: imported late
+
+        return run_pass(history)[0]
+
+    @property
+    def buckets(self) -> Mapping[tuple[str, OpType], Sequence[Op]]:
+        """The records by operation and type, in history order: listed by the pass that built the
+        index (checkers written against the index read them), or here on first use for an index
+        made otherwise."""
+        found: dict[tuple[str, OpType], list[Op]] | None = self._lazy.get("buckets")
+        if found is None:
+            found = self._lazy["buckets"] = {}
+            for op in self.history:
+                same = found.get((op[3], op[5]))
+                if same is None:
+                    found[op[3], op[5]] = [op]
+                else:
+                    same.append(op)
+        return found
 
     @property
     def completions(self) -> Mapping[int, Op]:
@@ -160,7 +252,7 @@ class Index:
         states none). A clock value a row holds (``lease_expires``) minus this is a record time."""
         found: int | None = self._lazy.get("epoch_s")
         if found is None:
-            found = self._lazy["epoch_s"] = epoch_of(self.of_type(PHASE, OpType.INFO))
+            found = self._lazy["epoch_s"] = epoch_in(self.history)
         return found
 
     def time_of(self, clock_s: float) -> float:
@@ -220,6 +312,16 @@ class Index:
         return [found[key] for key in sorted(found)]
 
 
+def epoch_in(history: Iterable[Op]) -> int:
+    """:func:`model.history.epoch_of` over the 'chaos' phase records (process ``nemesis``, type info)
+    only, walking the history until the first: the world records it first, so this reads one record
+    rather than listing the buckets."""
+    for op in history:
+        if op[3] == PHASE and op[5] is _INFO and op[6].get("phase") == "chaos":
+            return int(op[6].get("epoch_s") or 0)
+    return 0
+
+
 def as_index(history: Iterable[Op] | Index) -> Index:
     return history if isinstance(history, Index) else Index.of(history)
 
@@ -254,106 +356,6 @@ def _pair_all(history: Iterable[Op]) -> dict[int, Op]:
     return completions
 
 
-def _build(history: tuple[Op, ...]) -> Index:
-    """The one pass over the history. A single loop over local names rather than methods: it
-    runs once per record of every simulation. It pairs only what the checkers need (segments
-    and tool calls, as :func:`_pairing_key` says); the open segments of a process are its
-    pending segment invokes, so segment attribution falls out of their pairing."""
-    buckets: defaultdict[tuple[str, OpType], list[Op]] = defaultdict(list)
-    rows: list[Op] = []
-    numbers: dict[int, str] = {}
-    rows_by_number: dict[str, list[Op]] = {}
-    rows_by_run: dict[str, list[Op]] = {}
-    open_tools: dict[tuple[str, str], list[Op]] = {}
-    open_segments: dict[str, list[Span]] = {}
-    tool_completions: dict[int, Op] = {}
-    open_calls: dict[tuple[str, Any, Any], list[Op]] = {}
-    landing_of: dict[int, Op] = {}
-    landed: set[tuple[str, Any]] = set()
-    finals: dict[str, Op] = {}
-    spans: list[Span] = []
-    spans_by_process: dict[str, list[Span]] = {}
-    invoke_type, ok_type = _INVOKE, _OK
-    for op in history:
-        index, _, process, name, run, type_, value = op
-        buckets[name, type_].append(op)
-        segments = open_segments.get(process)
-        if name == SEGMENT:
-            if type_ is invoke_type:
-                if segments is None:
-                    span = Span(op, None)
-                    open_segments[process] = [span]
-                    spans_by_process[process] = [span]
-                else:
-                    span = Span(op, segments[-1] if segments else None)
-                    segments.append(span)
-                    spans_by_process[process].append(span)
-                spans.append(span)
-            elif segments:
-                span = segments.pop()
-                span.end = index
-                span.completion = op
-                run_rows = rows_by_run.get(span.run)
-                span.last_row = run_rows[-1] if run_rows else None
-            continue
-        if segments:
-            span = segments[-1]
-            if run == span.run:
-                span.records.append(op)
-        if name == STORE:
-            if type_ is ok_type and value.get("matched") and value.get("row") is not None:
-                transition = value.get("transition")
-                number = transition.strip().partition(" ")[0] if isinstance(transition, str) else ""
-                rows.append(op)
-                numbers[index] = number
-                same = rows_by_number.get(number)
-                if same is None:
-                    rows_by_number[number] = [op]
-                else:
-                    same.append(op)
-                same = rows_by_run.get(run)
-                if same is None:
-                    rows_by_run[run] = [op]
-                else:
-                    same.append(op)
-        elif name == TOOL:
-            if type_ is invoke_type:
-                open_tools.setdefault((process, run), []).append(op)
-                open_calls.setdefault((run, value.get("call"), value.get("identity")), []).append(op)
-                continue
-            stack = open_tools.get((process, run))
-            if stack:
-                invoke = stack.pop()
-                tool_completions[invoke[0]] = op
-                calls = open_calls.get(_call_key(invoke), [])
-                for i, call in enumerate(calls):
-                    if call is invoke:
-                        del calls[i]
-                        break
-        elif name == LANDING:
-            if type_ is not invoke_type:
-                landed.add((run, value.get("execution")))
-                outstanding = open_calls.get((run, value.get("call"), value.get("identity")))
-                if outstanding:
-                    landing_of.setdefault(outstanding[-1][0], op)
-        elif name == FINAL and type_ is not invoke_type:
-            finals[run] = op
-    return Index(
-        history=history,
-        buckets=dict(buckets),  # a plain dict: a lookup of a missing bucket must not add it
-        rows=rows,
-        numbers=numbers,
-        rows_by_number=rows_by_number,
-        tool_completions=tool_completions,
-        landing_of=landing_of,
-        landed=frozenset(landed),
-        finals=finals,
-        rows_by_run=rows_by_run,
-        spans=spans,
-        spans_by_process=spans_by_process,
-    )
-
-
 __all__ = [
     "AUDIT_FAILED",
     "CLAIMS",
@@ -366,6 +368,7 @@ __all__ = [
     "Index",
     "Span",
     "as_index",
+    "epoch_in",
     "merged",
     "row_of",
     "transition_number",

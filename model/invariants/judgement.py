@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from model.history import Op
+from model.invariants.fused import Machine, run_pass
 from model.invariants.index import Index, as_index
 from model.invariants.verdict import Kind, Validity, Verdict, verdict_of
 
@@ -94,23 +95,41 @@ def _counted(why: str, count: int, noun: str) -> str:
 
 
 Checker = Callable[[Index], Finding]
+MachineFactory = Callable[[], Machine]
 
 
 @dataclass(frozen=True, slots=True)
 class Invariant:
-    """One catalogue entry: a fixed name, a kind, one line of meaning and its checker."""
+    """One catalogue entry: a fixed name, a kind, one line of meaning and its checker.
+
+    ``machine`` makes a fresh :class:`~model.invariants.fused.Machine` of the checker, which the
+    single pass feeds (:func:`model.invariants.catalog.judge`); ``judge`` is the checker as a
+    function of an index. A ported checker has both (its function runs its machine alone); a
+    checker written against the index only has ``judge``, and runs after the pass over its index."""
 
     name: str
     kind: Kind
     meaning: str
     judge: Checker
+    machine: MachineFactory | None = None
 
     def check(self, history: Iterable[Op] | Index) -> Verdict:
         """Judge a history; a checker that raises yields UNKNOWN carrying the exception."""
         try:
-            valid, witness, explanation, judged = self.judge(history if type(history) is Index else as_index(history))
+            if self.machine is not None:
+                records = history.history if isinstance(history, Index) else history
+                machine = self.machine()
+                ix, failed = run_pass(records, (machine,))
+                if failed:
+                    return self.unknown(failed[0])
+                return self.verdict(machine.finish(ix))
+            return self.verdict(self.judge(history if type(history) is Index else as_index(history)))
         except Exception as exc:  # a checker bug must never lose the history's verdicts
             return self.unknown(exc)
+
+    def verdict(self, finding: Finding) -> Verdict:
+        """The named verdict of a finding (valid ones shared, see ``_VALID_VERDICTS``)."""
+        valid, witness, explanation, judged = finding
         if valid is not Validity.VALID or witness:
             return verdict_of(self.name, self.kind, valid, witness, explanation, judged)
         key = (self.name, explanation)
@@ -126,4 +145,14 @@ class Invariant:
         return Verdict(self.name, self.kind, Validity.UNKNOWN, (), why)
 
 
-__all__ = ["Checker", "Finding", "Invariant", "Tally"]
+def run_alone(machine: Machine, ix: Index) -> Finding:
+    """A ported checker as a function of an index: its machine fed alone by a pass over the index's
+    history (the single pass of :func:`model.invariants.catalog.judge` feeds every machine at once)."""
+    fresh, failed = run_pass(ix.history, (machine,))
+    if failed:
+        raise failed[0]
+    finding: Finding = machine.finish(fresh)
+    return finding
+
+
+__all__ = ["Checker", "Finding", "Invariant", "MachineFactory", "Tally", "run_alone"]

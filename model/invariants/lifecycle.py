@@ -10,18 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from operator import attrgetter
-from typing import Any
+from typing import Any, ClassVar
 
 from model.constants import MAX_REQUEUES
 from model.history import PROVIDER, READ, Op, OpType
-from model.invariants.index import (
-    REQUEUES,
-    TERMINAL_STATUSES,
-    Index,
-    merged,
-    row_of,
-)
-from model.invariants.judgement import Finding, Tally
+from model.invariants.fused import ROW, Key, Machine
+from model.invariants.index import REQUEUES, TERMINAL_STATUSES, Index, Span, row_of
+from model.invariants.judgement import Finding, Tally, run_alone
 from model.invariants.own import fence_is_strict
 
 _TOTALS = ("status", "iterations", "total_tokens")
@@ -34,51 +29,75 @@ _REQUEUE_NUMBERS = tuple(sorted(REQUEUES))
 _RESOLVES = frozenset({"T7", "T11"})  # how a queued segment's recovery settles a failure: dead-letter or requeue
 
 
+class TerminalIsTerminal(Machine):
+    """Once a run's row is terminal, no later row of it changes status, iterations or tokens:
+    the index's rows, in order."""
+
+    __slots__ = ()
+
+    def finish(self, ix: Index) -> Finding:
+        terminal: dict[str, Op] = {}
+        tally = Tally()
+        for op in ix.rows:
+            first = terminal.get(op.run)
+            if first is None:
+                row = op[6].get("row")
+                if (row if type(row) is dict else row_of(op)).get("status") in TERMINAL_STATUSES:
+                    terminal[op.run] = op
+                    tally.hold()  # a case: a run that reached a terminal row (its later writes are judged too)
+                continue
+            changed = _changed_totals(row_of(first), row_of(op))
+            if not changed:
+                tally.hold()
+                continue
+            tally.violate(
+                (first.index, op.index),
+                f"run {op.run!r} was terminal at {first.index}; {op.get('transition')!r} at {op.index} "
+                f"changed {', '.join(changed)}",
+            )
+        return tally.finding("writes to terminal rows")
+
+
 def terminal_is_terminal(ix: Index) -> Finding:
     """Once a run's row is terminal, no later row of it changes status, iterations or tokens."""
-    terminal: dict[str, Op] = {}
-    tally = Tally()
-    for op in ix.rows:
-        first = terminal.get(op.run)
-        if first is None:
-            row = op[6].get("row")
-            if (row if type(row) is dict else row_of(op)).get("status") in TERMINAL_STATUSES:
-                terminal[op.run] = op
-                tally.hold()  # a case: a run that reached a terminal row (its later writes are judged too)
-            continue
-        changed = _changed_totals(row_of(first), row_of(op))
-        if not changed:
-            tally.hold()
-            continue
-        tally.violate(
-            (first.index, op.index),
-            f"run {op.run!r} was terminal at {first.index}; {op.get('transition')!r} at {op.index} "
-            f"changed {', '.join(changed)}",
-        )
-    return tally.finding("writes to terminal rows")
+    return run_alone(TerminalIsTerminal(), ix)
 
 
 def _changed_totals(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
     return [f"{k} {before.get(k)!r}->{after.get(k)!r}" for k in _TOTALS if before.get(k) != after.get(k)]
 
 
-def requeue_budget_respected(ix: Index) -> Finding:
-    """No requeue (T11/T13) leaves a row with requeue_count above MAX_REQUEUES."""
-    tally = Tally()
-    for op in merged(*[ix.rows_of(number) for number in _REQUEUE_NUMBERS]):
+class RequeueBudgetRespected(Machine):
+    """No requeue (T11/T13) leaves a row with requeue_count above MAX_REQUEUES: judged at each."""
+
+    __slots__ = ("tally",)
+
+    def __init__(self) -> None:
+        self.tally = Tally()
+
+    HANDLERS: ClassVar[Mapping[Key, str]] = {(ROW, number): "on_requeue" for number in _REQUEUE_NUMBERS}
+
+    def on_requeue(self, op: Op) -> None:
         count = row_of(op).get("requeue_count")
         if isinstance(count, int) and count > MAX_REQUEUES:
-            tally.violate(
+            self.tally.violate(
                 (op.index,),
                 f"{op.get('transition')!r} at {op.index} requeued run {op.run!r} a {count}th time "
                 f"(MAX_REQUEUES={MAX_REQUEUES})",
             )
         else:
-            tally.hold()
-    return tally.finding("requeues")
+            self.tally.hold()
+
+    def finish(self, ix: Index) -> Finding:
+        return self.tally.finding("requeues")
 
 
-def retryable_failure_retried(ix: Index) -> Finding:
+def requeue_budget_respected(ix: Index) -> Finding:
+    """No requeue (T11/T13) leaves a row with requeue_count above MAX_REQUEUES."""
+    return run_alone(RequeueBudgetRespected(), ix)
+
+
+class RetryableFailureRetried(Machine):
     """On a worker segment, a provider failure whose true class is retryable is not settled
     ``not_retryable`` by that segment, unless its recovery's read of the row returned a write fence whose
     stamped call truly is a non-idempotent write (or an unknown name): the fence's true effect, never
@@ -87,30 +106,47 @@ def retryable_failure_retried(ix: Index) -> Finding:
     The failure is resolved by the segment's next matched T7 or T11 of the run under the
     segment's identity: a requeue, or a dead-letter ``retries_exhausted``, holds. A failure
     with no true class, or a segment that never settles (lease lost, crashed), is not judged.
-    Only segments with a provider failure of their run can hold a case; each is walked alone.
+    Fed the provider failures; the worker segments that had one are walked at the end.
     """
-    tally = Tally()
-    numbers = ix.numbers
-    for span in ix.spans_of(ix.of_type(PROVIDER, OpType.FAIL)):
-        if span.entry != _WORKER_ENTRY:
-            continue
-        failure: Op | None = None
-        fenced: Op | None = None
-        for op in span.records:
-            name, type_ = op[3], op[5]
-            if name == PROVIDER:
-                if type_ is OpType.FAIL:
-                    fenced = None
-                    failure = op if op.get("true_class") in RETRYABLE_CLASSES else None
-            elif failure is None:
-                continue
-            elif name == READ:
-                if type_ is OpType.OK and fence_is_strict(ix, op.run, op.get("fence"), op.index):
-                    fenced = op
-            elif numbers.get(op[0]) in _RESOLVES and op.get("identity") == span.identity:
-                _judge_retry(tally, ix, failure, op, fenced)
-                failure = fenced = None
-    return tally.finding("retryable provider failures")
+
+    __slots__ = ("spans",)
+
+    def __init__(self) -> None:
+        self.spans: dict[int, Span] = {}
+
+    HANDLERS: ClassVar[Mapping[Key, str]] = {(PROVIDER, OpType.FAIL): "on_failure"}
+
+    def on_failure(self, op: Op) -> None:
+        span = self.live.own_span(op)
+        if span is not None and span.entry == _WORKER_ENTRY:
+            self.spans[span.key] = span
+
+    def finish(self, ix: Index) -> Finding:
+        tally = Tally()
+        numbers = ix.numbers
+        for span in self.spans.values():
+            failure: Op | None = None
+            fenced: Op | None = None
+            for op in span.records:
+                name, type_ = op[3], op[5]
+                if name == PROVIDER:
+                    if type_ is OpType.FAIL:
+                        fenced = None
+                        failure = op if op.get("true_class") in RETRYABLE_CLASSES else None
+                elif failure is None:
+                    continue
+                elif name == READ:
+                    if type_ is OpType.OK and fence_is_strict(ix, op.run, op.get("fence"), op.index):
+                        fenced = op
+                elif numbers.get(op[0]) in _RESOLVES and op.get("identity") == span.identity:
+                    _judge_retry(tally, ix, failure, op, fenced)
+                    failure = fenced = None
+        return tally.finding("retryable provider failures")
+
+
+def retryable_failure_retried(ix: Index) -> Finding:
+    """A retryable provider failure is retried while budget remains, never dead-lettered not_retryable."""
+    return run_alone(RetryableFailureRetried(), ix)
 
 
 def _judge_retry(tally: Tally, ix: Index, failure: Op, store: Op, fence: Op | None) -> None:
@@ -143,6 +179,9 @@ def every_run_terminates(ix: Index) -> Finding:
 
 __all__ = [
     "RETRYABLE_CLASSES",
+    "RequeueBudgetRespected",
+    "RetryableFailureRetried",
+    "TerminalIsTerminal",
     "every_run_terminates",
     "requeue_budget_respected",
     "retryable_failure_retried",

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from model.history import STORE, TOOL, Op, OpType
+from model.history import TOOL, Op, OpType
 from model.invariants.index import NON_IDEMPOTENT_WRITE, WRITE_EFFECTS, Index, Span, row_of
 
 UNKNOWN_EFFECT = "unknown"
@@ -49,7 +49,7 @@ def _span_key(span: Span) -> int:
 
 def statements(span: Span) -> list[Op]:
     """The completions (ok or fail) of the guarded statements the segment issued on its run."""
-    return [op for op in span.records if op[3] == STORE and (op[5] is _OK or op[5] is _FAIL)]
+    return span.statements
 
 
 def matched(op: Op) -> bool:

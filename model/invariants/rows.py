@@ -18,19 +18,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from model.constants import MAX_REQUEUES
 from model.history import DISPATCH, EVENT, PLAN, PROVIDER, READ, STORE, TOOL, Op, OpType
-from model.invariants.index import (
-    TERMINAL_STATUSES,
-    WRITE_EFFECTS,
-    Index,
-    Span,
-    merged,
-    row_of,
-)
-from model.invariants.judgement import Finding, Tally
+from model.invariants.fused import ROW, Key, Machine
+from model.invariants.index import TERMINAL_STATUSES, WRITE_EFFECTS, Index, Span, row_of
+from model.invariants.judgement import Finding, Tally, run_alone
 from model.invariants.own import fence_is_strict
 
 RETRYABLE = frozenset({"connection", "rateLimit", "serverError", "circuitOpen"})
@@ -39,7 +33,7 @@ _DEAD_LETTER_REASONS = frozenset({"not_retryable", "retries_exhausted"})
 # ---- dead-letter reasons ------------------------------------------------------------------------
 
 
-def dead_letter_reason_matches_cause(ix: Index) -> Finding:
+class DeadLetterReasonMatchesCause(Machine):
     """A dead-letter says ``not_retryable`` only for a cause that is not retryable (a failure whose
     true class is not retryable, a write fence whose stamped call truly is a non-idempotent write or an
     unknown name, a run with no stored request) and
@@ -49,25 +43,43 @@ def dead_letter_reason_matches_cause(ix: Index) -> Finding:
     Reaper dead-letters (T14) are judged on the row as the store held it just before; recovery
     dead-letters (T7 on a worker segment) on the segment's last failure before it. A segment
     whose workload scripts a pipeline stop (``plan`` stops), or with no recorded failure, is not
-    judged on the cause of a ``not_retryable``. Only the few T7/T14 rows are visited; a
-    recovery's segment is walked up to its dead-letter when one is judged.
+    judged on the cause of a ``not_retryable``. The pass hands over each T7/T14 dead-letter with
+    the row before it and its segment; they are judged at the end, once the plans are all known.
     """
-    scripted: set[str] | None = None
-    tally = Tally()
-    for settle in merged(ix.rows_of("T7"), ix.rows_of("T14")):
-        before = ix.row_before(settle.run, settle.index)
-        if before is None or not _is_dead_letter(ix, settle):
-            continue
-        if scripted is None:
-            scripted = {plan.run for plan in ix.of_type(PLAN, OpType.OK) if plan.get("stops")}
-        _judge_dead_letter(ix, tally, settle, before, ix.span_at(settle), settle.run in scripted)
-    return tally.finding("dead-letters")
+
+    __slots__ = ("cases", "plans")
+    STREAMS: ClassVar[Mapping[str, Key]] = {"plans": (PLAN, OpType.OK)}
+    plans: list[Op]
+
+    def __init__(self) -> None:
+        self.cases: list[tuple[Op, Op, Span | None]] = []
+
+    HANDLERS: ClassVar[Mapping[Key, str]] = {(ROW, "T7"): "on_settle", (ROW, "T14"): "on_settle"}
+
+    def on_settle(self, op: Op) -> None:
+        live = self.live
+        before = live.row_before(op[4])
+        if before is not None and _is_dead_letter(live.number, op):
+            self.cases.append((op, before, live.span_of(op)))
+
+    def finish(self, ix: Index) -> Finding:
+        tally = Tally()
+        if self.cases:
+            scripted = {plan.run for plan in self.plans if plan.get("stops")}
+            for settle, before, span in self.cases:
+                _judge_dead_letter(ix, tally, settle, before, span, settle.run in scripted)
+        return tally.finding("dead-letters")
 
 
-def _is_dead_letter(ix: Index, op: Op) -> bool:
+def dead_letter_reason_matches_cause(ix: Index) -> Finding:
+    """A dead-letter's reason matches the failure that caused it."""
+    return run_alone(DeadLetterReasonMatchesCause(), ix)
+
+
+def _is_dead_letter(number: str, op: Op) -> bool:
     row = row_of(op)
     return (
-        ix.number(op) in ("T7", "T14")
+        number in ("T7", "T14")
         and row.get("status") == "failed"
         and row.get("termination_reason") in _DEAD_LETTER_REASONS
     )
@@ -159,68 +171,90 @@ fallback settle's result is ignored) say nothing the row must show."""
 _JUDGED_ENTRIES = frozenset({"run_queued", "run_interactive", "approve", "submit_input"})
 
 
+class SegmentOutcomeMatchesRow(Machine):
+    """A segment reporting a settled outcome leaves its run's row in that state when it returns:
+    the index's segments, with the completion and the row the pass found for each."""
+
+    __slots__ = ()
+
+    def finish(self, ix: Index) -> Finding:
+        tally = Tally()
+        ok = OpType.OK
+        for span in ix.spans:
+            done = span.completion
+            if done is None or done.type is not ok:
+                continue
+            outcome = done.value.get("outcome")
+            if span.entry not in _JUDGED_ENTRIES or not isinstance(outcome, str):
+                continue
+            expected = _SETTLED_OUTCOMES.get(outcome)
+            row = span.last_row
+            if expected is None or row is None:
+                continue
+            status = row_of(row).get("status")
+            if status in expected:
+                tally.hold()
+                continue
+            tally.violate(
+                (row.index, done.index),
+                f"the {span.entry} segment of run {span.run!r} reported {outcome!r} at {done.index}, "
+                f"but the row is {status!r} (row of {row.index})",
+                at=done.index,
+            )
+        return tally.finding("settled outcomes")
+
+
 def segment_outcome_matches_row(ix: Index) -> Finding:
     """A segment reporting a settled outcome leaves its run's row in that state when it returns."""
-    tally = Tally()
-    ok = OpType.OK
-    for span in ix.spans:
-        done = span.completion
-        if done is None or done.type is not ok:
-            continue
-        outcome = done.value.get("outcome")
-        if span.entry not in _JUDGED_ENTRIES or not isinstance(outcome, str):
-            continue
-        expected = _SETTLED_OUTCOMES.get(outcome)
-        row = span.last_row
-        if expected is None or row is None:
-            continue
-        status = row_of(row).get("status")
-        if status in expected:
-            tally.hold()
-            continue
-        tally.violate(
-            (row.index, done.index),
-            f"the {span.entry} segment of run {span.run!r} reported {outcome!r} at {done.index}, "
-            f"but the row is {status!r} (row of {row.index})",
-            at=done.index,
-        )
-    return tally.finding("settled outcomes")
+    return run_alone(SegmentOutcomeMatchesRow(), ix)
 
 
 # ---- fences on terminal rows --------------------------------------------------------------------
 
 
-def terminal_row_no_stale_fence(ix: Index) -> Finding:
+class TerminalRowNoStaleFence(Machine):
     """A row that turns terminal with a write fence has that write still in flight (or its outcome
     unknown): the fence's write was not invoked yet, or its call had not returned.
 
     Judged run by run, on the run's first terminal row: the fence is the latest write stamp (T5)
-    before it, the write is the first tool invoke of the stamping identity after that stamp."""
-    tally = Tally()
-    numbers = ix.numbers
-    calls: dict[str, list[Op]] | None = None
-    for run, rows in ix.rows_by_run.items():
-        stamp: Op | None = None
-        for op in rows:
-            row = op[6].get("row")
-            if type(row) is not dict:
-                row = row_of(op)
-            if numbers[op[0]] == "T5":
-                if row.get("pending_effect") in WRITE_EFFECTS:
-                    stamp = op
-                continue
-            if row.get("status") not in TERMINAL_STATUSES:
-                continue
-            call = None
-            if stamp is not None and row.get("pending_effect") in WRITE_EFFECTS:
-                if calls is None:
-                    calls = {}
-                    for invoke in ix.of_type(TOOL, OpType.INVOKE):
-                        calls.setdefault(invoke.run, []).append(invoke)
-                call = _first_call(calls.get(run, ()), stamp, op.index)
-            _judge_terminal_fence(tally, ix, op, stamp, call)
-            break
-    return tally.finding("terminal rows")
+    before it, the write is the first tool invoke of the stamping identity after that stamp
+    (from the tool invokes the pass kept)."""
+
+    __slots__ = ("invokes",)
+    STREAMS: ClassVar[Mapping[str, Key]] = {"invokes": (TOOL, OpType.INVOKE)}
+    invokes: list[Op]
+
+    def finish(self, ix: Index) -> Finding:
+        tally = Tally()
+        numbers = ix.numbers
+        calls: dict[str, list[Op]] | None = None
+        for run, rows in ix.rows_by_run.items():
+            stamp: Op | None = None
+            for op in rows:
+                row = op[6].get("row")
+                if type(row) is not dict:
+                    row = row_of(op)
+                if numbers[op[0]] == "T5":
+                    if row.get("pending_effect") in WRITE_EFFECTS:
+                        stamp = op
+                    continue
+                if row.get("status") not in TERMINAL_STATUSES:
+                    continue
+                call = None
+                if stamp is not None and row.get("pending_effect") in WRITE_EFFECTS:
+                    if calls is None:
+                        calls = {}
+                        for invoke in self.invokes:
+                            calls.setdefault(invoke.run, []).append(invoke)
+                    call = _first_call(calls.get(run, ()), stamp, op.index)
+                _judge_terminal_fence(tally, ix, op, stamp, call)
+                break
+        return tally.finding("terminal rows")
+
+
+def terminal_row_no_stale_fence(ix: Index) -> Finding:
+    """A terminal row keeps a write fence only while that write may still be in flight."""
+    return run_alone(TerminalRowNoStaleFence(), ix)
 
 
 def _first_call(invokes: Iterable[Op], stamp: Op, before: int) -> Op | None:
@@ -257,33 +291,42 @@ def _judge_terminal_fence(tally: Tally, ix: Index, terminal: Op, stamp: Op | Non
 _KEPT = ("started_at", "finished_at")
 
 
-def row_timestamps_kept(ix: Index) -> Finding:
+class RowTimestampsKept(Machine):
     """Once a row's started_at or finished_at is set (non-zero), no later statement changes it.
-    Rows recorded without a timestamp column are not judged on it."""
-    tally = Tally()
-    started_at, finished_at = _KEPT
-    for rows in ix.rows_by_run.values():  # run by run: the first setting of each column is a local
-        started: tuple[Op, Any] | None = None
-        finished: tuple[Op, Any] | None = None
-        for op in rows:
-            row = op[6].get("row")
-            if type(row) is not dict:
-                row = row_of(op)
-            value = row.get(started_at)
-            if value:
-                if started is None:
-                    started = (op, value)
-                    tally.held += 1
-                elif started[1] != value:
-                    _overwritten(tally, started, op, started_at, value)
-            value = row.get(finished_at)
-            if value:
-                if finished is None:
-                    finished = (op, value)
-                    tally.held += 1
-                elif finished[1] != value:
-                    _overwritten(tally, finished, op, finished_at, value)
-    return tally.finding("timestamps set")
+    Rows recorded without a timestamp column are not judged on it. The index's rows, run by run."""
+
+    __slots__ = ()
+
+    def finish(self, ix: Index) -> Finding:
+        tally = Tally()
+        started_at, finished_at = _KEPT
+        for rows in ix.rows_by_run.values():  # run by run: the first setting of each column is a local
+            started: tuple[Op, Any] | None = None
+            finished: tuple[Op, Any] | None = None
+            for op in rows:
+                row = op[6].get("row")
+                if type(row) is not dict:
+                    row = row_of(op)
+                value = row.get(started_at)
+                if value:
+                    if started is None:
+                        started = (op, value)
+                        tally.held += 1
+                    elif started[1] != value:
+                        _overwritten(tally, started, op, started_at, value)
+                value = row.get(finished_at)
+                if value:
+                    if finished is None:
+                        finished = (op, value)
+                        tally.held += 1
+                    elif finished[1] != value:
+                        _overwritten(tally, finished, op, finished_at, value)
+        return tally.finding("timestamps set")
+
+
+def row_timestamps_kept(ix: Index) -> Finding:
+    """A row's started_at and finished_at, once set, are never overwritten by a later statement."""
+    return run_alone(RowTimestampsKept(), ix)
 
 
 def _overwritten(tally: Tally, first: tuple[Op, Any], op: Op, column: str, value: Any) -> None:
@@ -297,6 +340,10 @@ def _overwritten(tally: Tally, first: tuple[Op, Any], op: Op, column: str, value
 
 
 __all__ = [
+    "DeadLetterReasonMatchesCause",
+    "RowTimestampsKept",
+    "SegmentOutcomeMatchesRow",
+    "TerminalRowNoStaleFence",
     "dead_letter_reason_matches_cause",
     "row_timestamps_kept",
     "segment_outcome_matches_row",

@@ -7,34 +7,58 @@ runtime or the world that produced it.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from model.history import EVENT, LANDING, TOOL, Op, OpType
-from model.invariants.index import NON_IDEMPOTENT_WRITE, Index, merged
-from model.invariants.judgement import Finding, Tally
+from model.invariants.fused import Key, Machine
+from model.invariants.index import NON_IDEMPOTENT_WRITE, Index
+from model.invariants.judgement import Finding, Tally, run_alone
 
 
 def _blocks_retries(event: Op) -> bool:
     return bool(event.get("kind") == "tool" and event.get("true_effect") == NON_IDEMPOTENT_WRITE)
 
 
+class NoRetryAfterFailedWriteAudit(Machine):
+    """After a non-idempotent call's audit failed, no invoke of that call executes (replays only).
+
+    Fed the failed audits and the tool invokes; an invoke of a blocked call is judged at the end,
+    when its completion and any landing are known."""
+
+    __slots__ = ("blocked", "retries", "tally")
+
+    def __init__(self) -> None:
+        self.blocked: dict[tuple[str, Any], Op] = {}
+        self.retries: list[tuple[Op, Op]] = []
+        self.tally = Tally()
+
+    HANDLERS: ClassVar[Mapping[Key, str]] = {
+        (EVENT, OpType.FAIL): "on_failed_audit",
+        (TOOL, OpType.INVOKE): "on_invoke",
+    }
+
+    def on_failed_audit(self, event: Op) -> None:
+        key = (event[4], event[6].get("call"))
+        if _blocks_retries(event) and key not in self.blocked:
+            self.blocked[key] = event
+            self.tally.hold()  # a case: a failed non-idempotent write audit (its later invokes are judged too)
+
+    def on_invoke(self, op: Op) -> None:
+        if self.blocked:
+            failed = self.blocked.get((op[4], op[6].get("call")))
+            if failed is not None:
+                self.retries.append((failed, op))
+
+    def finish(self, ix: Index) -> Finding:
+        for failed_audit, invoke in self.retries:
+            _judge_retry(self.tally, ix, failed_audit, invoke)
+        return self.tally.finding("invokes after a failed write audit")
+
+
 def no_retry_after_failed_write_audit(ix: Index) -> Finding:
     """After a non-idempotent call's audit failed, no invoke of that call executes (replays only)."""
-    blocked: dict[tuple[str, Any], Op] = {}
-    tally = Tally()
-    blocking = [event for event in ix.of_type(EVENT, OpType.FAIL) if _blocks_retries(event)]
-    if not blocking:
-        return tally.finding("invokes after a failed write audit")
-    for op in merged(blocking, ix.of_type(TOOL, OpType.INVOKE)):
-        if op.op == EVENT:
-            if (op.run, op.get("call")) not in blocked:
-                blocked[(op.run, op.get("call"))] = op
-                tally.hold()  # a case: a failed non-idempotent write audit (its later invokes are judged too)
-            continue
-        failed_audit = blocked.get((op.run, op.get("call")))
-        if failed_audit is not None:
-            _judge_retry(tally, ix, failed_audit, op)
-    return tally.finding("invokes after a failed write audit")
+    return run_alone(NoRetryAfterFailedWriteAudit(), ix)
 
 
 def _judge_retry(tally: Tally, ix: Index, failed_audit: Op, invoke: Op) -> None:
@@ -63,24 +87,43 @@ def _judge_retry(tally: Tally, ix: Index, failed_audit: Op, invoke: Op) -> None:
         )
 
 
-def non_idempotent_at_most_once(ix: Index) -> Finding:
-    """Each logical non-idempotent call (run, call) lands at most once."""
-    first: dict[tuple[str, Any], Op] = {}
-    tally = Tally()
-    for landing in ix.of_type(LANDING, OpType.OK):
-        if landing.get("effect") != NON_IDEMPOTENT_WRITE:
-            continue
-        key = (landing.run, landing.get("call"))
-        earlier = first.setdefault(key, landing)
+class NonIdempotentAtMostOnce(Machine):
+    """Each logical non-idempotent call (run, call) lands at most once: judged at each landing."""
+
+    __slots__ = ("first", "tally")
+
+    def __init__(self) -> None:
+        self.first: dict[tuple[str, Any], Op] = {}
+        self.tally = Tally()
+
+    HANDLERS: ClassVar[Mapping[Key, str]] = {(LANDING, OpType.OK): "on_landing"}
+
+    def on_landing(self, landing: Op) -> None:
+        if landing[6].get("effect") != NON_IDEMPOTENT_WRITE:
+            return
+        key = (landing[4], landing[6].get("call"))
+        earlier = self.first.setdefault(key, landing)
         if earlier is landing:
-            tally.hold()
-            continue
-        tally.violate(
+            self.tally.hold()
+            return
+        self.tally.violate(
             (earlier.index, landing.index),
             f"non-idempotent call {key[1]!r} of run {landing.run!r} landed twice, "
             f"at {earlier.index} and {landing.index}",
         )
-    return tally.finding("non-idempotent landings")
+
+    def finish(self, ix: Index) -> Finding:
+        return self.tally.finding("non-idempotent landings")
 
 
-__all__ = ["no_retry_after_failed_write_audit", "non_idempotent_at_most_once"]
+def non_idempotent_at_most_once(ix: Index) -> Finding:
+    """Each logical non-idempotent call (run, call) lands at most once."""
+    return run_alone(NonIdempotentAtMostOnce(), ix)
+
+
+__all__ = [
+    "NoRetryAfterFailedWriteAudit",
+    "NonIdempotentAtMostOnce",
+    "no_retry_after_failed_write_audit",
+    "non_idempotent_at_most_once",
+]

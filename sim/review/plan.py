@@ -172,32 +172,33 @@ def _recognition_of_grid(
     order: list[tuple[str, int, float, str]] = []
     for name in wanted:
         rows = violators(frame, head, name, {grid_name})
-        by_scenario = [group for _, group in rows.groupby("scenario", sort=True)]
+        by_scenario = [_keys(group) for _, group in rows.groupby("scenario", sort=True)]
         taken = 0
         depth = 0
         while taken < per_invariant and any(depth < len(g) for g in by_scenario):
             for group in by_scenario:
                 if depth < len(group) and taken < per_invariant:
-                    row = group.iloc[depth]
-                    key = (str(row["scenario"]), int(row["seed"]), float(row["intensity"]), str(row["grid"]))
+                    key = group[depth]
                     if key not in picked:
                         picked[key] = set()
                         order.append(key)
                     picked[key].add(name)
                     taken += 1
             depth += 1
-    jobs = []
     head_rows = frame[frame["policy"] == head]
-    for key in order:
-        scenario, seed, intensity, grid = key
-        match = head_rows[
-            (head_rows["scenario"] == scenario)
-            & (head_rows["seed"] == seed)
-            & (head_rows["intensity"] == intensity)
-            & (head_rows["grid"] == grid)
-        ]
-        jobs.append(RecogniseJob(cell(match.iloc[0], refs), tuple(sorted(picked[key])), grid))
-    return jobs
+    first_row: dict[tuple[str, int, float, str], int] = {}
+    for position, key in enumerate(_keys(head_rows)):
+        first_row.setdefault(key, position)
+    # one row lookup per job, by key (a filter of every head row per job grew with jobs x rows)
+    return [
+        RecogniseJob(cell(head_rows.iloc[first_row[key]], refs), tuple(sorted(picked[key])), key[3]) for key in order
+    ]
+
+
+def _keys(rows: pd.DataFrame) -> list[tuple[str, int, float, str]]:
+    """(scenario, seed, intensity, grid) of each row, in order: the key a recognition job is picked by."""
+    columns = zip(rows["scenario"], rows["seed"], rows["intensity"], rows["grid"], strict=True)
+    return [(str(scenario), int(seed), float(intensity), str(grid)) for scenario, seed, intensity, grid in columns]
 
 
 def plan_verification(scenarios: Sequence[str], bound: int) -> list[VerifyJob]:

@@ -83,7 +83,10 @@ def provenance(
     wall_s: float,
     examined: int,
     curves: Sequence[Mapping[str, Any] | None] = (),
+    phases_s: dict[str, float] | None = None,
 ) -> dict[str, Any]:
+    """``phases_s``: wall seconds of the review's phases so far ('sweep': simulating and reading the
+    shards; 'evidence': shrinking, recognising, verifying); the report adds its own when it is drawn."""
     measured = [c for c in curves if c is not None]
     return {
         "name": config.name,
@@ -93,6 +96,7 @@ def provenance(
         "seeds": config.seeds,
         "simulations": simulations,
         "wall_s": wall_s,
+        "phases_s": dict(phases_s or {}),
         "cores": os.cpu_count() or 1,
         "workers": options.workers,
         "command": options.command,

@@ -19,7 +19,7 @@ in :mod:`sim.review.provenance`. Knows the sweep and the evidence jobs; renders 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -134,11 +134,13 @@ def run_review(
     config = with_seeds(config, options.seeds)
     out = options.out
     tell = progress or (lambda phase, done, total: None)
+    early = _EarlyReader()
 
     def swept(p: SweepProgress) -> None:
         if p.phase == "checking":
             tell("checking", p.checked, p.to_check)
         else:
+            early.read_new(p.paths)
             tell("simulating", p.simulations, p.simulations_total)
 
     refuse_foreign(out, config, REPORT)
@@ -150,7 +152,8 @@ def run_review(
         prepare(out, config, kind=REPORT, command=options.command)  # refuses a sweep's directory first
         fresh_shards(out / SHARDS, config)
         done = run_sweep(config, out / SHARDS, executor=executor, on_task_done=swept)
-    frame = read_shards(done.paths)
+    frame = read_shards(done.paths, early.tables)
+    sweep_end = time.perf_counter()
     policies = [p.label for p in config.policy]
     refs = scenario_refs(config)
     grids = as_written_grids(config)
@@ -163,6 +166,7 @@ def run_review(
         executor, shrink_jobs, recognise_jobs, verify_jobs, tell, options.causality_budget_requests
     )
     views, histories, files = counterexamples(shrunk, out, curves)
+    phases_s = {"sweep": sweep_end - started, "evidence": time.perf_counter() - sweep_end}
     return Review(
         out=out,
         frame=frame,
@@ -172,18 +176,37 @@ def run_review(
         verification=[verify_view(v) for v in verified],
         findings=findings(recognise_jobs, recognised, deployment),
         explanations=explanations(frame, policies, recognise_jobs, recognised, explained),
-        provenance=provenance(config, options, len(frame), time.perf_counter() - started, len(recognise_jobs), curves),
+        provenance=provenance(
+            config, options, len(frame), time.perf_counter() - started, len(recognise_jobs), curves, phases_s
+        ),
         started=started,
         files=files,
     )
 
 
-def read_shards(paths: Sequence[Path]) -> pd.DataFrame:
+def read_shards(paths: Sequence[Path], already: Mapping[Path, pa.Table] | None = None) -> pd.DataFrame:
     """Every shard's rows in one frame, in a fixed order. Arrow tables are joined before one conversion
     to pandas (columns a shard lacks become nulls): converting thousands of small shards one by one cost
-    about 7 ms each, a serial step that outgrew the evidence phase at 80 seeds per cell."""
-    tables = [pq.ParquetFile(path).read() for path in sorted(paths)]
+    about 7 ms each, a serial step that outgrew the evidence phase at 80 seeds per cell. ``already``
+    holds shards read while the sweep ran (see :class:`_EarlyReader`); the rest are read here."""
+    known = already or {}
+    tables = [known[path] if path in known else pq.ParquetFile(path).read() for path in sorted(paths)]
     return _sorted(pa.concat_tables(tables, promote_options="default").to_pandas())
+
+
+class _EarlyReader:
+    """Reads each shard as soon as the sweep has written it: the coordinator waits on the workers
+    during the sweep, so reading there costs no wall time, while reading 714 shards after it was
+    a serial step of 2-4 s at 100 seeds per cell."""
+
+    def __init__(self) -> None:
+        self.tables: dict[Path, pa.Table] = {}
+        self._seen = 0
+
+    def read_new(self, paths: Sequence[Path]) -> None:
+        for path in paths[self._seen :]:
+            self.tables[path] = pq.ParquetFile(path).read()
+        self._seen = len(paths)
 
 
 def _sorted(frame: pd.DataFrame) -> pd.DataFrame:

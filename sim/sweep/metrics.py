@@ -98,9 +98,14 @@ class RunMetrics:
 
 @dataclass
 class _Pass:
-    """The state of the single pass; kept apart so :func:`run_metrics` reads as a dispatch."""
+    """The state of the single pass; kept apart so :func:`run_metrics` reads as a dispatch.
 
-    request_types: Sequence[str]
+    Only the records a metric counts are visited (matched store rows, tool records, landings and
+    fault records); the request a fault without a request index struck is found by looking
+    around the fault record (see :meth:`fault`), not by tracking every request record."""
+
+    history: Sequence[Op]
+    request_types: Sequence[type[Any] | str]
     out: RunMetrics = field(default_factory=RunMetrics)
     status: dict[str, str] = field(default_factory=dict)
     created_s: dict[str, float] = field(default_factory=dict)
@@ -108,9 +113,6 @@ class _Pass:
     open_tool: dict[str, Op] = field(default_factory=dict)  # process -> its outstanding tool invoke
     executions: Counter[tuple[str, Any]] = field(default_factory=Counter)
     idempotent_landings: Counter[tuple[str, Any]] = field(default_factory=Counter)
-    last_kind: dict[str, str] = field(default_factory=dict)
-    wait_next: dict[str, list[str]] = field(default_factory=dict)  # process -> families awaiting a request
-    wait_any: list[str] = field(default_factory=list)
 
     def store(self, op: Op) -> None:
         if op.type is not OpType.OK or not op.value.get("matched"):
@@ -151,40 +153,45 @@ class _Pass:
         if op.type is not OpType.INFO:  # info = the caller crashed: the write's outcome stays unknown
             self.inflight.get(invoke.run, set()).discard(invoke.index)
 
-    def fault(self, op: Op) -> None:
+    def fault(self, op: Op, at: int) -> None:
+        """Attribute the fault record at position ``at`` to the request class it struck."""
         family = str(op.value.get("family", ""))
         index = op.value.get("request")
         target = str(op.value.get("target", ""))
         if isinstance(index, int) and 0 <= index < len(self.request_types):
-            self.out.hits[(family, self.request_types[index])] += 1
+            kind = self.request_types[index]
+            self.out.hits[(family, kind if isinstance(kind, str) else kind.__name__)] += 1
         elif family in _FROM_LAST:
-            self.out.hits[(family, self.last_kind.get(target, UNKNOWN_REQUEST))] += 1
+            self.out.hits[(family, self._request_kind(range(at - 1, -1, -1), target))] += 1
         elif family in _FROM_NEXT:
-            self.wait_next.setdefault(target, []).append(family)
+            self.out.hits[(family, self._request_kind(range(at + 1, len(self.history)), target))] += 1
         elif family in _FROM_NEXT_ANY:
-            self.wait_any.append(family)
+            self.out.hits[(family, self._request_kind(range(at + 1, len(self.history)), None))] += 1
         else:
             self.out.hits[(family, UNKNOWN_REQUEST)] += 1
 
-    def request(self, op: Op, kind: str) -> None:
-        self.last_kind[op.process] = kind
-        waiting = self.wait_next.pop(op.process, None)
-        for family in waiting or ():
-            self.out.hits[(family, kind)] += 1
-        if self.wait_any:
-            for family in self.wait_any:
-                self.out.hits[(family, kind)] += 1
-            self.wait_any.clear()
+    def _request_kind(self, positions: range, process: str | None) -> str:
+        """The class of the first request record at ``positions`` (of ``process``, or of any process
+        when None); UNKNOWN_REQUEST when there is none. Request records are those of the runtime's
+        processes: not the nemesis, the world or a user's cancel."""
+        history = self.history
+        for i in positions:
+            op = history[i]
+            who = op[2]
+            if who in _NOT_REQUESTERS or (process is not None and who != process):
+                continue
+            kind = request_kind(op)
+            if kind is not None:
+                return kind
+        return UNKNOWN_REQUEST
 
     def finish(self) -> RunMetrics:
-        for families in self.wait_next.values():
-            for family in families:
-                self.out.hits[(family, UNKNOWN_REQUEST)] += 1
-        for family in self.wait_any:
-            self.out.hits[(family, UNKNOWN_REQUEST)] += 1
         self.out.wasted_tool_executions = sum(n - 1 for n in self.executions.values() if n > 1)
         self.out.duplicate_idempotent_writes = sum(n - 1 for n in self.idempotent_landings.values() if n > 1)
         return self.out
+
+
+_NOT_REQUESTERS = frozenset({H.NEMESIS, H.WORLD, "user"})
 
 
 def run_metrics(history: Iterable[Op], request_types: Sequence[type[Any] | str] = ()) -> RunMetrics:
@@ -196,27 +203,23 @@ def run_metrics(history: Iterable[Op], request_types: Sequence[type[Any] | str] 
     same process's next one, ``deploy`` precedes the next request record of any process, which is
     exact while reads have no store latency).
     """
-    history = history if isinstance(history, Sequence) else list(history)
-    names = [t if isinstance(t, str) else t.__name__ for t in request_types]
-    state = _Pass(names)
-    nemesis, world = H.NEMESIS, H.WORLD
-    for op in history:
-        name = op.op
-        if op.process == nemesis:
-            if name == H.FAULT:
-                state.fault(op)
-            continue
-        if op.process == world:
-            if name == H.LANDING and op.value.get("effect") == "idempotent_write":
-                state.idempotent_landings[(op.run, op.value.get("call"))] += 1
-            continue
-        if name == H.STORE:
-            state.store(op)
-        elif name == H.TOOL:
-            state.tool(op)
-        kind = request_kind(op)
-        if kind is not None and op.process != "user":
-            state.request(op, kind)
+    records = history if isinstance(history, (list, tuple)) else list(history)
+    state = _Pass(records, request_types)
+    nemesis, world, store, tool, fault, landing = H.NEMESIS, H.WORLD, H.STORE, H.TOOL, H.FAULT, H.LANDING
+    idempotent_landings = state.idempotent_landings
+    for at, op in enumerate(records):
+        process, name = op[2], op[3]
+        if name is store or name == store:
+            if process != nemesis and process != world:
+                state.store(op)
+        elif name is tool or name == tool:
+            if process != nemesis and process != world:
+                state.tool(op)
+        elif process == nemesis:
+            if name == fault:
+                state.fault(op, at)
+        elif process == world and name == landing and op[6].get("effect") == "idempotent_write":
+            idempotent_landings[(op[4], op[6].get("call"))] += 1
     metrics = state.finish()
-    metrics.liveness = liveness(history)
+    metrics.liveness = liveness(records)
     return metrics

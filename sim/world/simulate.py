@@ -19,7 +19,8 @@ from typing import Any
 from model import history as H
 from model.constants import LEASE_S
 from model.history import Op
-from model.invariants import Index, Validity, Verdict, check_all, coverage
+from model.invariants import Index, Validity, Verdict
+from model.invariants import judge as judge_history
 from model.policy import Policy, resolve_policy
 from model.requests import Request
 from scenarios.loader import load_scenario
@@ -169,9 +170,9 @@ def simulate(
 
 
 def _landings(index: Index | None, history: list[Op]) -> int:
-    """Landing records: counted from the index's buckets when judged, else by one pass."""
+    """Landing records: counted by the judging pass when judged, else by one pass."""
     if index is not None:
-        return sum(len(ops) for (name, _), ops in index.buckets.items() if name == H.LANDING)
+        return index.landings
     return sum(1 for op in history if op.op == H.LANDING)
 
 
@@ -187,9 +188,10 @@ def _judged(
     world: World, name: str, policy: Policy, seed: int, ties: TieControl | None, judge: bool
 ) -> SimulationResult:
     history = world.recorder.history
-    index = Index.of(history) if judge else None
-    verdicts = check_all(index) if index is not None else {}
-    reached = coverage(index) if index is not None else {}
+    judged = judge_history(history) if judge else None
+    index = judged.index if judged is not None else None
+    verdicts = judged.verdicts if judged is not None else {}
+    reached = judged.coverage if judged is not None else {}
     statuses = Counter(row.status.value for row in world.db.rows.values())
     stats = {
         "runs": len(world.db.rows),

@@ -85,8 +85,9 @@ class Written:
 ReviewResult = Written
 
 
-def review(where: Path, out: Path | None = None) -> Written:
-    """Run the small review; ``out`` defaults to ``where/out`` (the config is written to ``where``)."""
+def review(where: Path, out: Path | None = None, figures_in_pool: bool = True) -> Written:
+    """Run the small review; ``out`` defaults to ``where/out`` (the config is written to ``where``).
+    Figures are drawn in the pool, as ``leaselab report`` draws them, unless ``figures_in_pool`` is off."""
     options = ReviewOptions(
         out=out or where / "out",
         workers=2,
@@ -98,11 +99,11 @@ def review(where: Path, out: Path | None = None) -> Written:
     config = where / "small.toml"
     with ProcessPoolExecutor(max_workers=2) as pool:
         done = run_review(load_config(config if config.exists() else small_config(where)), options, pool)
-    return Written(render(done), done.frame)
+        return Written(render(done, pool if figures_in_pool else None), done.frame)
 
 
 @pytest.fixture(scope="session")
-def run_small_review() -> Callable[[Path, Path | None], ReviewResult]:
+def run_small_review() -> Callable[[Path, Path | None, bool], ReviewResult]:
     """The small review as a function, to run it again."""
     return review
 

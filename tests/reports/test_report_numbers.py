@@ -277,6 +277,23 @@ def test_provenance_records_how_it_was_made(report_json: dict[str, Any], rows: p
     assert made["commit"]
 
 
+def test_the_provenance_gives_the_wall_time_per_simulation_and_per_phase(
+    report_json: dict[str, Any], small_review: Any
+) -> None:
+    made = report_json["provenance"]
+    assert set(made["phases_s"]) == {"sweep", "evidence", "figures"}
+    assert all(seconds >= 0 for seconds in made["phases_s"].values())
+    assert sum(made["phases_s"].values()) == pytest.approx(made["wall_s"])
+    per_simulation = f"{1000 * made['wall_s'] / made['simulations']:.2f} ms per simulation"
+    for page in ("html", "markdown"):
+        text = small_review.paths[page].read_text(encoding="utf-8")
+        assert text.count(per_simulation) == 2, page  # the line under the title and the provenance section
+        phases = " · ".join(f"{name} {made['phases_s'][name]:.0f} s" for name in ("sweep", "evidence", "figures"))
+        assert phases in text, page
+    markdown = small_review.paths["markdown"].read_text(encoding="utf-8")
+    assert f"({phases})\n- " in markdown  # the provenance list goes on on its own line
+
+
 def test_the_glossary_carries_the_outcome_table(report_json: dict[str, Any], small_review: Any) -> None:
     """Issue 18: what every entry point may tell its caller and when that is true, in both documents."""
     from model.invariants.outcome_table import OUTCOME_TABLE, table_rows
