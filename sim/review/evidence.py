@@ -56,7 +56,7 @@ def counterexamples(
         replay = cx.run()
         histories[len(views)] = replay.history
         verdict = replay.verdicts[job.invariant]
-        runs = sorted({replay.history[i].run for i in verdict.witness if replay.history[i].run})
+        runs = sorted({replay.history[w].run for w in verdict.witness if replay.history[w].run})
         views.append(
             {
                 "invariant": job.invariant,
