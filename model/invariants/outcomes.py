@@ -84,18 +84,22 @@ def segment_outcome_true(ix: Index) -> Finding:
         outcome = done[6].get("outcome")
         if outcome == "lease_lost":
             continue
-        why = _falsehood(ix, span, outcome)
-        if why is None:
-            tally.hold()
-            continue
-        witness, reason = why
-        tally.violate(
-            (*witness, done[0]),
-            f"the {span.entry} call of run {span.run!r} by {span.identity!r} reported {outcome!r} at {done[0]}, "
-            f"but {reason}",
-            at=done[0],
-        )
+        _judge_report(tally, span, done, repr(outcome), _falsehood(ix, span, outcome))
     return tally.finding("segment outcomes")
+
+
+def _judge_report(tally: Tally, span: Span, done: Op, said: str, why: tuple[tuple[int, ...], str] | None) -> None:
+    """One judged case: the call reported ``said`` (as the explanation words it); ``why`` is None when
+    that is true of what it did, else (witness indexes, words) saying why it is false."""
+    if why is None:
+        tally.hold()
+        return
+    witness, reason = why
+    tally.violate(
+        (*witness, done[0]),
+        f"the {span.entry} call of run {span.run!r} by {span.identity!r} reported {said} at {done[0]}, but {reason}",
+        at=done[0],
+    )
 
 
 def _falsehood(ix: Index, span: Span, outcome: object) -> tuple[tuple[int, ...], str] | None:
@@ -205,18 +209,7 @@ def lease_lost_means_lost(ix: Index) -> Finding:
             tally.violate((done[0],), f"the {span.entry} call of run {span.run!r} reported lease_lost at "
                           f"{done[0]} without issuing a statement", at=done[0])  # fmt: skip
             continue
-        last = own[-1]
-        why = _lease_held(ix, span, last)
-        if why is None:
-            tally.hold()
-            continue
-        witness, reason = why
-        tally.violate(
-            (*witness, done[0]),
-            f"the {span.entry} call of run {span.run!r} by {span.identity!r} reported lease_lost at {done[0]}, "
-            f"but {reason}",
-            at=done[0],
-        )
+        _judge_report(tally, span, done, "lease_lost", _lease_held(ix, span, own[-1]))
     return tally.finding("lease_lost outcomes")
 
 

@@ -113,10 +113,9 @@ def recovery_dispatch_any(ix: Index, verdict: Verdict) -> bool:
 # ---- F-14: a reaper whose clock runs ahead --------------------------------------------------------
 
 
-def _offset_in_force(ix: Index, process: str, index: int) -> float:
-    """The largest clock offset ``clock_skew`` faults gave ``process`` in force just before ``index``:
-    the last one, or the one before it (the runtime may have read its clock just before a fault fired
-    at the same request); 0 once the quiet phase healed every clock after them."""
+def _offsets_in_force(ix: Index, process: str, index: int) -> list[float]:
+    """The clock offsets ``clock_skew`` faults gave ``process`` before record ``index``, oldest first;
+    none once the quiet phase healed every clock after the last of them."""
     quiet = [op.index for op in ix.of_type(H.PHASE, OpType.INFO) if op.get("phase") == "quiet" and op.index < index]
     offsets = [
         (op.index, float(op.get("offset_s") or 0.0))
@@ -124,22 +123,19 @@ def _offset_in_force(ix: Index, process: str, index: int) -> float:
         if op.index < index and op.get("family") == "clock_skew" and op.get("target") == process
     ]
     if not offsets or (quiet and offsets[-1][0] < quiet[-1]):
-        return 0.0
-    return max(offset for _, offset in offsets[-2:])
+        return []
+    return [offset for _, offset in offsets]
+
+
+def _offset_in_force(ix: Index, process: str, index: int) -> float:
+    """The largest clock offset in force for ``process`` just before ``index``: the last one, or the one
+    before it (the runtime may have read its clock just before a fault fired at the same request)."""
+    return max(_offsets_in_force(ix, process, index)[-2:], default=0.0)
 
 
 def _offset_at(ix: Index, process: str, index: int) -> float:
-    """The clock offset ``clock_skew`` faults gave ``process`` at record ``index``: the last one before it,
-    0 when none did or the quiet phase healed every clock after it."""
-    quiet = [op.index for op in ix.of_type(H.PHASE, OpType.INFO) if op.get("phase") == "quiet" and op.index < index]
-    offsets = [
-        (op.index, float(op.get("offset_s") or 0.0))
-        for op in ix.of_type(H.FAULT, OpType.INFO)
-        if op.index < index and op.get("family") == "clock_skew" and op.get("target") == process
-    ]
-    if not offsets or (quiet and offsets[-1][0] < quiet[-1]):
-        return 0.0
-    return offsets[-1][1]
+    """The clock offset in force for ``process`` at record ``index``: the last one, 0 when none is."""
+    return next(reversed(_offsets_in_force(ix, process, index)), 0.0)
 
 
 def _tick_of(ix: Index, settle: Op) -> Op | None:

@@ -394,17 +394,27 @@ def stalled_settle_over_new_owner(ix: Index, verdict: Verdict) -> bool:
     )
 
 
-def _settle_issued_before(ix: Index, verdict: Verdict, sites: frozenset[str]) -> tuple[Op, Op, list[Op]] | None:
-    """For a ``settles_by_owner`` witness (prior row, settle): when the settle is a T7 from one of
-    ``sites`` by a process other than the prior row's writer, and its statement was issued before
-    every row change since that process's own last row change: (the settle, that own row, the rows
-    written between it and the settle)."""
+def _settle_over_claim(ix: Index, verdict: Verdict, sites: frozenset[str]) -> tuple[Op, Op] | None:
+    """For a ``settles_by_owner`` witness (prior row, settle): (prior, settle) when the settle is a T7
+    from one of ``sites`` and the prior row was written by another process."""
     ops = _witness(ix, verdict)
     if len(ops) != 2 or ops[1].op != H.STORE or ix.number(ops[1]) != "T7":
         return None
     prior, settle = ops
     if settle.get("site") not in sites or prior.process == settle.process:
         return None
+    return prior, settle
+
+
+def _settle_issued_before(ix: Index, verdict: Verdict, sites: frozenset[str]) -> tuple[Op, Op, list[Op]] | None:
+    """For a ``settles_by_owner`` witness (prior row, settle): when the settle is a T7 from one of
+    ``sites`` by a process other than the prior row's writer, and its statement was issued before
+    every row change since that process's own last row change: (the settle, that own row, the rows
+    written between it and the settle)."""
+    found = _settle_over_claim(ix, verdict, sites)
+    if found is None:
+        return None
+    _, settle = found
     issued = _invoke_of(ix, settle)
     if issued is None:
         return None

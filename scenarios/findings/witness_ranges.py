@@ -16,23 +16,11 @@ from model import history as H
 from model.history import Op, OpType
 from model.invariants import Index, Verdict
 from model.invariants.index import NON_IDEMPOTENT_WRITE, row_of
-from scenarios.findings.witness import _invoke_of, _lagging, _rows_of_run, _witness
+from scenarios.findings.witness import _invoke_of, _lagging, _rows_of_run, _settle_over_claim, _witness
 
 _CLAIMS = ("T3", "T10")
 _POSITION_FAILED_SITES = frozenset({"run_queued.position_failed", "resume.position_failed"})
 _POSITION_READ_SITES = frozenset({"run_queued.position", "resume.position"})
-
-
-def _settle_over_claim(ix: Index, verdict: Verdict, sites: frozenset[str]) -> tuple[Op, Op] | None:
-    """For a ``settles_by_owner`` witness (prior row, settle): (prior, settle) when the settle is a T7
-    from one of ``sites`` and the prior row was written by another process."""
-    ops = _witness(ix, verdict)
-    if len(ops) != 2 or ops[1].op != H.STORE or ix.number(ops[1]) != "T7":
-        return None
-    prior, settle = ops
-    if settle.get("site") not in sites or prior.process == settle.process:
-        return None
-    return prior, settle
 
 
 def stalled_position_read_settle(ix: Index, verdict: Verdict) -> bool:
