@@ -101,11 +101,19 @@ def view(curve: Mapping[str, Any], history: Sequence[Op] | None = None) -> dict[
     rows = [p for p in points if p["why"] in KEY_POINTS or p["cut"] in shown]
     return {
         **curve,
+        "draws_text": draws_text(points, int(curve["draws"])),
         "points": points,
         "rows": rows,
         "moments": moments,
         "sentence": sentence(curve, points, moments),
     }
+
+
+def draws_text(points: Sequence[Mapping[str, Any]], most: int) -> str:
+    """How many fresh continuations a point drew: '93', or '16-93' (an en dash) when points stopped early (a point
+    draws until its Wilson 95% interval is at most ±10 points, ``sim.explore.causality``)."""
+    drawn = sorted({int(p["draws"]) for p in points}) or [most]
+    return str(drawn[0]) if drawn[0] == drawn[-1] else f"{drawn[0]}{DASH}{drawn[-1]}"
 
 
 def sentence(
@@ -148,8 +156,8 @@ def lines(curve: Mapping[str, Any], history: Sequence[Op] | None = None) -> list
     """The curve as text: every point with its interval, then the decisive moments and the sentence."""
     shown = view(curve, history)
     out = [
-        f"causality: P(same violation | history up to t), {shown['draws']} fresh continuations per point "
-        f"(Wilson 95% interval at most ±10 points)",
+        f"causality: P(same violation | history up to t), {shown['draws_text']} fresh continuations per point "
+        f"(each drawn until its Wilson 95% interval is at most ±10 points)",
         f"{'t (s)':>10}  {'kept':>13}  {'P(same violation) [95%]':<24}  point",
     ]
     for p in shown["points"]:
@@ -177,7 +185,7 @@ def moment_markers(shown: Mapping[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def _legend(draws: int, *, on_lanes: bool = True) -> tuple[Any, ...]:
+def _legend(draws: str, *, on_lanes: bool = True) -> tuple[Any, ...]:
     moment = "decisive moment ◆" + (" (ringed on the lanes)" if on_lanes else "")
     return (
         Line2D([], [], color=CURVE_COLOUR, lw=1.6, label=f"P(same violation): share of {draws} fresh continuations"),
@@ -236,7 +244,7 @@ def panel(shown: Mapping[str, Any]) -> Panel:
         draw=lambda ax, x: _draw(ax, shown, x),
         height_in=1.2,
         above_in=0.12 + MOMENT_ROWS * MOMENT_ROW_PT / 72,
-        legend=_legend(int(shown["draws"])),
+        legend=_legend(str(shown["draws_text"])),
     )
 
 
@@ -253,7 +261,7 @@ def figure(shown: Mapping[str, Any], title: str = "") -> ReportFigure:
     _draw(ax, shown, float)
     ax.tick_params(axis="both", labelsize=LABEL_PT)
     ax.set_xlabel("simulated time (s)", fontsize=LABEL_PT)
-    handles = _legend(int(shown["draws"]), on_lanes=False)
+    handles = _legend(str(shown["draws_text"]), on_lanes=False)
     fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, legend_in / height_in), ncol=2,
                fontsize=LABEL_PT, frameon=False)  # fmt: skip
     if title:

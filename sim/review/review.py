@@ -62,8 +62,8 @@ from sim.sweep.rows import ROW_KEY, violated_mask
 VERIFY_SCENARIOS = ("single_run", "happy_path", "audit_failure_after_write", "worker_crash_mid_write")
 """Small library scenarios (one or two runs) whose bound-1 enumeration takes well under a second."""
 CAUSALITY_BUDGET_REQUESTS = 600_000
-"""About 6-10 CPU s per curve here: a whole curve (14 points of 93 draws) of a counterexample of the
-``default`` scenario; the 12,000-record histories of ``reaper_races_heartbeat`` get one point."""
+"""About 1-3 CPU s per curve here: a whole curve (8-14 points of 16-93 draws) of a counterexample of the
+``default`` scenario; the 12,000-record histories of ``reaper_races_heartbeat`` get a few points."""
 Progress = Callable[[str, int, int], None]
 """progress(phase, done, total): 'checking' counts the shards of an interrupted run verified,
 'simulating' simulations, 'evidence' jobs."""

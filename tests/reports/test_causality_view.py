@@ -185,9 +185,10 @@ def test_every_counterexample_of_the_report_has_its_curve(report_json: dict[str,
     for cx in cxs:
         curve = cx["causality"]
         assert curve["points"] and curve["points"][0]["cut"] == 0
-        assert all(p["draws"] == 93 for p in curve["points"])
+        assert all(16 <= p["draws"] <= curve["draws"] == 93 for p in curve["points"])
         assert curve["sentence"] in markdown
-    assert html.count("P(same violation): share of 93") == len(cxs)  # the curve's legend, in each figure's SVG
+        assert f"P(same violation): share of {curve['draws_text']} fresh continuations" in html  # the legend
+    assert html.count("P(same violation): share of") == len(cxs)  # one legend in each figure's SVG
     assert "causality curves" in report_json["provenance"]["extra"]
 
 
@@ -199,3 +200,9 @@ def test_a_curve_time_boxed_to_one_point_still_shows_its_interval() -> None:
     (bar,) = [c for c in below.collections if isinstance(c, LineCollection)]
     ((_, low), (_, high)) = bar.get_segments()[0]
     assert (low, high) == wilson(86, 93)
+
+
+def test_the_draws_text_says_how_many_continuations_points_drew() -> None:
+    assert causality.draws_text([point(0, 0.0, "start", 16, 16), point(9, 1.0, "violated", 40, 93)], 93) == "16\u201393"
+    assert causality.draws_text([point(0, 0.0, "start", 16, 16), point(9, 1.0, "violated", 0, 16)], 93) == "16"
+    assert causality.draws_text([], 93) == "93"

@@ -9,7 +9,7 @@ from model import history as H
 from reports.stats import wilson
 from scenarios.loader import load_scenario
 from scenarios.schema import FaultsModel
-from sim.explore.causality import DRAWS, JUMP, Curve, curve, same_violation
+from sim.explore.causality import DRAWS, HALF_WIDTH, JUMP, Curve, curve, interval_width, narrow_enough, same_violation
 from sim.explore.counterexample import Counterexample
 from sim.world.simulate import simulate
 
@@ -79,7 +79,13 @@ def test_the_curve_is_near_zero_before_the_deciding_fault_and_near_one_after(
     assert len(before) >= 3 and len(after) >= 2
     assert all(p.share <= 0.1 for p in before), [(p.cut, p.share) for p in before]
     assert all(p.share >= 0.9 for p in after), [(p.cut, p.share) for p in after]
-    assert all(p.draws == DRAWS for p in audit_curve.points)
+    assert all(stopped_at_first_narrow_interval(p.same, p.draws) for p in audit_curve.points)
+    assert {p.draws for p in audit_curve.points} == {16}, "every point is unanimous: 16 draws settle it"
+
+
+def stopped_at_first_narrow_interval(same: int, draws: int) -> bool:
+    """A point's draws stopped at the first draw where its interval got narrow enough, or at DRAWS."""
+    return 16 <= draws <= DRAWS and (draws == DRAWS or narrow_enough(same, draws))
 
 
 def test_the_decisive_moment_names_the_fault_and_its_record(audit_curve: Curve) -> None:
@@ -113,12 +119,16 @@ def test_a_design_defect_is_doomed_from_the_start() -> None:
 
 
 def test_the_budget_cuts_a_curve_short_and_says_so(audit_case: Counterexample) -> None:
-    full = curve(audit_case, between=4, bisect=False)
-    per_point = full.requests // len(full.points)
-    short = curve(audit_case, between=4, budget_requests=2 * per_point + per_point // 2)
+    full = curve(audit_case, between=4, bisect=False, sequential=False)
+    per_point = full.requests // len(full.points)  # a point at its most: DRAWS runs
+    budget = 2 * per_point + per_point // 2
+    short = curve(audit_case, between=4, budget_requests=budget, sequential=False)
     assert not short.complete and full.complete
     assert [p.why for p in short.points] == ["start", "violated"]
-    assert short.requests <= 2 * per_point + per_point // 2
+    assert short.requests <= budget
+    # Points that stop early leave room for more of them: the budget is checked against what was spent.
+    early = curve(audit_case, between=4, budget_requests=budget)
+    assert len(early.points) > len(short.points) and early.requests <= budget
 
 
 def test_the_same_violation_means_the_same_explanation(audit_case: Counterexample, audit_curve: Curve) -> None:
@@ -126,6 +136,32 @@ def test_the_same_violation_means_the_same_explanation(audit_case: Counterexampl
     assert recurs(audit_curve.history)
     clean = simulate(load_scenario(audit_case.scenario), "adr-104", 3, script=[])
     assert not recurs(clean.history)
+
+
+def test_the_sequential_stop_uses_the_reports_wilson_interval() -> None:
+    """The curve's own interval width (this layer may not import ``reports``) is the report's interval."""
+    for n in range(1, DRAWS + 1):
+        for k in range(n + 1):
+            lo, hi = wilson(k, n)
+            assert interval_width(k, n) == pytest.approx(hi - lo, abs=1e-12), (k, n)
+    assert interval_width(0, 0) == 1.0
+
+
+def test_a_point_stops_once_its_interval_is_ten_points_either_side_and_never_before_sixteen_draws() -> None:
+    assert not any(narrow_enough(k, n) for n in range(1, 16) for k in range(n + 1))
+    assert narrow_enough(0, 16) and narrow_enough(16, 16) and not narrow_enough(1, 16)
+    assert all(narrow_enough(k, DRAWS) for k in range(DRAWS + 1)), "DRAWS always suffices"
+    assert HALF_WIDTH == 0.10
+
+
+def test_a_fixed_curve_draws_every_point_in_full_and_finds_the_same_moment(
+    audit_case: Counterexample, audit_curve: Curve
+) -> None:
+    fixed = curve(audit_case, between=4, sequential=False)
+    assert all(p.draws == DRAWS for p in fixed.points)
+    assert [m.records for m in fixed.moments] == [m.records for m in audit_curve.moments]
+    assert [p.cut for p in fixed.points] == [p.cut for p in audit_curve.points]
+    assert fixed.simulations > 4 * audit_curve.simulations
 
 
 def test_draws_give_intervals_of_at_most_ten_points_and_no_fewer_would() -> None:
