@@ -73,12 +73,16 @@ class _Pass:
     reaps: list[tuple[float, str]] = field(default_factory=list)
     """(time, holder process) of each reap of a row whose holder was alive: judged at the end."""
 
-    def call(self, op: Op) -> None:
-        mine = self.calls.setdefault(op.process, [])
-        if op.type is OpType.INVOKE:
-            mine.append([op.time_s, float("inf")])
-        elif mine and mine[-1][1] == float("inf"):
-            mine[-1][1] = op.time_s
+    def calls_of(self, history: Iterable[Op], processes: set[str]) -> None:
+        """The calls of ``processes`` (provider, tool and store requests, not a crash's info record):
+        only the processes a reap struck while alive need them, so this walk runs only when there is one."""
+        for op in history:
+            if op.process in processes and op.op in _CALLS and op.type is not OpType.INFO:
+                mine = self.calls.setdefault(op.process, [])
+                if op.type is OpType.INVOKE:
+                    mine.append([op.time_s, float("inf")])
+                elif mine and mine[-1][1] == float("inf"):
+                    mine[-1][1] = op.time_s
 
     def progressing(self, at: float, process: str) -> bool:
         """At ``at`` the process's call in flight (if any) returned within a lease, and its latest call
@@ -161,26 +165,29 @@ class _Pass:
 
 def liveness(history: Iterable[Op]) -> Liveness:
     """The liveness costs of one history (see the module docstring)."""
+    records = history if isinstance(history, (list, tuple)) else list(history)
     state = _Pass()
-    for op in history:
-        if op.process == H.NEMESIS:
+    # Records by position (process 2, op 3, run 4, type 5, value 6): a NamedTuple's field names are
+    # descriptors, and this walk visits every record of every simulation a sweep runs.
+    nemesis, world, final, segment, store, tool = H.NEMESIS, H.WORLD, H.FINAL, H.SEGMENT, H.STORE, H.TOOL
+    fail, failing = OpType.FAIL, (H.PROVIDER, H.EVENT)
+    for op in records:
+        process, name = op[2], op[3]
+        if process == nemesis:
             state.nemesis(op)
-            continue
-        if op.process == H.WORLD:
-            if op.op == H.FINAL:
-                state.final[op.run] = str(op.value.get("row", {}).get("status", ""))
-            continue
-        name = op.op
-        if name in _CALLS and op.type is not OpType.INFO:
-            state.call(op)
-        if name == H.SEGMENT:
+        elif process == world:
+            if name == final:
+                state.final[op[4]] = str(op[6].get("row", {}).get("status", ""))
+        elif name == segment:
             state.segment(op)
-        elif name == H.STORE:
+        elif name == store:
             state.store(op)
-        elif name == H.TOOL:
+        elif name == tool:
             state.tool(op)
-        elif op.type is OpType.FAIL and name in (H.PROVIDER, H.EVENT):
+        elif op[5] is fail and name in failing:
             state.failure(op)
+    if state.reaps:
+        state.calls_of(records, {process for _at, process in state.reaps})
     state.out.progressing_reaped = sum(1 for at, process in state.reaps if state.progressing(at, process))
     state.out.failed_by_slowness = sum(
         1
