@@ -1,6 +1,7 @@
 """``leaselab bench [--json]``: the world's speed next to raw simpy, measured in one process: both
-standard workloads (default, single_run), memory per simulation, and the issue-9 targets as ratios
-(see :mod:`sim.bench.world`). ``--workload W`` times one workload only.
+standard workloads (default, single_run), memory per simulation, the issue-9 targets as ratios and
+issue 19's (world + judge against runtime + simpy; see :mod:`sim.bench.world`). ``--workload W``
+times one workload only.
 
 ``leaselab bench --search [--json] [--seeds N] [--budget-s S] [--defect KB-n ...]``: for each known
 defect, the median time to its first counterexample for the swarm explorer and for a hand-written

@@ -102,4 +102,8 @@ def layer_budget(workload: str, simulations: int, us_per_simulation: float, budg
         "target_budget_us": round(budget_us, 1),
         "runtime_plus_simpy_us": round(per_layer["runtime"] + per_layer["simpy"], 1),
         "runtime_plus_simpy_share_of_budget": round((per_layer["runtime"] + per_layer["simpy"]) / budget_us, 3),
+        "world_plus_judge_us": round(per_layer["world"] + per_layer["judge"], 1),
+        "world_plus_judge_over_runtime_plus_simpy": round(
+            (per_layer["world"] + per_layer["judge"]) / max(per_layer["runtime"] + per_layer["simpy"], 1e-9), 2
+        ),
     }

@@ -11,6 +11,9 @@ that one run:
 - simpy events per second inside ``simulate`` on ``default`` against raw simpy's bare-timeout rate;
 - memory per simulation over many simulations in one process (resident set size, sampled).
 
+Issue 19's targets are read from the same run (:func:`issue_19`): the layer table's world + judge
+against runtime + simpy per ``default`` simulation, and ``single_run`` judged per second.
+
 Rates are CPU-time rates of this process (``time.process_time``), i.e. per core.
 
 It knows only ``simulate`` and the scenario loader, never the CLI.
@@ -55,6 +58,35 @@ TARGETS = {
     "single_run_simulations_per_s_per_core": 2500.0,
     "ratio_to_raw_simpy": 0.2,
 }
+"""Issue 9's targets (ratios against :data:`BEFORE`)."""
+
+ISSUE_19_TARGETS = {
+    "world_plus_judge_over_runtime_plus_simpy": 1.0,
+    "single_run_judged_simulations_per_s_per_core": 3500.0,
+}
+"""Issue 19's targets that one run can measure: the world and the judge together cost no more per
+``default`` simulation than the runtime and simpy (the layer table), and ``single_run`` judged at
+3,500 simulations per second per core. Its third, ``default`` at 1.8x the rate of b4fcf59, needs
+the old tree in the same run: ``benchmarks/ab_world.py`` and ``benchmarks/bench_judge.py --compare``."""
+
+
+def issue_19(layers: dict[str, Any], single_run_per_s: float, memory_growth_bytes_per_sim: float) -> dict[str, Any]:
+    """Issue 19's targets against this run's figures: each figure, its target and whether it is met."""
+    ratio = float(layers["default"]["world_plus_judge_over_runtime_plus_simpy"])
+    return {
+        "default_world_plus_judge_us": layers["default"]["world_plus_judge_us"],
+        "default_runtime_plus_simpy_us": layers["default"]["runtime_plus_simpy_us"],
+        "default_world_plus_judge_over_runtime_plus_simpy": ratio,
+        "single_run_judged_simulations_per_s_per_core": single_run_per_s,
+        "targets": ISSUE_19_TARGETS,
+        "met": {
+            "world_plus_judge_within_runtime_plus_simpy": ratio
+            <= ISSUE_19_TARGETS["world_plus_judge_over_runtime_plus_simpy"],
+            "single_run_3500_judged_per_core": single_run_per_s
+            >= ISSUE_19_TARGETS["single_run_judged_simulations_per_s_per_core"],
+            "memory_flat": abs(memory_growth_bytes_per_sim) < 64,
+        },
+    }
 
 
 @dataclass(frozen=True)
@@ -242,4 +274,5 @@ def targets_bench(
         "targets": TARGETS,
         "met": met,
         "layers": layers,
+        "issue_19": issue_19(layers, single.simulations_per_s, memory["growth_bytes_per_sim"]),
     }

@@ -55,3 +55,32 @@ def test_a_budget_turns_shares_into_microseconds_of_one_simulation() -> None:
     assert budget["runtime_plus_simpy_us"] == pytest.approx(per_layer["runtime"] + per_layer["simpy"], abs=0.2)
     share = budget["runtime_plus_simpy_share_of_budget"]
     assert share == pytest.approx(budget["runtime_plus_simpy_us"] / 400, abs=0.01)
+
+
+def test_the_budget_sets_world_and_judge_against_runtime_and_simpy() -> None:
+    budget = bench_layers.layer_budget("single_run", 5, us_per_simulation=1000.0, budget_us=400.0)
+    per_layer = budget["us_per_layer"]
+    assert budget["world_plus_judge_us"] == pytest.approx(per_layer["world"] + per_layer["judge"], abs=0.2)
+    assert budget["world_plus_judge_over_runtime_plus_simpy"] == pytest.approx(
+        budget["world_plus_judge_us"] / budget["runtime_plus_simpy_us"], abs=0.01
+    )
+
+
+@pytest.mark.parametrize(
+    ("ratio", "rate", "growth", "met"),
+    [
+        (0.9, 3600.0, 0.0, (True, True, True)),
+        (1.2, 3600.0, 0.0, (False, True, True)),
+        (1.0, 3499.0, 100.0, (True, False, False)),
+    ],
+)
+def test_issue_19_targets_are_read_from_the_same_run(
+    ratio: float, rate: float, growth: float, met: tuple[bool, bool, bool]
+) -> None:
+    from sim.bench.world import issue_19
+
+    layers = {"default": {"world_plus_judge_over_runtime_plus_simpy": ratio, "world_plus_judge_us": 1.0,
+                          "runtime_plus_simpy_us": 1.0}}  # fmt: skip
+    shown = issue_19(layers, rate, growth)
+    assert tuple(shown["met"].values()) == met
+    assert shown["default_world_plus_judge_over_runtime_plus_simpy"] == ratio
