@@ -80,8 +80,8 @@ class World:
         self.plan = FaultPlan.build(self.scenario.faults, self.rng, self.script, self.scenario.script, self.anchored)
         self._decide = self.plan.decider()
         self.world_cfg = self.scenario.world
-        self.requests = 0
         self.request_types: list[type[Request]] = []
+        """The type of each request so far, by its global index (what the fault plan numbers)."""
         self.busy = 0
         self.open_creators = 0
         self.deciding: set[str] = set()
@@ -109,6 +109,11 @@ class World:
             Dispatch: self.bus.dispatch,
         }
 
+    @property
+    def requests(self) -> int:
+        """Requests so far (every request but the clock reads and notes)."""
+        return len(self.request_types)
+
     def drive(self, proc: Proc, gen: Generator[Request, Any, Any]) -> SimGen:
         """Run a runtime generator to completion inside a simpy process; raises Crashed.
 
@@ -119,7 +124,7 @@ class World:
         value: Any = None
         error: BaseException | None = None
         plan, handlers, reads, instants, env = self.plan, self._handlers, self._reads, self._instants, self.env
-        send, request_types, decide = gen.send, self.request_types, self._decide
+        send, request_types, decide, kind = gen.send, self.request_types, self._decide, proc.kind
         rows = self.rows
         store_latency_s, store_delay = rows.store_latency_s, rows.store_delay
         while True:
@@ -136,23 +141,20 @@ class World:
                 # proc.clock(now), inlined: the commonest request; read_s is the statement records' clock_s
                 value = proc.read_s = EPOCH_S + floor(env._now + proc.skew_s)
                 continue
-            value = None
             if rtype is Note:
                 assert isinstance(request, Note)
                 op = H.ACCOUNT if request.what == H.ACCOUNT else H.DECIDE
                 self.recorder.add(proc.name, op, request.uuid, OK, dict(request.detail))
+                value = None
                 continue
-            index = self.requests
-            self.requests = index + 1
+            index = len(request_types)  # this request's global index
             request_types.append(rtype)
-            fault = None
-            if not plan.healed:
-                fault = decide(index, request, proc.kind)
-                if fault is not None:
-                    fault = self._nemesis(proc, request, fault)
-                    if fault is not None and fault.family == "crash" and fault.kind == "before":
-                        gen.close()
-                        raise Crashed
+            fault = None if plan.healed else decide(index, request, kind)
+            if fault is not None:
+                fault = self._nemesis(proc, request, fault)
+                if fault is not None and fault.family == "crash" and fault.kind == "before":
+                    gen.close()
+                    raise Crashed
             read = reads.get(rtype)
             if read is not None:
                 delay = store_latency_s if fault is None else store_delay(proc, getattr(request, "uuid", ""), fault)
