@@ -92,13 +92,21 @@ class Database:
         new = transition.apply(row)
         if new is None:
             return _REFUSED, row
-        self._place(new)
+        self.rows[uuid] = new  # _place, inlined: every guarded UPDATE passes here
+        if new.status is _RUNNING:
+            self._running[uuid] = new
+        else:
+            self._running.pop(uuid, None)
         return (_CHANGED if _differs(new, row) else _UNCHANGED), new
 
     def select_stale(self, now: int, limit: int) -> tuple[RunRow, ...]:
         """T12 over the running rows only: the same rows it would pick from all of them, in the
-        same order (it sorts by lease expiry and uid, which no two rows share)."""
-        return tuple(find_stale_running(self._running.values(), now, limit))
+        same order (it sorts by lease expiry and uid, which no two rows share). With no running row
+        there is nothing to select (most reaper ticks)."""
+        running = self._running
+        if not running:
+            return ()
+        return tuple(find_stale_running(running.values(), now, limit))
 
     def insert_event(self, uuid: str, event: EventRow) -> None:
         self.events.setdefault(uuid, []).append(event)
