@@ -87,6 +87,8 @@ class World:
         self.deciding: set[str] = set()
         self.decisions = 0
         self.done = self.env.event()
+        self.ended = False
+        """``done`` has succeeded (its ``triggered``, without simpy's property: asked after every segment)."""
         self.tools = ToolServer(self)
         self.procs = ProcessTable(self)
         self.rows = RowStore(self, self.db)
@@ -202,7 +204,8 @@ class World:
 
     def maybe_done(self) -> None:
         """Succeed ``done`` once nothing can happen any more: every run terminal, nobody busy."""
-        if self.done.triggered or self.open_creators or self.busy or self.bus.pending_deliveries:
+        if self.ended or self.open_creators or self.busy or self.bus.pending_deliveries:
             return
         if len(self.rows.terminal) == len(self.db.rows):
+            self.ended = True
             self.done.succeed()
