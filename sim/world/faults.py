@@ -158,9 +158,9 @@ class FaultPlan:
     _total: dict[type[Request], float] = field(default_factory=dict)
     """Per request type, the probability that any family fires (the last cumulative row)."""
     _counts: dict[type[Request], dict[str, int]] = field(default_factory=dict)
-    """Per request type, how many requests of each run (uuid) the plan has decided: the ``n`` of an
-    anchor. One dict per type rather than one keyed by (uuid, type): no key tuple built and hashed
-    per request."""
+    """Per request type, how many requests of each run (uuid) :meth:`decide` has decided: the ``n``
+    of an anchor. One dict per type rather than one keyed by (uuid, type): no key tuple built and
+    hashed per request. (The closure :meth:`decider` returns keeps its own lists.)"""
 
     @classmethod
     def build(
@@ -238,12 +238,15 @@ class FaultPlan:
 
     def decider(self) -> Callable[[int, Request, str], Fault | None]:
         """:meth:`decide`, as a closure over the plan's tables in the commonest mode (profile mode
-        without targeted faults): the same draws, counts and faults, fewer lookups per request (one
-        per request type gives its threshold and its runs' counts together)."""
-        if self.script is not None or self.anchored is not None or self.pinned or self.targeted:
+        without targeted faults, nothing decided yet): the same draws and faults, less work per
+        request. One lookup per request gives the type's threshold and the runs of its requests so
+        far, a list: appending a run is cheaper than counting it, and the count (the ``n`` of an
+        anchor) is needed only when a fault strikes (a few times in a simulation, against hundreds
+        of requests)."""
+        if self.script is not None or self.anchored is not None or self.pinned or self.targeted or self._counts:
             return self.decide
-        plan, counts, draw, total = self, self._counts, self.rng.random, self._total
-        lanes: dict[type[Request], tuple[float, dict[str, int]]] = {}
+        plan, draw, total = self, self.rng.random, self._total
+        lanes: dict[type[Request], tuple[float, list[str]]] = {}
 
         def decide(index: int, request: Request, process_kind: str) -> Fault | None:
             if plan.healed:
@@ -251,13 +254,13 @@ class FaultPlan:
             rtype = type(request)
             lane = lanes.get(rtype)
             if lane is None:
-                lane = lanes[rtype] = (total.get(rtype, 0.0), counts.setdefault(rtype, {}))
-            threshold, seen = lane
+                lane = lanes[rtype] = (total.get(rtype, 0.0), [])
+            threshold, runs = lane
             uuid: str = getattr(request, "uuid", "")
-            nth = seen[uuid] = seen.get(uuid, 0) + 1
+            runs.append(uuid)
             u = draw()
             if u < threshold:
-                return plan._strike(index, rtype, uuid, nth, u)
+                return plan._strike(index, rtype, uuid, runs.count(uuid), u)
             return None
 
         return decide
