@@ -110,6 +110,18 @@ class World:
             InvokeTool: self.tools.invoke,
             Dispatch: self.bus.dispatch,
         }
+        self._parts = (
+            self.plan,
+            self._handlers,
+            self._reads,
+            self._instants,
+            self.env,
+            self.request_types,
+            rows,
+            rows.store_latency_s,
+            rows.store_delay,
+        )
+        """What every ``drive`` reads, fixed for the world's life: one attribute read per segment."""
 
     @property
     def requests(self) -> int:
@@ -125,10 +137,8 @@ class World:
         """
         value: Any = None
         error: BaseException | None = None
-        plan, handlers, reads, instants, env = self.plan, self._handlers, self._reads, self._instants, self.env
-        send, request_types, decide, kind = gen.send, self.request_types, self._decide, proc.kind
-        rows = self.rows
-        store_latency_s, store_delay = rows.store_latency_s, rows.store_delay
+        plan, handlers, reads, instants, env, request_types, rows, store_latency_s, store_delay = self._parts
+        send, decide, kind = gen.send, self._decide, proc.kind  # _decide is replaced by conditioned runs
         while True:
             try:
                 if error is None:
