@@ -4,7 +4,9 @@
 
 Alternates the two trees in fresh subprocesses (each with its own PYTHONPATH) for several rounds
 and keeps the fastest round of each phase: build_world and run_world per simulation of ``default``
-and ``single_run`` (head, seeds 0..N-1, the cyclic collector paused as ``simulate`` does). On a
+and ``single_run`` (head, seeds 0..N-1, the cyclic collector paused as ``simulate`` does), and
+the whole unjudged ``simulate`` (the world's final records, stats and release, and the collection
+the collector makes of what the simulation left once it is back on: the world's full cost). On a
 shared machine read the ratios; absolute times move with the load.
 """
 
@@ -22,15 +24,16 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parents[1]
 
 
-def measure(workload: str, simulations: int, repeats: int) -> tuple[float, float]:
-    """(build_world, run_world) microseconds per simulation, the best of ``repeats`` passes."""
+def measure(workload: str, simulations: int, repeats: int) -> tuple[float, float, float]:
+    """(build_world, run_world, unjudged simulate) microseconds per simulation, the best of
+    ``repeats`` passes each."""
     from model.policy import resolve_policy
     from scenarios.loader import load_scenario
 
     try:
-        from sim.world.simulate import _release, build_world, run_world
+        from sim.world.simulate import _release, build_world, run_world, simulate
     except ModuleNotFoundError:  # a checkout from before the stages got their folders (b4fcf59 and older)
-        from sim.simulate import _release, build_world, run_world  # type: ignore[no-redef]
+        from sim.simulate import _release, build_world, run_world, simulate  # type: ignore[no-redef]
 
     scenario, policy = load_scenario(workload), resolve_policy("head", None)
     for seed in range(3):
@@ -52,7 +55,14 @@ def measure(workload: str, simulations: int, repeats: int) -> tuple[float, float
             build, run = build + built - start, run + ran - built
         gc.enable()
         best_build, best_run = min(best_build, build / simulations * 1e6), min(best_run, run / simulations * 1e6)
-    return best_build, best_run
+    best_whole = float("inf")
+    for _ in range(repeats):
+        gc.collect()
+        start = time.perf_counter()
+        for seed in range(simulations):
+            simulate(scenario, policy, seed, judge=False)
+        best_whole = min(best_whole, (time.perf_counter() - start) / simulations * 1e6)
+    return best_build, best_run, best_whole
 
 
 def child(default: int, single: int, repeats: int) -> None:
@@ -74,6 +84,7 @@ def main() -> None:
         return
     trees = {"old": args.old.resolve(), "new": HERE}
     results: dict[str, list[dict[str, list[float]]]] = {"old": [], "new": []}
+    print(f"{'':10s} {'phase':12s} {'old':>9s}    {'new':>9s}    ratio (us per simulation, best round)")
     for _ in range(args.rounds):
         for name, tree in trees.items():
             env = {**os.environ, "PYTHONPATH": str(tree)}
@@ -82,12 +93,12 @@ def main() -> None:
             done = subprocess.run(command, cwd=tree, env=env, capture_output=True, text=True, check=True)
             results[name].append(json.loads(done.stdout))
     for workload in ("default", "single_run"):
-        best = {name: [min(r[workload][i] for r in runs) for i in (0, 1)] for name, runs in results.items()}
-        (old_build, old_run), (new_build, new_run) = best["old"], best["new"]
-        print(
-            f"{workload:10s} build_world {old_build:7.1f} -> {new_build:7.1f} us ({new_build / old_build:.2f})   "
-            f"run_world {old_run:7.1f} -> {new_run:7.1f} us ({new_run / old_run:.3f})"
-        )
+        best = {name: [min(r[workload][i] for r in runs) for i in (0, 1, 2)] for name, runs in results.items()}
+        for i, phase in enumerate(("build_world", "run_world", "simulate")):
+            old, new = best["old"][i], best["new"][i]
+            print(f"{workload:10s} {phase:12s} {old:9.1f} -> {new:9.1f}    {new / old:.3f}")
+        old_sum, new_sum = best["old"][0] + best["old"][1], best["new"][0] + best["new"][1]
+        print(f"{workload:10s} {'build+run':12s} {old_sum:9.1f} -> {new_sum:9.1f}    {new_sum / old_sum:.3f}")
 
 
 if __name__ == "__main__":

@@ -157,7 +157,10 @@ class FaultPlan:
     _table: Table = field(default_factory=dict)
     _total: dict[type[Request], float] = field(default_factory=dict)
     """Per request type, the probability that any family fires (the last cumulative row)."""
-    _counts: dict[tuple[str, type[Request]], int] = field(default_factory=dict)
+    _counts: dict[type[Request], dict[str, int]] = field(default_factory=dict)
+    """Per request type, how many requests of each run (uuid) :meth:`decide` has decided: the ``n``
+    of an anchor. One dict per type rather than one keyed by (uuid, type): no key tuple built and
+    hashed per request. (The closure :meth:`decider` returns keeps its own lists.)"""
 
     @classmethod
     def build(
@@ -201,9 +204,8 @@ class FaultPlan:
             return None
         rtype = type(request)
         uuid: str = getattr(request, "uuid", "")
-        counts = self._counts
-        key = (uuid, rtype)
-        nth = counts[key] = counts.get(key, 0) + 1
+        seen = self._counts.setdefault(rtype, {})
+        nth = seen[uuid] = seen.get(uuid, 0) + 1
         u = self.rng.random()
         fault: Fault | None = None
         if self.script is not None:
@@ -236,21 +238,29 @@ class FaultPlan:
 
     def decider(self) -> Callable[[int, Request, str], Fault | None]:
         """:meth:`decide`, as a closure over the plan's tables in the commonest mode (profile mode
-        without targeted faults): the same draws and faults, fewer lookups per request."""
-        if self.script is not None or self.anchored is not None or self.pinned or self.targeted:
+        without targeted faults, nothing decided yet): the same draws and faults, less work per
+        request. One lookup per request gives the type's threshold and the runs of its requests so
+        far, a list: appending a run is cheaper than counting it, and the count (the ``n`` of an
+        anchor) is needed only when a fault strikes (a few times in a simulation, against hundreds
+        of requests)."""
+        if self.script is not None or self.anchored is not None or self.pinned or self.targeted or self._counts:
             return self.decide
-        plan, counts, draw, total = self, self._counts, self.rng.random, self._total
+        plan, draw, total = self, self.rng.random, self._total
+        lanes: dict[type[Request], tuple[float, list[str]]] = {}
 
         def decide(index: int, request: Request, process_kind: str) -> Fault | None:
             if plan.healed:
                 return None
             rtype = type(request)
+            lane = lanes.get(rtype)
+            if lane is None:
+                lane = lanes[rtype] = (total.get(rtype, 0.0), [])
+            threshold, runs = lane
             uuid: str = getattr(request, "uuid", "")
-            key = (uuid, rtype)
-            nth = counts[key] = counts.get(key, 0) + 1
+            runs.append(uuid)
             u = draw()
-            if u < total.get(rtype, 0.0):
-                return plan._strike(index, rtype, uuid, nth, u)
+            if u < threshold:
+                return plan._strike(index, rtype, uuid, runs.count(uuid), u)
             return None
 
         return decide

@@ -80,13 +80,15 @@ class World:
         self.plan = FaultPlan.build(self.scenario.faults, self.rng, self.script, self.scenario.script, self.anchored)
         self._decide = self.plan.decider()
         self.world_cfg = self.scenario.world
-        self.requests = 0
         self.request_types: list[type[Request]] = []
+        """The type of each request so far, by its global index (what the fault plan numbers)."""
         self.busy = 0
         self.open_creators = 0
         self.deciding: set[str] = set()
         self.decisions = 0
         self.done = self.env.event()
+        self.ended = False
+        """``done`` has succeeded (its ``triggered``, without simpy's property: asked after every segment)."""
         self.tools = ToolServer(self)
         self.procs = ProcessTable(self)
         self.rows = RowStore(self, self.db)
@@ -108,6 +110,23 @@ class World:
             InvokeTool: self.tools.invoke,
             Dispatch: self.bus.dispatch,
         }
+        self._parts = (
+            self.plan,
+            self._handlers,
+            self._reads,
+            self._instants,
+            self.env,
+            self.request_types,
+            rows,
+            rows.store_latency_s,
+            rows.store_delay,
+        )
+        """What every ``drive`` reads, fixed for the world's life: one attribute read per segment."""
+
+    @property
+    def requests(self) -> int:
+        """Requests so far (every request but the clock reads and notes)."""
+        return len(self.request_types)
 
     def drive(self, proc: Proc, gen: Generator[Request, Any, Any]) -> SimGen:
         """Run a runtime generator to completion inside a simpy process; raises Crashed.
@@ -118,10 +137,8 @@ class World:
         """
         value: Any = None
         error: BaseException | None = None
-        plan, handlers, reads, instants, env = self.plan, self._handlers, self._reads, self._instants, self.env
-        send, request_types, decide = gen.send, self.request_types, self._decide
-        rows = self.rows
-        store_latency_s, store_delay = rows.store_latency_s, rows.store_delay
+        plan, handlers, reads, instants, env, request_types, rows, store_latency_s, store_delay = self._parts
+        send, decide, kind = gen.send, self._decide, proc.kind  # _decide is replaced by conditioned runs
         while True:
             try:
                 if error is None:
@@ -136,23 +153,20 @@ class World:
                 # proc.clock(now), inlined: the commonest request; read_s is the statement records' clock_s
                 value = proc.read_s = EPOCH_S + floor(env._now + proc.skew_s)
                 continue
-            value = None
             if rtype is Note:
                 assert isinstance(request, Note)
                 op = H.ACCOUNT if request.what == H.ACCOUNT else H.DECIDE
                 self.recorder.add(proc.name, op, request.uuid, OK, dict(request.detail))
+                value = None
                 continue
-            index = self.requests
-            self.requests = index + 1
+            index = len(request_types)  # this request's global index
             request_types.append(rtype)
-            fault = None
-            if not plan.healed:
-                fault = decide(index, request, proc.kind)
-                if fault is not None:
-                    fault = self._nemesis(proc, request, fault)
-                    if fault is not None and fault.family == "crash" and fault.kind == "before":
-                        gen.close()
-                        raise Crashed
+            fault = None if plan.healed else decide(index, request, kind)
+            if fault is not None:
+                fault = self._nemesis(proc, request, fault)
+                if fault is not None and fault.family == "crash" and fault.kind == "before":
+                    gen.close()
+                    raise Crashed
             read = reads.get(rtype)
             if read is not None:
                 delay = store_latency_s if fault is None else store_delay(proc, getattr(request, "uuid", ""), fault)
@@ -200,7 +214,8 @@ class World:
 
     def maybe_done(self) -> None:
         """Succeed ``done`` once nothing can happen any more: every run terminal, nobody busy."""
-        if self.done.triggered or self.open_creators or self.busy or self.bus.pending_deliveries:
+        if self.ended or self.open_creators or self.busy or self.bus.pending_deliveries:
             return
         if len(self.rows.terminal) == len(self.db.rows):
+            self.ended = True
             self.done.succeed()

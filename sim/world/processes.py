@@ -89,7 +89,7 @@ def creator(world: World, planned: PlannedRun, host: int) -> SimGen:
     """The client that enqueues a run or runs it interactively, once."""
     yield world.env.timeout(planned.arrival_s)
     script = planned.request.script
-    ends = [(i + 1, turn.outcome.value) for i, turn in enumerate(script) if turn.outcome.value != "normal"]
+    ends = [(i + 1, turn.outcome._value_) for i, turn in enumerate(script) if turn.outcome._value_ != "normal"]
     plan = {"kind": planned.kind, "stops": [r for r, _ in ends], "stop_kinds": [k for _, k in ends]}
     world.recorder.add(H.WORLD, H.PLAN, planned.uuid, OK, plan)
     gen: Generator[Request, Any, Any]
@@ -123,14 +123,14 @@ def approver(world: World, slot: int) -> SimGen:
             state = row.suspended_state
             if not row.status.is_awaiting or state is None:
                 continue
-            key = f"{row.uuid}/{state.turn_digest}/{row.status.value}"
+            key = f"{row.uuid}/{state.turn_digest}/{row.status._value_}"
             if key in world.deciding:
                 continue
             world.deciding.add(key)
             lo, hi = cfg.approval_delay_s
             delay = lo + (hi - lo) * world.rng.random()
             approved = world.rng.random() < cfg.approve_probability
-            for_input = row.status.value == "waiting_for_input"
+            for_input = row.status._value_ == "waiting_for_input"
             env.process(_decision(world, slot, key, row.uuid, state.turn_digest, approved, for_input, delay))
 
 
@@ -161,14 +161,15 @@ def _decision(
 
 
 def reaper(world: World) -> SimGen:
-    env, cfg = world.env, world.world_cfg
+    env, cfg, procs = world.env, world.world_cfg, world.procs
+    interval_s, limit = cfg.reaper_interval_s, cfg.reaper_limit
     incarnation = 1
-    proc = world.procs.new("reaper", f"reaper#{incarnation}", 1)
+    proc = procs.new("reaper", f"reaper#{incarnation}", 1)
     while True:
-        if not env.advance(cfg.reaper_interval_s):
-            yield env.timeout(cfg.reaper_interval_s)
+        if not env.advance(interval_s):
+            yield env.timeout(interval_s)
         try:
-            yield from run_segment(world, proc, "reap", "", reap(world.procs.context(proc), cfg.reaper_limit))
+            yield from run_segment(world, proc, "reap", "", reap(procs.context(proc), limit))
         except Crashed:
             _crashed(world, proc)
             downtime = _restart_delay(world)

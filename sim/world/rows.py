@@ -18,10 +18,9 @@ from model import entrypoints
 from model import history as H
 from model.failures import StoreError
 from model.records import Registry
-from model.requests import FindRun, InsertRun, Update, UpdateResult
+from model.requests import FindRun, InsertRun, Update
 from model.segment import Context
-from model.transitions import Transition
-from model.vocab import NON_TERMINAL, RunStatus
+from model.vocab import RunStatus
 from sim.world.clocks import EPOCH_S, Proc
 from sim.world.faults import Fault
 from sim.world.recorder import FAIL, INVOKE, OK
@@ -141,29 +140,25 @@ class RowStore:
             rec.add(proc.name, H.STORE, uuid, OK, {**base, "matched": True, "changed": True, "row": H.row_value(row)})
             self.note_status(uuid, row.status)
             return row, None
-        return self.update(proc.name, uuid, request.transition, base), None
-
-    def update(self, process: str, uuid: str, transition: Transition, base: dict[str, Any]) -> UpdateResult:
-        """Apply one guarded UPDATE and record its outcome (the row after it when it matched)."""
-        result, after = self.db.update(uuid, transition)
-        settled = after if result.matched else None
-        row = H.row_value(settled) if settled is not None else None
-        self.recorder.add(
-            process, H.STORE, uuid, OK, {**base, "matched": result.matched, "changed": result.changed, "row": row}
-        )
-        if settled is not None:
-            self.note_status(uuid, settled.status)
-        return result
+        # One guarded UPDATE: its outcome, and the row after it when it matched.
+        result, after = self.db.update(uuid, request.transition)
+        if result.matched:
+            assert after is not None
+            value = {**base, "matched": True, "changed": result.changed, "row": H.row_value(after)}
+            rec.add(proc.name, H.STORE, uuid, OK, value)
+            self.note_status(uuid, after.status)
+        else:
+            rec.add(proc.name, H.STORE, uuid, OK, {**base, "matched": False, "changed": result.changed, "row": None})
+        return result, None
 
     def note_status(self, uuid: str, status: RunStatus) -> None:
-        if status in _AWAITING:
-            if not self.waiting_signal.triggered:
-                self.waiting_signal.succeed()
-        elif status in _TERMINAL:
+        """Keep ``terminal`` in step with a row's new status, and wake the approvers when it waits."""
+        if status in _TERMINAL:
             self.terminal.add(uuid)
             return
-        if status in NON_TERMINAL:
-            self.terminal.discard(uuid)
+        if status in _AWAITING and not self.waiting_signal.triggered:
+            self.waiting_signal.succeed()
+        self.terminal.discard(uuid)
 
     # ---- the event stream ----------------------------------------------------------------------
 

@@ -19,7 +19,7 @@ from typing import Any
 from model import history as H
 from model.constants import LEASE_S
 from model.history import Op
-from model.invariants import Index, Validity, Verdict
+from model.invariants import Validity, Verdict
 from model.invariants import judge as judge_history
 from model.policy import Policy, resolve_policy
 from model.requests import Request
@@ -169,13 +169,6 @@ def simulate(
         return result
 
 
-def _landings(index: Index | None, history: list[Op]) -> int:
-    """Landing records: counted by the judging pass when judged, else by one pass."""
-    if index is not None:
-        return index.landings
-    return sum(1 for op in history if op.op == H.LANDING)
-
-
 def _release(world: World) -> None:
     """Break the finished world's reference cycles (see :meth:`Kernel.release`) so that it is
     freed by reference counting rather than by the cyclic collector, which would walk every
@@ -189,7 +182,6 @@ def _judged(
 ) -> SimulationResult:
     history = world.recorder.history
     judged = judge_history(history) if judge else None
-    index = judged.index if judged is not None else None
     verdicts = judged.verdicts if judged is not None else {}
     reached = judged.coverage if judged is not None else {}
     statuses = Counter(row.status.value for row in world.db.rows.values())
@@ -201,7 +193,7 @@ def _judged(
         "history_records": len(history),
         "simpy_events": world.env.scheduled,
         "simpy_events_dispatched": world.env.scheduled - world.env.taken_at_once,
-        "landings": _landings(index, history),
+        "landings": world.tools.landings,
         "ended_early": world.done.triggered,
     }
     fired = {family: world.recorder.faults_fired.get(family, 0) for family in FAMILIES}

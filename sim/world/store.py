@@ -8,34 +8,28 @@ is deterministic.
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Callable
-from typing import Any
-
 from model.records import EventRow, RunRow
 from model.requests import UpdateResult
 from model.transitions import Transition, find_stale_running, max_event_sequence, replace_row
 from model.vocab import RunStatus
 
 
-def _row_comparer() -> Callable[[RunRow, RunRow], bool]:
-    """``new != row`` for two RunRows, generated once: column by column, an identical object
-    counting as equal (as RunRow's own tuple comparison does), ``tstamp`` first since nearly
-    every statement sets it, so a changed row is told apart at the first column compared."""
-    names = [f.name for f in dataclasses.fields(RunRow) if f.compare]
-    names.sort(key=lambda n: n != "tstamp")
-    source = (
-        "def differs(a, b):\n    return (\n"
-        + "".join(f"        {'or ' if i else ''}(a.{n} is not b.{n} and a.{n} != b.{n})\n" for i, n in enumerate(names))
-        + "    )\n"
+def _differs(new: RunRow, row: RunRow) -> bool:
+    """``new != row`` for the row an UPDATE wrote and the row before it (the result's ``changed``).
+
+    The columns statements change most are compared first (in ``default``, a changed row differs in
+    its ``tstamp``, ``lease_expires``, ``pending_effect`` or ``status`` in every case measured), each
+    a plain int, str or enum comparison; a row equal in all four is compared whole by RunRow's own
+    ``__eq__`` (its fields as tuples, compared in C), which is cheaper than testing the other thirteen
+    columns one by one, and is what "changed" means. About a third of the UPDATEs change nothing."""
+    return (
+        new.tstamp != row.tstamp
+        or new.lease_expires != row.lease_expires
+        or new.pending_effect != row.pending_effect
+        or new.status != row.status
+        or new != row
     )
-    scope: dict[str, Any] = {}
-    exec(source, scope)
-    differs: Callable[[RunRow, RunRow], bool] = scope["differs"]
-    return differs
 
-
-_differs = _row_comparer()
 
 _RUNNING = RunStatus.RUNNING
 _REFUSED = UpdateResult(False, False)
@@ -92,13 +86,21 @@ class Database:
         new = transition.apply(row)
         if new is None:
             return _REFUSED, row
-        self._place(new)
+        self.rows[uuid] = new  # _place, inlined: every guarded UPDATE passes here
+        if new.status is _RUNNING:
+            self._running[uuid] = new
+        else:
+            self._running.pop(uuid, None)
         return (_CHANGED if _differs(new, row) else _UNCHANGED), new
 
     def select_stale(self, now: int, limit: int) -> tuple[RunRow, ...]:
         """T12 over the running rows only: the same rows it would pick from all of them, in the
-        same order (it sorts by lease expiry and uid, which no two rows share)."""
-        return tuple(find_stale_running(self._running.values(), now, limit))
+        same order (it sorts by lease expiry and uid, which no two rows share). With no running row
+        there is nothing to select (most reaper ticks)."""
+        running = self._running
+        if not running:
+            return ()
+        return tuple(find_stale_running(running.values(), now, limit))
 
     def insert_event(self, uuid: str, event: EventRow) -> None:
         self.events.setdefault(uuid, []).append(event)

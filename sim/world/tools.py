@@ -49,6 +49,8 @@ class ToolServer:
         """Ground truth: the tools physically deployed now (deploys rename or remove entries)."""
         self.results: dict[str, ToolResult] = {}
         self.executions = 0
+        self.landings = 0
+        """Landing records written so far (a simulation's ``landings`` stat, without a pass over its history)."""
 
     def true_effect(self, proc: Proc, tool: str) -> str:
         """The real effect of ``tool`` in ``proc``: the scenario's definition of the code the
@@ -99,6 +101,7 @@ class ToolServer:
             until_landing = duration * land_at
             if not env.advance(until_landing):
                 yield env.timeout(until_landing)
+            self.landings += 1
             rec.add(
                 H.WORLD,
                 H.LANDING,

@@ -198,8 +198,14 @@ def test_the_history_opens_with_the_chaos_phase_and_ends_with_one_final_record_p
     assert result.history[-len(finals) :] == finals
 
 
-def test_the_stats_count_the_history_and_its_landings() -> None:
-    result = simulate("default", "head", 0, judge=False)
+@pytest.mark.parametrize(
+    ("scenario", "seed", "judge"),
+    [("default", 0, False), ("default", 1, True), ("worker_crash_mid_write", 0, True), ("sync", 0, False)],
+)
+def test_the_stats_count_the_history_and_its_landings(scenario: str, seed: int, judge: bool) -> None:
+    """The landings stat is the tool server's count, kept as it records them: it must be the history's."""
+    result = simulate(happy(transport="sync") if scenario == "sync" else scenario, "head", seed, judge=judge)
+    assert result.stats["landings"] > 0
     assert result.stats["history_records"] == len(result.history)
     assert result.stats["landings"] == sum(1 for op in result.history if op.op == H.LANDING)
     assert sum(result.stats["final_status"].values()) == result.stats["runs"]
