@@ -163,22 +163,32 @@ def _judge_retry(tally: Tally, ix: Index, failure: Op, store: Op, fence: Op | No
     )
 
 
+class EveryRunTerminates(Machine):
+    """At the end no run's final row is QUEUED or RUNNING: the final rows the index kept."""
+
+    __slots__ = ()
+
+    def finish(self, ix: Index) -> Finding:
+        tally = Tally()
+        if not ix.finals:
+            tally.unknown((), "the history has no final rows")
+        for final in sorted(ix.finals.values(), key=_by_index):
+            status = row_of(final).get("status")
+            if status in _STRANDED:
+                tally.violate((final.index,), f"run {final.run!r} ended {status!r} (stranded)")
+            else:
+                tally.hold()
+        return tally.finding("final rows")
+
+
 def every_run_terminates(ix: Index) -> Finding:
     """At the end no run's final row is QUEUED or RUNNING; no final rows at all is unknown."""
-    tally = Tally()
-    if not ix.finals:
-        tally.unknown((), "the history has no final rows")
-    for final in sorted(ix.finals.values(), key=_by_index):
-        status = row_of(final).get("status")
-        if status in _STRANDED:
-            tally.violate((final.index,), f"run {final.run!r} ended {status!r} (stranded)")
-        else:
-            tally.hold()
-    return tally.finding("final rows")
+    return run_alone(EveryRunTerminates(), ix)
 
 
 __all__ = [
     "RETRYABLE_CLASSES",
+    "EveryRunTerminates",
     "RequeueBudgetRespected",
     "RetryableFailureRetried",
     "TerminalIsTerminal",

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from model.history import TOOL, Op, OpType
+from model.history import Op, OpType
 from model.invariants.index import NON_IDEMPOTENT_WRITE, WRITE_EFFECTS, Index, Span, row_of
 
 UNKNOWN_EFFECT = "unknown"
@@ -102,7 +102,7 @@ def stamp_of(ix: Index, run: str, fence: str, before: int) -> Op | None:
 
 def stamped_call(ix: Index, stamp: Op) -> Op | None:
     """The call a fence stamp announced: the stamping process's first tool invoke of the run after it."""
-    for op in ix.of_type(TOOL, OpType.INVOKE):
+    for op in ix.tool_invokes:
         if op[0] > stamp[0] and op[4] == stamp[4] and op[2] == stamp[2]:
             return op
     return None

@@ -22,16 +22,19 @@ settle are the evidence:
 - The reaper's T14 writes no error class and a dead-letter reason (which one is
   ``dead_letter_reason_matches_cause``'s to judge).
 
-A reason or class outside these is one the spec does not give. Pure checker; history only.
+A reason or class outside these is one the spec does not give. A checker fed by the single pass (a
+machine judging once it is over); history only.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import ClassVar
 
 from model.history import DISPATCH, EVENT, PLAN, PROVIDER, READ, STORE, Op, OpType
+from model.invariants.fused import Key, Machine
 from model.invariants.index import TERMINAL_STATUSES, WRITE_EFFECTS, Index, merged, row_of
-from model.invariants.judgement import Finding, Tally
+from model.invariants.judgement import Finding, Tally, run_alone
 from model.invariants.own import UNKNOWN_EFFECT, matched, number, records_in
 
 _POLICY_KINDS = {"policy_denied": "guardrail_denied", "approval_denied": "guardrail_approval"}
@@ -42,52 +45,74 @@ _PAYLOAD_CAUSES = {"RunRehydrationException": frozenset({"run_queued"}),
                    "SuspendedStateException": frozenset({"approve", "submit_input"})}  # fmt: skip
 
 
+class TerminalReasonNamesCause(Machine):
+    """Every COMPLETED or FAILED settle's reason and error class name a cause its segment met: the
+    settles among the index's rows, each judged once the pass is over against the records its
+    segment made before it and the plans the pass kept."""
+
+    __slots__ = ("plans",)
+    STREAMS: ClassVar[Mapping[str, Key]] = {"plans": (PLAN, OpType.OK)}
+    plans: list[Op]
+
+    def finish(self, ix: Index) -> Finding:
+        tally = Tally()
+        plans: dict[str, dict[int, str]] | None = None
+        for settle in merged(ix.rows_of("T7"), ix.rows_of("T14")):
+            row = row_of(settle)
+            if row.get("status") not in TERMINAL_STATUSES or row.get("status") == "cancelled":
+                continue
+            span = ix.span_at(settle)
+            if span is None:
+                continue
+            if number(settle) == "T14":  # judged on the row alone: not on what the tick did before it
+                why = _reaper_reason(row)
+            else:
+                if plans is None:
+                    plans = _stop_kinds(self.plans)
+                if settle[4] == span.run:
+                    before = span.records_before(settle)
+                else:
+                    before = [op for op in records_in(ix, span, settle[4]) if op[0] < settle[0]]
+                why = _unnamed(settle, row, before, plans.get(settle[4], {}), span.entry)
+            if why is None:
+                tally.hold()
+                continue
+            witness, words = why
+            tally.violate(
+                (*witness, settle[0]),
+                f"{settle[6].get('transition')!r} at {settle[0]} left run {settle[4]!r} {row.get('status')!r} with "
+                f"reason {row.get('termination_reason')!r} and error class {row.get('error_class')!r}, but {words}",
+                at=settle[0],
+            )
+        return tally.finding("settle reasons")
+
+
 def terminal_reason_names_cause(ix: Index) -> Finding:
     """Every COMPLETED or FAILED settle's reason and error class name a cause its segment met."""
-    tally = Tally()
-    plans: dict[str, dict[int, str]] | None = None
-    for settle in merged(ix.rows_of("T7"), ix.rows_of("T14")):
-        row = row_of(settle)
-        if row.get("status") not in TERMINAL_STATUSES or row.get("status") == "cancelled":
-            continue
-        span = ix.span_at(settle)
-        if span is None:
-            continue
-        if plans is None:
-            plans = _stop_kinds(ix)
-        before = [op for op in records_in(ix, span, settle[4]) if op[0] < settle[0]]
-        why = _unnamed(settle, row, before, plans.get(settle[4], {}), span.entry)
-        if why is None:
-            tally.hold()
-            continue
-        witness, words = why
-        tally.violate(
-            (*witness, settle[0]),
-            f"{settle[6].get('transition')!r} at {settle[0]} left run {settle[4]!r} {row.get('status')!r} with "
-            f"reason {row.get('termination_reason')!r} and error class {row.get('error_class')!r}, but {words}",
-            at=settle[0],
-        )
-    return tally.finding("settle reasons")
+    return run_alone(TerminalReasonNamesCause(), ix)
 
 
-def _stop_kinds(ix: Index) -> dict[str, dict[int, str]]:
+def _stop_kinds(plans: Sequence[Op]) -> dict[str, dict[int, str]]:
     found: dict[str, dict[int, str]] = {}
-    for plan in ix.of_type(PLAN, OpType.OK):
+    for plan in plans:
         rounds, kinds = plan[6].get("stops") or (), plan[6].get("stop_kinds") or ()
         found[plan[4]] = dict(zip(rounds, kinds, strict=False))
     return found
 
 
+def _reaper_reason(row: Mapping[str, object]) -> tuple[tuple[int, ...], str] | None:
+    """Why a reaper's dead-letter (T14) names no cause it may give, else None."""
+    if row.get("termination_reason") in _DEAD_LETTER and not str(row.get("error_class") or ""):
+        return None
+    return (), "a reaper's dead-letter writes a dead-letter reason and no error class"
+
+
 def _unnamed(
     settle: Op, row: Mapping[str, object], before: Sequence[Op], stops: Mapping[int, str], entry: str
 ) -> tuple[tuple[int, ...], str] | None:
-    """Why the settle's reason or class names no cause the segment met (witness, words), else None."""
+    """Why a segment's settle's reason or class names no cause the segment met (witness, words), else None."""
     reason, error = row.get("termination_reason"), str(row.get("error_class") or "")
     reached: set[object] = {op[6].get("round") for op in before if op[3] == EVENT and op[5] is OpType.INVOKE}
-    if number(settle) == "T14":
-        if reason in _DEAD_LETTER and not error:
-            return None
-        return (), "a reaper's dead-letter writes a dead-letter reason and no error class"
     if row.get("status") == "completed":
         return _completion_cause(reason, error, before, stops, reached)
     if reason in _POLICY_KINDS:
@@ -166,4 +191,4 @@ def _write_step(event: Op) -> bool:
     return event[6].get("kind") == "tool" and event[6].get("true_effect") in (*WRITE_EFFECTS, UNKNOWN_EFFECT)
 
 
-__all__ = ["terminal_reason_names_cause"]
+__all__ = ["TerminalReasonNamesCause", "terminal_reason_names_cause"]
