@@ -14,9 +14,11 @@ from typing import ClassVar
 from model.history import CRASH, DELIVER, EVENT, LANDING, SEGMENT, TOOL, Op, OpType
 from model.invariants.fused import ROW, Key, Machine, run_pass
 from model.invariants.index import IDEMPOTENT_WRITE, NON_IDEMPOTENT_WRITE, WRITE_EFFECTS, Index, row_of
+from model.invariants.own import spans_of_entries
 from model.invariants.verdict import Kind
 
 _REAPS = frozenset({"T13", "T14"})
+_APPROVE = frozenset({"approve"})
 _REAP_NUMBERS = tuple(sorted(_REAPS))
 
 
@@ -202,9 +204,7 @@ class ApprovalResumed(_Probe):
     __slots__ = ()
 
     def finish(self, ix: Index) -> bool:
-        for span in ix.spans:
-            if span.entry != "approve":
-                continue
+        for span in spans_of_entries(ix, _APPROVE):
             completion = span.completion
             if completion is not None and completion.type is OpType.OK:
                 return True

@@ -149,6 +149,19 @@ _NO_HANDLERS: tuple[Handler, ...] = ()
 _UNROUTED: Route = (0, _NO_HANDLERS)
 """The route of a record neither the index nor any machine reads: nothing is done with it."""
 _NOWHERE: dict[str, Route] = {}
+_NUMBERS: dict[str, str] = {}
+"""Transition name -> its T-number ('T7 finishRun' -> 'T7'), kept across passes: the world writes a
+few dozen names, and splitting one per matched row cost a tenth of the pass."""
+
+
+def _transition_number(transition: object) -> str:
+    """The T-number of a store record's transition (``index.transition_number``), remembered."""
+    if not isinstance(transition, str):
+        return ""
+    number = transition.strip().partition(" ")[0]
+    if type(transition) is str and len(_NUMBERS) < 4096:
+        _NUMBERS[transition] = number
+    return number
 
 
 class _Table:
@@ -211,6 +224,7 @@ def run_pass(history: Iterable[Op], machines: Sequence[Machine] = ()) -> tuple[I
     exception of each machine (by position) whose handler raised."""
     records = history if type(history) is tuple else tuple(history)
     all_spans: list[Span] = []
+    listed_spans: list[Span] = []
     spans_by_process: dict[str, list[Span]] = {}
     open_segments: dict[str, list[Span]] = {}
     listing: dict[str, Span] = {}
@@ -230,7 +244,7 @@ def run_pass(history: Iterable[Op], machines: Sequence[Machine] = ()) -> tuple[I
     landed: set[tuple[str, Any]] = set()
     finals: dict[str, Op] = {}
     landings = 0
-    routes, unrouted, nowhere, statement = table.routes, _UNROUTED, _NOWHERE, _STATEMENTS
+    routes, unrouted, nowhere, statement, number_of = table.routes, _UNROUTED, _NOWHERE, _STATEMENTS, _NUMBERS
     for op in records:
         code, handlers = routes.get(op[5], nowhere).get(op[3], unrouted)
         if handlers:
@@ -248,7 +262,9 @@ def run_pass(history: Iterable[Op], machines: Sequence[Machine] = ()) -> tuple[I
                 refused.append(op)
             elif value.get("row") is not None:
                 transition = value.get("transition")
-                number = transition.strip().partition(" ")[0] if isinstance(transition, str) else ""
+                number = number_of.get(transition) if type(transition) is str else None
+                if number is None:
+                    number = _transition_number(transition)
                 if table.any_row or number in table.by_number:
                     live.number = number
                     for handler in (*table.any_row, *table.by_number.get(number, ())):
@@ -283,6 +299,7 @@ def run_pass(history: Iterable[Op], machines: Sequence[Machine] = ()) -> tuple[I
             all_spans.append(span)
             if span._records is not None:
                 listing[process] = span
+                listed_spans.append(span)
             elif process in listing:
                 del listing[process]
             continue  # a segment record is no segment's record
@@ -347,6 +364,7 @@ def run_pass(history: Iterable[Op], machines: Sequence[Machine] = ()) -> tuple[I
         landings=landings,
         tool_invokes=tool_invokes,
         refused=refused,
+        listed_spans=listed_spans,
     )
     if table.streams:  # the kinds the machines read are listed already (``Index.of_type`` reads them)
         index._lazy["streams"] = table.streams

@@ -225,6 +225,9 @@ class Index:
     """Every tool invoke, in history order."""
     refused: Sequence[Op] = ()
     """The store completions (ok) that matched nothing, in history order."""
+    listed_spans: Sequence[Span] = ()
+    """The segments whose records the pass listed (all but :data:`UNLISTED_ENTRIES`'), in the order of
+    their invoke: the few a checker of runs and client calls walks, without the reaper's many ticks."""
     _lazy: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod

@@ -29,6 +29,7 @@ machine judging once it is over); history only.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from typing import ClassVar
 
 from model.history import DISPATCH, EVENT, PLAN, PROVIDER, READ, STORE, Op, OpType
@@ -112,22 +113,32 @@ def _unnamed(
 ) -> tuple[tuple[int, ...], str] | None:
     """Why a segment's settle's reason or class names no cause the segment met (witness, words), else None."""
     reason, error = row.get("termination_reason"), str(row.get("error_class") or "")
-    reached: set[object] = {op[6].get("round") for op in before if op[3] == EVENT and op[5] is OpType.INVOKE}
+    # the rounds reached matter only against the run's scripted stops: most runs script none
+    reached = _rounds_reached(before) if stops else _NOTHING_REACHED
     if row.get("status") == "completed":
         return _completion_cause(reason, error, before, stops, reached)
     if reason in _POLICY_KINDS:
         kind = _POLICY_KINDS[str(reason)]
         if not error and _stops_at(stops, reached, kind):
             return None
-        return (), f"the script stops through {kind} at no round the segment reached ({sorted(map(str, reached))})"
+        rounds = sorted(map(str, reached if stops else _rounds_reached(before)))
+        return (), f"the script stops through {kind} at no round the segment reached ({rounds})"
     if reason not in (*_DEAD_LETTER, "provider_failed"):
         return (), "a FAILED settle gives no such reason"
     cause = _failure_named(str(error), before, stops, reached, entry)
     return None if cause else ((), f"no failure of the settling {entry} segment before it is a {error!r}")
 
 
+def _rounds_reached(before: Sequence[Op]) -> set[object]:
+    """The rounds whose step the segment began (its audit inserts' ``round``)."""
+    return {op[6].get("round") for op in before if op[3] == EVENT and op[5] is OpType.INVOKE}
+
+
+_NOTHING_REACHED: AbstractSet[object] = frozenset()
+
+
 def _completion_cause(
-    reason: object, error: str, before: Sequence[Op], stops: Mapping[int, str], reached: set[object]
+    reason: object, error: str, before: Sequence[Op], stops: Mapping[int, str], reached: AbstractSet[object]
 ) -> tuple[tuple[int, ...], str] | None:
     if error:
         return (), "a COMPLETED settle writes no error class"
@@ -136,12 +147,17 @@ def _completion_cause(
         if _stops_at(stops, reached, kind):
             return None
         return (), f"the script stops through {kind} at no round the segment reached"
-    calls = [op for op in before if op[3] == PROVIDER]
-    invokes = [op for op in calls if op[5] is OpType.INVOKE]
-    if not invokes:
+    last: Op | None = None
+    at = len(before) - 1
+    while at >= 0:  # the last provider call is near the settle: read backwards to it
+        op = before[at]
+        if op[3] == PROVIDER and op[5] is OpType.INVOKE:
+            last = op
+            break
+        at -= 1
+    if last is None:
         return (), "the segment made no provider call"
-    last = invokes[-1]
-    returned = any(op[0] > last[0] and op[5] is OpType.OK for op in calls)
+    returned = any(op[3] == PROVIDER and op[5] is OpType.OK for op in before[at + 1 :])
     synthesis = bool(last[6].get("synthesis"))
     if reason == "max_iterations" and synthesis and returned:
         return None
@@ -155,10 +171,11 @@ def _completion_cause(
 
 
 def _failure_named(
-    error: str, before: Sequence[Op], stops: Mapping[int, str], reached: set[object], entry: str
+    error: str, before: Sequence[Op], stops: Mapping[int, str], reached: AbstractSet[object], entry: str
 ) -> bool:
-    """Whether the segment met a failure of the class ``error`` before the settle."""
-    for op in before:
+    """Whether the segment met a failure of the class ``error`` before the settle (read backwards: the
+    failure that led to the settle is most often just before it)."""
+    for op in reversed(before):
         name, type_ = op[3], op[5]
         if type_ is OpType.FAIL:
             if name == PROVIDER and op[6].get("error") == error:
@@ -182,7 +199,7 @@ def _failure_named(
     return entry in _PAYLOAD_CAUSES.get(error, frozenset())
 
 
-def _stops_at(stops: Mapping[int, str], reached: set[object], kind: str) -> bool:
+def _stops_at(stops: Mapping[int, str], reached: AbstractSet[object], kind: str) -> bool:
     """Whether the script stops through ``kind`` at one of the rounds the segment reached."""
     return any(isinstance(r, int) and stops.get(r) == kind for r in reached)
 

@@ -25,7 +25,7 @@ from model.history import DISPATCH, EVENT, PLAN, PROVIDER, READ, STORE, TOOL, Op
 from model.invariants.fused import ROW, Key, Machine
 from model.invariants.index import TERMINAL_STATUSES, WRITE_EFFECTS, Index, Span, row_of
 from model.invariants.judgement import Finding, Tally, run_alone
-from model.invariants.own import fence_is_strict
+from model.invariants.own import fence_is_strict, spans_of_entries
 
 RETRYABLE = frozenset({"connection", "rateLimit", "serverError", "circuitOpen"})
 _DEAD_LETTER_REASONS = frozenset({"not_retryable", "retries_exhausted"})
@@ -173,19 +173,20 @@ _JUDGED_ENTRIES = frozenset({"run_queued", "run_interactive", "approve", "submit
 
 class SegmentOutcomeMatchesRow(Machine):
     """A segment reporting a settled outcome leaves its run's row in that state when it returns:
-    the index's segments, with the completion and the row the pass found for each."""
+    the index's segments of the judged entry points, with the completion and the row the pass found
+    for each."""
 
     __slots__ = ()
 
     def finish(self, ix: Index) -> Finding:
         tally = Tally()
         ok = OpType.OK
-        for span in ix.spans:
+        for span in spans_of_entries(ix, _JUDGED_ENTRIES):
             done = span.completion
-            if done is None or done.type is not ok:
+            if done is None or done[5] is not ok:
                 continue
-            outcome = done.value.get("outcome")
-            if span.entry not in _JUDGED_ENTRIES or not isinstance(outcome, str):
+            outcome = done[6].get("outcome")
+            if not isinstance(outcome, str):
                 continue
             expected = _SETTLED_OUTCOMES.get(outcome)
             row = span.last_row
