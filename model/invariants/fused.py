@@ -113,7 +113,8 @@ class Machine:
 
 
 class _Layout:
-    """Who reads what, for one sequence of machine classes; worked out once per sequence."""
+    """Who reads what, for one sequence of machine classes; worked out once per sequence, down to the
+    shape of the dispatch table (a pass only binds its machines' methods into it)."""
 
     def __init__(self, kinds: tuple[type[Machine], ...]) -> None:
         self.streams = tuple(
@@ -122,6 +123,18 @@ class _Layout:
         self.stream_keys = tuple(dict.fromkeys(key for _, _, key in self.streams))
         self.reacting = tuple(i for i, kind in enumerate(kinds) if kind.HANDLERS)
         self.handlers = tuple((key, i, name) for i, kind in enumerate(kinds) for key, name in kind.HANDLERS.items())
+        slots: dict[Key, list[tuple[int, str]]] = {key: [(-1, "")] for key in self.stream_keys}
+        for key, position, name in self.handlers:
+            slots.setdefault(key, []).append((position, name))
+        self.plan = tuple((key, _INDEXED.get(key, 0), tuple(found)) for key, found in slots.items())
+        """Per key read by a machine: the index's code and who reads it, in dispatch order (a stream's
+        append, position -1, first; then the handlers in machine order)."""
+        base: dict[Any, dict[str, Route]] = {type_: {} for type_ in OpType}
+        for (name, type_), code in _INDEXED.items():
+            if (name, type_) not in slots:
+                base[type_][name] = (code, _NO_HANDLERS)
+        self.base = base
+        """The routes no machine reads (the index's own), shared by every pass of this layout."""
 
 
 @cache
@@ -171,9 +184,12 @@ class _Table:
 
     __slots__ = ("any_row", "by_number", "failed", "layout", "machines", "routes", "streams")
     streams: dict[Key, list[Op]]
+    routes: dict[Any, dict[str, Route]]
+    any_row: tuple[Handler, ...]
+    by_number: dict[str, tuple[Handler, ...]]
 
     def __init__(self, machines: Sequence[Machine], live: Live) -> None:
-        layout = self.layout = _layout(tuple(type(machine) for machine in machines))
+        layout = self.layout = _layout(tuple(map(type, machines)))
         streams = self.streams = {key: [] for key in layout.stream_keys}
         """A stream is the pass's list of every record of its key, shared by the machines naming it."""
         for position, attribute, key in layout.streams:
@@ -185,29 +201,26 @@ class _Table:
         self.build()
 
     def build(self) -> None:
-        streams = self.streams
-        by_key: dict[Key, list[Handler]] = {key: [same.append] for key, same in streams.items()}
-        machines, failed = self.machines, self.failed
-        for key, position, name in self.layout.handlers:
-            if position not in failed:
-                handler = getattr(machines[position], name)
-                same = by_key.get(key)
-                if same is None:
-                    by_key[key] = [handler]
-                else:
-                    same.append(handler)
-        any_row = by_key.pop((ROW, ANY_ROW), None)
-        self.any_row: tuple[Handler, ...] = tuple(any_row) if any_row else ()
-        self.by_number: dict[str, tuple[Handler, ...]] = {}
-        routes: dict[Key, Route] = {key: (code, _NO_HANDLERS) for key, code in _INDEXED.items()}
-        for key, found in by_key.items():
-            if key[0] == ROW:
-                self.by_number[key[1]] = tuple(found)
+        streams, machines, failed = self.streams, self.machines, self.failed
+        routes = self.routes = {type_: same.copy() for type_, same in self.layout.base.items()}
+        any_row: tuple[Handler, ...] = ()
+        by_number: dict[str, tuple[Handler, ...]] = {}
+        for key, code, slots in self.layout.plan:
+            bound: list[Handler] = []  # a loop, not a comprehension: one is a function call per key in 3.11
+            for position, name in slots:
+                if position < 0:
+                    bound.append(streams[key].append)
+                elif position not in failed:
+                    bound.append(getattr(machines[position], name))
+            found = tuple(bound)
+            if key[0] != ROW:
+                routes.setdefault(key[1], {})[key[0]] = (code, found)
+            elif key[1] == ANY_ROW:
+                any_row = found
             else:
-                routes[key] = (_INDEXED.get(key, 0), tuple(found))
-        self.routes: dict[Any, dict[str, Route]] = {type_: {} for type_ in OpType}
-        for (name, type_), route in routes.items():
-            self.routes.setdefault(type_, {})[name] = route
+                by_number[key[1]] = found
+        self.any_row = any_row
+        self.by_number = by_number
 
     def fail(self, handler: Handler, error: Exception) -> None:
         """The machine owning ``handler`` raised: it stops here, and its verdict says why."""
