@@ -43,7 +43,9 @@ class EveryWriteAccounted(Machine):
 
     def finish(self, ix: Index) -> Finding:
         # ``op.value.get`` rather than ``op.get`` in the loops over whole streams: one call less per record
-        audited = {(e.run, e.value.get("execution")) for e in self.events if e.value.get("kind") == _TOOL_KIND}
+        # op[4], op[6] rather than .run, .value in the loops over whole streams: a field by name is a
+        # descriptor call per record
+        audited = {(e[4], e[6].get("execution")) for e in self.events if e[6].get("kind") == _TOOL_KIND}
         tally = Tally()
         for landing in self.landings:
             execution = landing.get("execution")
@@ -99,16 +101,22 @@ class NoSuccessOverUnrecordedWrite(Machine):
         tainted: dict[str, Op] = {}
         tally = Tally()
         failed_audits = [op for op in self.failed if _is_failed_write_audit(op, ix.landed)]
+        if not failed_audits:  # the common case: every completed row is a case that holds
+            for op in ix.rows:
+                row = op[6].get("row")
+                if (row if type(row) is dict else row_of(op)).get("status") == "completed":
+                    tally.held += 1
+            return tally.finding("completed rows")
         for op in merged(failed_audits, ix.rows):
-            if op.op == EVENT:
-                if op.run not in tainted:
-                    tainted[op.run] = op
+            if op[3] == EVENT:
+                if op[4] not in tainted:
+                    tainted[op[4]] = op
                     tally.hold()  # a case: a run with a landed write whose audit failed
                 continue
             row = op[6].get("row")
             if (row if type(row) is dict else row_of(op)).get("status") != "completed":
                 continue
-            failed_audit = tainted.get(op.run)
+            failed_audit = tainted.get(op[4])
             if failed_audit is None:
                 tally.hold()
                 continue
@@ -136,7 +144,7 @@ class UniqueEventSequence(Machine):
         first: dict[tuple[str, Any], Op] = {}
         tally = Tally()
         for event in self.events:
-            key = (event.run, event.value.get("seq"))
+            key = (event[4], event[6].get("seq"))
             earlier = first.setdefault(key, event)
             if earlier is event:
                 tally.hold()

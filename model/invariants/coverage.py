@@ -157,7 +157,7 @@ class DuplicateWakeupDelivered(_Probe):
 
     def finish(self, ix: Index) -> bool:
         streams = (self.invoked, self.ok, self.failed, self.info)
-        return any(op.value.get("duplicate") is True for ops in streams for op in ops)
+        return any(op[6].get("duplicate") is True for ops in streams for op in ops)
 
 
 def duplicate_wakeup_delivered(ix: Index) -> bool:

@@ -39,11 +39,11 @@ class TerminalIsTerminal(Machine):
         terminal: dict[str, Op] = {}
         tally = Tally()
         for op in ix.rows:
-            first = terminal.get(op.run)
+            first = terminal.get(op[4])
             if first is None:
                 row = op[6].get("row")
                 if (row if type(row) is dict else row_of(op)).get("status") in TERMINAL_STATUSES:
-                    terminal[op.run] = op
+                    terminal[op[4]] = op
                     tally.hold()  # a case: a run that reached a terminal row (its later writes are judged too)
                 continue
             changed = _changed_totals(row_of(first), row_of(op))

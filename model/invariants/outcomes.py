@@ -118,12 +118,15 @@ def _judge_report(tally: Tally, span: Span, done: Op, said: str, why: tuple[tupl
 def _falsehood(ix: Index, span: Span, outcome: object) -> tuple[tuple[int, ...], str] | None:
     """Why ``outcome`` is false of what the call did (witness indexes, words), or None when it is true."""
     own = statements(span)
-    took = [op for op in own if matched(op)]
+    took = []
+    for op in own:  # matched(op), inline: a call per statement of every judged segment
+        if op[5] is OpType.OK and op[6].get("matched") and op[6].get("row") is not None:
+            took.append(op)
     last = own[-1] if own else None
     if outcome is None:
         return None if not took else ((took[0][0],), f"its {took[0][6].get('transition')!r} matched")
-    if outcome in _UNPERSISTED_OUTCOMES and _unpersisted(own):
-        return None
+    if outcome in _UNPERSISTED_OUTCOMES and own and not took and number(own[0]) == "T1":
+        return None  # the call's begin (T1) failed and nothing of it matched: the run executed unpersisted
     if outcome in _SETTLE_STATUS:
         status, reasons = _SETTLE_STATUS[str(outcome)]
         return _own_last(last, ("T7",), status, reasons)
@@ -137,11 +140,6 @@ def _falsehood(ix: Index, span: Span, outcome: object) -> tuple[tuple[int, ...],
     if outcome == "requeued":
         return _requeued(ix, span, took)
     return ((), f"{outcome!r} is no outcome the spec gives this entry point")
-
-
-def _unpersisted(own: list[Op]) -> bool:
-    """The call's begin (T1) failed and nothing of it matched: the run executed unpersisted."""
-    return bool(own) and number(own[0]) == "T1" and not any(matched(op) for op in own)
 
 
 def _own_last(
