@@ -132,7 +132,7 @@ class _Layout:
         base: dict[Any, dict[str, Route]] = {type_: {} for type_ in OpType}
         for (name, type_), code in _INDEXED.items():
             if (name, type_) not in slots:
-                base[type_][name] = (code, _NO_HANDLERS)
+                base[type_][name] = (code, None, _NO_HANDLERS)
         self.base = base
         """The routes no machine reads (the index's own), shared by every pass of this layout."""
 
@@ -157,9 +157,11 @@ _INDEXED: dict[Key, int] = {
     **{(LANDING, type_): _LANDED for type_ in OpType if type_ is not _INVOKE},
     **{(FINAL, type_): _FINAL for type_ in OpType if type_ is not _INVOKE},
 }
-Route = tuple[int, tuple[Handler, ...]]
+Route = tuple[int, list[Op] | None, tuple[Handler, ...]]
+"""The index's code for a record, the stream it is appended to (None: no machine lists its kind) and
+the handlers it is handed to (a stream is appended to directly: it is most of what machines read)."""
 _NO_HANDLERS: tuple[Handler, ...] = ()
-_UNROUTED: Route = (0, _NO_HANDLERS)
+_UNROUTED: Route = (0, None, _NO_HANDLERS)
 """The route of a record neither the index nor any machine reads: nothing is done with it."""
 _NOWHERE: dict[str, Route] = {}
 _NUMBERS: dict[str, str] = {}
@@ -206,15 +208,17 @@ class _Table:
         any_row: tuple[Handler, ...] = ()
         by_number: dict[str, tuple[Handler, ...]] = {}
         for key, code, slots in self.layout.plan:
+            stream = streams.get(key)
             bound: list[Handler] = []  # a loop, not a comprehension: one is a function call per key in 3.11
             for position, name in slots:
                 if position < 0:
-                    bound.append(streams[key].append)
+                    if key[0] == ROW:  # a matched-row stream is fed with the row handlers
+                        bound.append(streams[key].append)
                 elif position not in failed:
                     bound.append(getattr(machines[position], name))
             found = tuple(bound)
             if key[0] != ROW:
-                routes.setdefault(key[1], {})[key[0]] = (code, found)
+                routes.setdefault(key[1], {})[key[0]] = (code, stream, found)
             elif key[1] == ANY_ROW:
                 any_row = found
             else:
@@ -259,7 +263,9 @@ def run_pass(history: Iterable[Op], machines: Sequence[Machine] = ()) -> tuple[I
     landings = 0
     routes, unrouted, nowhere, statement, number_of = table.routes, _UNROUTED, _NOWHERE, _STATEMENTS, _NUMBERS
     for op in records:
-        code, handlers = routes.get(op[5], nowhere).get(op[3], unrouted)
+        code, stream, handlers = routes.get(op[5], nowhere).get(op[3], unrouted)
+        if stream is not None:
+            stream.append(op)
         if handlers:
             for handler in handlers:
                 try:
