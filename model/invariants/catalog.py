@@ -7,8 +7,8 @@ turn ran without its approval recorded; KB-13: a retryable failure dead-lettered
 next four judge what a row says once a segment is done with it (issue 10), and the last eight judge
 what the runtime tells its callers and the ADR promises that had none (issue 18). The
 checkers live in the themed modules beside this one, each as a machine the single pass
-feeds (:mod:`model.invariants.fused`) and as a function of an index, or (issue 18's, not yet
-ported) as a function of an index alone, run after the pass. Knows only the history:
+feeds (:mod:`model.invariants.fused`) and as a function of an index (its machine fed alone);
+a checker written as a function of an index only still runs, after the pass. Knows only the history:
 ``judge`` walks it once, building the shared index and feeding every checker and coverage
 property; ``check_all`` is its verdicts.
 """

@@ -1,7 +1,8 @@
 """The checkers ported to the single pass (issue 19) judge exactly as their pre-port originals did.
 
-The originals, frozen at 9e85049 as functions of an index run after the pass (``preport_*.py``), and
-the judge's machines are compared verdict for verdict (validity, witness, explanation, judged count)
+The originals, frozen at 9e85049 (``preport_*.py``: ten functions of an index run after the pass, or
+rewritten since, and six machines that judged per tool invoke with a handler), and the judge's
+machines are compared verdict for verdict (validity, witness, explanation, judged count; coverage)
 on library histories with their faults doubled and on random hand-built histories (Hypothesis), which
 also hold the index's new lists to a direct reading of the history: each segment's records and
 statements as the pass listed them, the tool invokes and the statements that matched nothing.
@@ -13,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 import preport_accounts
+import preport_handlers
 import preport_misc
 import preport_outcomes
 import preport_promises
@@ -24,7 +26,10 @@ from invariant_histories import FAIL, INFO, OK, History
 
 from model.history import STORE, TOOL, Op
 from model.invariants import INVARIANTS, Finding, Index, Validity, Verdict, judge
+from model.invariants.coverage import run_probe
+from model.invariants.fused import Machine
 from model.invariants.index import UNLISTED_ENTRIES
+from model.invariants.judgement import run_alone
 from scenarios.intensity import scale_faults
 from scenarios.loader import load_scenario
 from sim.world.simulate import simulate
@@ -41,6 +46,19 @@ REFERENCES: dict[str, Callable[[Index], Finding]] = {
     "cancel_observed_at_boundary": preport_promises.cancel_observed_at_boundary,
     "lease_within_bound": preport_promises.lease_within_bound,
 }
+_HANDLED: dict[str, type[Machine]] = {
+    "writes_fenced_under_lease": preport_handlers.WritesFencedUnderLease,
+    "approved_write_turn_recorded": preport_handlers.ApprovedWriteTurnRecorded,
+    "builtin_write_approved": preport_handlers.BuiltinWriteApproved,
+    "no_retry_after_failed_write_audit": preport_handlers.NoRetryAfterFailedWriteAudit,
+}
+"""Machines that judged per tool invoke with a handler, now once the pass is over."""
+for _name, _kind in _HANDLED.items():
+    REFERENCES[_name] = lambda ix, kind=_kind: run_alone(kind(), ix)
+PROBES: dict[str, type[Machine]] = {
+    "lease_expired_mid_write": preport_handlers.LeaseExpiredMidWrite,
+    "crash_after_landing": preport_handlers.CrashAfterLanding,
+}
 _BY_NAME = {inv.name: inv for inv in INVARIANTS}
 
 
@@ -53,10 +71,12 @@ def _reference(name: str, history: list[Op]) -> Verdict:
 
 
 def _assert_as_before(history: list[Op]) -> dict[str, Verdict]:
-    verdicts = judge(history).verdicts
+    judged = judge(history)
     for name in REFERENCES:
-        assert verdicts[name] == _reference(name, history), name
-    return verdicts
+        assert judged.verdicts[name] == _reference(name, history), name
+    for name, probe in PROBES.items():
+        assert judged.coverage[name] == run_probe(probe(), Index.of(history)), name
+    return judged.verdicts
 
 
 def _assert_lists_read_directly(history: list[Op]) -> None:
@@ -81,6 +101,8 @@ def _library() -> list[tuple[str, list[Op]]]:
         ("same_second_renewals", "adr-104"),
         ("approval_write_on_resume", "adr-111"),
         ("tool_outlives_lease", "adr-111"),
+        ("audit_failure_after_write", "head"),
+        ("worker_crash_mid_write", "head"),
     ):
         scenario = scale_faults(load_scenario(name), 2.0)
         cases += [(f"{name}/{policy}/{seed}", simulate(scenario, policy, seed, judge=False).history) for seed in (0, 1)]
@@ -97,13 +119,19 @@ def test_each_ported_checker_judges_a_library_history_as_its_original(name: str,
 
 
 def test_the_library_histories_hold_cases_for_every_ported_checker() -> None:
-    """What makes the comparison mean something: each ported checker judged cases there."""
+    """What makes the comparison mean something: each ported checker judged cases there, and each
+    ported coverage property was reached in some history and missed in another."""
     judged = {name: 0 for name in REFERENCES}
+    reached = {name: set() for name in PROBES}
     for _, history in LIBRARY:
-        for name, verdict in judge(history).verdicts.items():
+        judgement = judge(history)
+        for name, verdict in judgement.verdicts.items():
             if name in judged:
                 judged[name] += verdict.judged
+        for name in PROBES:
+            reached[name].add(judgement.coverage[name])
     assert all(count > 0 for count in judged.values()), judged
+    assert all(answers == {True, False} for answers in reached.values()), reached
 
 
 _WORKERS = ("w1", "w2")
@@ -217,3 +245,17 @@ def test_a_fence_read_after_a_later_claim_is_judged_against_the_latest_claim_and
     assert verdict.valid is Validity.INVALID and verdict.judged == 2
     assert verdict.witness == (first + 1, latest, read)
     assert held > read
+
+
+def test_a_write_of_another_run_inside_an_approve_segment_is_not_its_turn() -> None:
+    """Judged once the pass is over, a write invoke still counts only on its own run's approve segment
+    (as the handler's ``own_span`` had it): a write of another run in it is no write of the turn."""
+    b = History()
+    b.segment("approve", process="w1")
+    b.tool("c1", "non_idempotent_write", run="r2", identity="w1")
+    b.segment_done(process="w1")
+    b.segment("approve", process="w1")
+    own = b.tool("c2", "non_idempotent_write", identity="w1")
+    verdict = _assert_as_before(b.ops)["approved_write_turn_recorded"]
+    assert verdict.valid is Validity.INVALID and verdict.judged == 1
+    assert own in verdict.witness
