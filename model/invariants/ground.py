@@ -30,8 +30,8 @@ from operator import attrgetter
 from typing import Any, ClassVar
 
 from model.history import DISPATCH, EVENT, PLAN, PROVIDER, READ, STORE, TOOL, Op, OpType
-from model.invariants.fused import ROW, Key, Machine
-from model.invariants.index import CLAIMS, REQUEUES, SETTLES, WRITE_EFFECTS, Index, row_of
+from model.invariants.fused import Key, Machine
+from model.invariants.index import CLAIMS, REQUEUES, SETTLES, WRITE_EFFECTS, Index, merged, row_of
 from model.invariants.judgement import Finding, Tally, run_alone
 
 _UNKNOWN = "unknown"
@@ -225,25 +225,21 @@ class SettlesByOwner(Machine):
     """A RUNNING row is settled (T7/T8/T14) only by its claimant, a user's cancel, or a reaper
     dead-letter of a row whose lease was past in true time when it applied (the store's row just
     before it, not the reaper's staleness re-check); who issued it is the world's ``actor``.
-    Judged at each settle against the run's row before it."""
+    Judged once the pass is over, each settle (the index's rows of T7, T8, T14, in history order)
+    against the run's row before it: a handler per settle cost more than reading them back."""
 
-    __slots__ = ("tally",)
-
-    def __init__(self) -> None:
-        self.tally = Tally()
-
-    HANDLERS: ClassVar[Mapping[Key, str]] = {(ROW, number): "on_settle" for number in _SETTLE_NUMBERS}
-
-    def on_settle(self, op: Op) -> None:
-        live = self.live
-        prior = live.row_before(op[4])
-        if prior is None:
-            self.tally.unknown((op.index,), f"settle of run {op.run!r} at {op.index} has no earlier row to judge")
-            return
-        _judge_settle(self.tally, prior, op, live.number, live.epoch_s)
+    __slots__ = ()
 
     def finish(self, ix: Index) -> Finding:
-        return self.tally.finding("settles")
+        tally = Tally()
+        numbers = ix.numbers
+        for op in merged(*[ix.rows_of(number) for number in _SETTLE_NUMBERS]):
+            prior = ix.row_before(op[4], op[0])
+            if prior is None:
+                tally.unknown((op.index,), f"settle of run {op.run!r} at {op.index} has no earlier row to judge")
+                continue
+            _judge_settle(tally, prior, op, numbers[op[0]], ix.epoch_s)
+        return tally.finding("settles")
 
 
 def settles_by_owner(ix: Index) -> Finding:

@@ -14,8 +14,8 @@ from typing import Any, ClassVar
 
 from model.constants import MAX_REQUEUES
 from model.history import PROVIDER, READ, Op, OpType
-from model.invariants.fused import ROW, Key, Machine
-from model.invariants.index import REQUEUES, TERMINAL_STATUSES, Index, Span, row_of
+from model.invariants.fused import Key, Machine
+from model.invariants.index import REQUEUES, TERMINAL_STATUSES, Index, Span, merged, row_of
 from model.invariants.judgement import Finding, Tally, run_alone
 from model.invariants.own import fence_is_strict
 
@@ -68,28 +68,24 @@ def _changed_totals(before: Mapping[str, Any], after: Mapping[str, Any]) -> list
 
 
 class RequeueBudgetRespected(Machine):
-    """No requeue (T11/T13) leaves a row with requeue_count above MAX_REQUEUES: judged at each."""
+    """No requeue (T11/T13) leaves a row with requeue_count above MAX_REQUEUES: each of the index's
+    requeue rows, in history order, once the pass is over."""
 
-    __slots__ = ("tally",)
-
-    def __init__(self) -> None:
-        self.tally = Tally()
-
-    HANDLERS: ClassVar[Mapping[Key, str]] = {(ROW, number): "on_requeue" for number in _REQUEUE_NUMBERS}
-
-    def on_requeue(self, op: Op) -> None:
-        count = row_of(op).get("requeue_count")
-        if isinstance(count, int) and count > MAX_REQUEUES:
-            self.tally.violate(
-                (op.index,),
-                f"{op.get('transition')!r} at {op.index} requeued run {op.run!r} a {count}th time "
-                f"(MAX_REQUEUES={MAX_REQUEUES})",
-            )
-        else:
-            self.tally.hold()
+    __slots__ = ()
 
     def finish(self, ix: Index) -> Finding:
-        return self.tally.finding("requeues")
+        tally = Tally()
+        for op in merged(*[ix.rows_of(number) for number in _REQUEUE_NUMBERS]):
+            count = row_of(op).get("requeue_count")
+            if isinstance(count, int) and count > MAX_REQUEUES:
+                tally.violate(
+                    (op.index,),
+                    f"{op.get('transition')!r} at {op.index} requeued run {op.run!r} a {count}th time "
+                    f"(MAX_REQUEUES={MAX_REQUEUES})",
+                )
+            else:
+                tally.hold()
+        return tally.finding("requeues")
 
 
 def requeue_budget_respected(ix: Index) -> Finding:

@@ -84,32 +84,30 @@ def _judge_retry(tally: Tally, ix: Index, failed_audit: Op, invoke: Op) -> None:
 
 
 class NonIdempotentAtMostOnce(Machine):
-    """Each logical non-idempotent call (run, call) lands at most once: judged at each landing."""
+    """Each logical non-idempotent call (run, call) lands at most once: the landings the pass kept,
+    in history order, once it is over."""
 
-    __slots__ = ("first", "tally")
-
-    def __init__(self) -> None:
-        self.first: dict[tuple[str, Any], Op] = {}
-        self.tally = Tally()
-
-    HANDLERS: ClassVar[Mapping[Key, str]] = {(LANDING, OpType.OK): "on_landing"}
-
-    def on_landing(self, landing: Op) -> None:
-        if landing[6].get("effect") != NON_IDEMPOTENT_WRITE:
-            return
-        key = (landing[4], landing[6].get("call"))
-        earlier = self.first.setdefault(key, landing)
-        if earlier is landing:
-            self.tally.hold()
-            return
-        self.tally.violate(
-            (earlier.index, landing.index),
-            f"non-idempotent call {key[1]!r} of run {landing.run!r} landed twice, "
-            f"at {earlier.index} and {landing.index}",
-        )
+    __slots__ = ("landings",)
+    STREAMS: ClassVar[Mapping[str, Key]] = {"landings": (LANDING, OpType.OK)}
+    landings: list[Op]
 
     def finish(self, ix: Index) -> Finding:
-        return self.tally.finding("non-idempotent landings")
+        first: dict[tuple[str, Any], Op] = {}
+        tally = Tally()
+        for landing in self.landings:
+            if landing[6].get("effect") != NON_IDEMPOTENT_WRITE:
+                continue
+            key = (landing[4], landing[6].get("call"))
+            earlier = first.setdefault(key, landing)
+            if earlier is landing:
+                tally.hold()
+                continue
+            tally.violate(
+                (earlier.index, landing.index),
+                f"non-idempotent call {key[1]!r} of run {landing.run!r} landed twice, "
+                f"at {earlier.index} and {landing.index}",
+            )
+        return tally.finding("non-idempotent landings")
 
 
 def non_idempotent_at_most_once(ix: Index) -> Finding:

@@ -1,6 +1,7 @@
-"""Pre-port references, frozen as they were at 9e85049: the six machines that judged per tool invoke
-with a handler (what the pass knew then), compared by test_ported_checkers.py with the versions that
-judge once the pass is over. Fed alone by the current pass; not used by the judge.
+"""Pre-port references, frozen as they were at 9e85049: the ten machines that judged per tool invoke,
+per settle or requeue row, or per landing with a handler (what the pass knew then), compared by
+test_ported_checkers.py with the versions that judge once the pass is over. Fed alone by the current
+pass; not used by the judge.
 """
 
 from __future__ import annotations
@@ -8,13 +9,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from model.history import CRASH, EVENT, PROVIDER, TOOL, Op, OpType
+from model.constants import MAX_REQUEUES
+from model.history import CRASH, EVENT, LANDING, PLAN, PROVIDER, TOOL, Op, OpType
 from model.invariants.audit import _APPROVAL_KIND, _APPROVE_ENTRY, _AUDITABLE_FAILURES, _judge_approved_write
 from model.invariants.coverage import _REAP_NUMBERS, _Probe
 from model.invariants.fencing import _lease_problems
 from model.invariants.fused import ROW, Key, Machine
-from model.invariants.index import WRITE_EFFECTS, Index, row_of
+from model.invariants.ground import _SETTLE_NUMBERS, _judge_settle
+from model.invariants.index import NON_IDEMPOTENT_WRITE, WRITE_EFFECTS, Index, Span, row_of
 from model.invariants.judgement import Finding, Tally
+from model.invariants.lifecycle import _REQUEUE_NUMBERS
+from model.invariants.rows import _is_dead_letter, _judge_dead_letter
 from model.invariants.writes import _blocks_retries, _judge_retry
 
 _INVOKE, _OK = OpType.INVOKE, OpType.OK
@@ -223,3 +228,120 @@ class CrashAfterLanding(_Probe):
         if any(inv[0] in landing_of for inv in unfinished):
             self.reached = True
         self.invokes[process] = unfinished
+
+
+class SettlesByOwner(Machine):
+    """A RUNNING row is settled (T7/T8/T14) only by its claimant, a user's cancel, or a reaper
+    dead-letter of a row whose lease was past in true time when it applied (the store's row just
+    before it, not the reaper's staleness re-check); who issued it is the world's ``actor``.
+    Judged at each settle against the run's row before it."""
+
+    __slots__ = ("tally",)
+
+    def __init__(self) -> None:
+        self.tally = Tally()
+
+    HANDLERS: ClassVar[Mapping[Key, str]] = {(ROW, number): "on_settle" for number in _SETTLE_NUMBERS}
+
+    def on_settle(self, op: Op) -> None:
+        live = self.live
+        prior = live.row_before(op[4])
+        if prior is None:
+            self.tally.unknown((op.index,), f"settle of run {op.run!r} at {op.index} has no earlier row to judge")
+            return
+        _judge_settle(self.tally, prior, op, live.number, live.epoch_s)
+
+    def finish(self, ix: Index) -> Finding:
+        return self.tally.finding("settles")
+
+
+class RequeueBudgetRespected(Machine):
+    """No requeue (T11/T13) leaves a row with requeue_count above MAX_REQUEUES: judged at each."""
+
+    __slots__ = ("tally",)
+
+    def __init__(self) -> None:
+        self.tally = Tally()
+
+    HANDLERS: ClassVar[Mapping[Key, str]] = {(ROW, number): "on_requeue" for number in _REQUEUE_NUMBERS}
+
+    def on_requeue(self, op: Op) -> None:
+        count = row_of(op).get("requeue_count")
+        if isinstance(count, int) and count > MAX_REQUEUES:
+            self.tally.violate(
+                (op.index,),
+                f"{op.get('transition')!r} at {op.index} requeued run {op.run!r} a {count}th time "
+                f"(MAX_REQUEUES={MAX_REQUEUES})",
+            )
+        else:
+            self.tally.hold()
+
+    def finish(self, ix: Index) -> Finding:
+        return self.tally.finding("requeues")
+
+
+class NonIdempotentAtMostOnce(Machine):
+    """Each logical non-idempotent call (run, call) lands at most once: judged at each landing."""
+
+    __slots__ = ("first", "tally")
+
+    def __init__(self) -> None:
+        self.first: dict[tuple[str, Any], Op] = {}
+        self.tally = Tally()
+
+    HANDLERS: ClassVar[Mapping[Key, str]] = {(LANDING, OpType.OK): "on_landing"}
+
+    def on_landing(self, landing: Op) -> None:
+        if landing[6].get("effect") != NON_IDEMPOTENT_WRITE:
+            return
+        key = (landing[4], landing[6].get("call"))
+        earlier = self.first.setdefault(key, landing)
+        if earlier is landing:
+            self.tally.hold()
+            return
+        self.tally.violate(
+            (earlier.index, landing.index),
+            f"non-idempotent call {key[1]!r} of run {landing.run!r} landed twice, "
+            f"at {earlier.index} and {landing.index}",
+        )
+
+    def finish(self, ix: Index) -> Finding:
+        return self.tally.finding("non-idempotent landings")
+
+
+class DeadLetterReasonMatchesCause(Machine):
+    """A dead-letter says ``not_retryable`` only for a cause that is not retryable (a failure whose
+    true class is not retryable, a write fence whose stamped call truly is a non-idempotent write or an
+    unknown name, a run with no stored request) and
+    ``retries_exhausted`` only when the budget is spent or the retry could not be set up (the
+    re-read or the wake-up failed).
+
+    Reaper dead-letters (T14) are judged on the row as the store held it just before; recovery
+    dead-letters (T7 on a worker segment) on the segment's last failure before it. A segment
+    whose workload scripts a pipeline stop (``plan`` stops), or with no recorded failure, is not
+    judged on the cause of a ``not_retryable``. The pass hands over each T7/T14 dead-letter with
+    the row before it and its segment; they are judged at the end, once the plans are all known.
+    """
+
+    __slots__ = ("cases", "plans")
+    STREAMS: ClassVar[Mapping[str, Key]] = {"plans": (PLAN, OpType.OK)}
+    plans: list[Op]
+
+    def __init__(self) -> None:
+        self.cases: list[tuple[Op, Op, Span | None]] = []
+
+    HANDLERS: ClassVar[Mapping[Key, str]] = {(ROW, "T7"): "on_settle", (ROW, "T14"): "on_settle"}
+
+    def on_settle(self, op: Op) -> None:
+        live = self.live
+        before = live.row_before(op[4])
+        if before is not None and _is_dead_letter(live.number, op):
+            self.cases.append((op, before, live.span_of(op)))
+
+    def finish(self, ix: Index) -> Finding:
+        tally = Tally()
+        if self.cases:
+            scripted = {plan.run for plan in self.plans if plan.get("stops")}
+            for settle, before, span in self.cases:
+                _judge_dead_letter(ix, tally, settle, before, span, settle.run in scripted)
+        return tally.finding("dead-letters")

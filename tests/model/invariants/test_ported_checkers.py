@@ -1,7 +1,7 @@
 """The checkers ported to the single pass (issue 19) judge exactly as their pre-port originals did.
 
 The originals, frozen at 9e85049 (``preport_*.py``: ten functions of an index run after the pass, or
-rewritten since, and six machines that judged per tool invoke with a handler), and the judge's
+rewritten since, and ten machines that judged per record with a handler), and the judge's
 machines are compared verdict for verdict (validity, witness, explanation, judged count; coverage)
 on library histories with their faults doubled and on random hand-built histories (Hypothesis), which
 also hold the index's new lists to a direct reading of the history: each segment's records and
@@ -51,8 +51,12 @@ _HANDLED: dict[str, type[Machine]] = {
     "approved_write_turn_recorded": preport_handlers.ApprovedWriteTurnRecorded,
     "builtin_write_approved": preport_handlers.BuiltinWriteApproved,
     "no_retry_after_failed_write_audit": preport_handlers.NoRetryAfterFailedWriteAudit,
+    "settles_by_owner": preport_handlers.SettlesByOwner,
+    "requeue_budget_respected": preport_handlers.RequeueBudgetRespected,
+    "non_idempotent_at_most_once": preport_handlers.NonIdempotentAtMostOnce,
+    "dead_letter_reason_matches_cause": preport_handlers.DeadLetterReasonMatchesCause,
 }
-"""Machines that judged per tool invoke with a handler, now once the pass is over."""
+"""Machines that judged per record with a handler, now once the pass is over."""
 for _name, _kind in _HANDLED.items():
     REFERENCES[_name] = lambda ix, kind=_kind: run_alone(kind(), ix)
 PROBES: dict[str, type[Machine]] = {
