@@ -6,17 +6,23 @@ row), in two ways. ``STREAMS``: the pass keeps every record of the key in one li
 every machine that names it, which the machine walks when it finishes (a tight loop, several
 times cheaper in CPython than a call per record). ``HANDLERS``: the pass calls a method with each
 record of the key as it reaches it, before adding the record to the index; the method sees what
-the pass knows then through :class:`Live` (the segments open per process, so a record's segment
-is the top of its process's stack rather than a search; the matched rows of each run so far, so
-"the row before" is the last one). Interleavings that checkers used to merge and sort come free
-this way. What a case needs from later in the history (a tool call's completion, the final rows)
-the machine keeps and judges in :meth:`Machine.finish`, which gets the finished
-:class:`~model.invariants.index.Index` (its rows and segments are the pass's own lists too).
+the pass knows then through :class:`Live` (the segments open per process, the matched rows of
+each run so far). What a case needs from later in the history (a tool call's completion, the
+final rows) the machine keeps and judges in :meth:`Machine.finish`, which gets the finished
+:class:`~model.invariants.index.Index` (its rows, segments, tool invokes and each segment's
+records are the pass's own lists too).
+
+Most of the catalogue's machines judge in ``finish`` from streams and the index: a handler is a
+bound-method call per record, and measured right after a simulation (as ``simulate`` judges) the
+catalogue's handlers cost a ``default`` simulation about 150 us for some 170 calls, several times
+what reading the same few records back from the index's lists costs (issue 19, PROFILE.md). A
+handler is for a case that needs what only the pass knows at that record.
 
 The index's bookkeeping is inline for the records it pairs or lists (segments, matched rows,
-tool calls, landings, final rows); a record nobody reads costs one dictionary lookup. A checker
-written against the index alone (a plain ``Checker``) still runs, after the pass, over the index
-it built: the compatible fallback, so a new checker can be ported to a machine later.
+tool calls, landings, final rows, the records of each segment but a reaper's tick); a record is
+routed by two lookups of keys whose hashes are cached. A checker written against the index
+alone (a plain ``Checker``) still runs, after the pass, over the index it built: the compatible
+fallback, so a new checker can be ported to a machine later.
 
 A handler that raises stops only its own machine (its verdict is unknown, as a raising checker's
 always was); a record the index cannot read makes every verdict unknown. Knows only the history.
