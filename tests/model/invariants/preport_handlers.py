@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 from model.constants import MAX_REQUEUES
 from model.history import CRASH, EVENT, LANDING, PLAN, PROVIDER, TOOL, Op, OpType
 from model.invariants.audit import _APPROVAL_KIND, _APPROVE_ENTRY, _AUDITABLE_FAILURES, _judge_approved_write
-from model.invariants.coverage import _REAP_NUMBERS, _Probe
+from model.invariants.coverage import _REAP_NUMBERS
 from model.invariants.fencing import _lease_problems
 from model.invariants.fused import ROW, Key, Machine
 from model.invariants.ground import _SETTLE_NUMBERS, _judge_settle
@@ -23,6 +23,18 @@ from model.invariants.rows import _is_dead_letter, _judge_dead_letter
 from model.invariants.writes import _blocks_retries, _judge_retry
 
 _INVOKE, _OK = OpType.INVOKE, OpType.OK
+
+
+class _Probe(Machine):
+    """The coverage probes' base as it was: ``reached`` once a handler saw the property."""
+
+    __slots__ = ("reached",)
+
+    def __init__(self) -> None:
+        self.reached = False
+
+    def finish(self, ix: Index) -> bool:
+        return self.reached
 
 
 class WritesFencedUnderLease(Machine):
