@@ -314,7 +314,7 @@ def run_pass(history: Iterable[Op], machines: Sequence[Machine] = ()) -> tuple[I
         elif code == _SEGMENT_INVOKE:
             process = op[2]
             segments = open_segments.get(process)
-            span = Span(op, segments[-1] if segments else None, records)
+            span = Span(op, segments[-1] if segments else None, records, True)
             if segments is None:
                 open_segments[process] = [span]
                 spans_by_process[process] = [span]
