@@ -12,16 +12,19 @@
   insert never matched or the dispatch threw; cancel returns true exactly when its T8 matched.
 
 Judged from the store's completions and the dispatches the bus answered, never from the runtime's
-own words beyond the claim under judgement. Pure checkers over the shared index; history only.
+own words beyond the claim under judgement. Checkers fed by the single pass (machines judging once
+it is over); history only.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import ClassVar
 
-from model.history import ACCOUNT, DISPATCH, STORE, Op, OpType
+from model.history import ACCOUNT, DISPATCH, SEGMENT, STORE, Op, OpType
+from model.invariants.fused import Key, Machine
 from model.invariants.index import Index, Span, row_of
-from model.invariants.judgement import Finding, Tally
+from model.invariants.judgement import Finding, Tally, run_alone
 from model.invariants.own import matched, number, records_in, spans_of_entries, statements
 
 DEAD_LETTER_REASONS = frozenset({"not_retryable", "retries_exhausted"})
@@ -29,24 +32,59 @@ _COUNTS = ("requeued", "dead_lettered", "skipped")
 _CLIENT_ENTRIES = frozenset({"enqueue", "cancel"})
 
 
+class ReaperAccountTrue(Machine):
+    """Each per-row account of a reaper tick is true of the tick's statements on that row: the
+    accounts the pass kept, each with the tick it ran in, judged once the pass is over."""
+
+    __slots__ = ("accounts",)
+    STREAMS: ClassVar[Mapping[str, Key]] = {"accounts": (ACCOUNT, OpType.OK)}
+    accounts: list[Op]
+
+    def finish(self, ix: Index) -> Finding:
+        tally = Tally()
+        ticks: dict[int, tuple[Span, list[Op]]] = {}
+        for account in self.accounts:
+            span = ix.span_at(account)
+            if span is None or span.entry != "reap":
+                continue
+            ticks.setdefault(span.key, (span, []))[1].append(account)
+        for span, accounts in ticks.values():
+            previous = span.key
+            by_run: dict[str, list[Op]] | None = None
+            for account in accounts:
+                run = account[4]
+                if run == span.run:
+                    source: Sequence[Op] = records_in(ix, span, run)
+                else:
+                    if by_run is None:
+                        by_run = _tick_records(ix, span, accounts[-1][0])
+                    source = by_run.get(run, ())
+                mine = [op for op in source if previous < op[0] < account[0]]
+                _judge_account(tally, account, mine)
+                previous = account[0]
+            _judge_counts(tally, span, accounts)
+        return tally.finding("reaper accounts")
+
+
+def _tick_records(ix: Index, span: Span, last: int) -> dict[str, list[Op]]:
+    """The records the tick's process made while the tick was open, before history index ``last``
+    (its last account), by run: ``records_in`` for every row the tick acted on, in one walk."""
+    process = span.invoke[2]
+    found: dict[str, list[Op]] = {}
+    for op in ix.history[span.key + 1 : min(span.end, len(ix.history), last)]:
+        if op[2] == process and op[3] != SEGMENT:
+            same = found.get(op[4])
+            if same is None:
+                found[op[4]] = [op]
+            else:
+                same.append(op)
+    return found
+
+
 def reaper_account_true(ix: Index) -> Finding:
     """Each per-row account of a reaper tick is true of the tick's statements on that row, and the
     tick's printed counts are the sums of its accounts."""
-    tally = Tally()
-    ticks: dict[int, tuple[Span, list[Op]]] = {}
-    for account in ix.of_type(ACCOUNT, OpType.OK):
-        span = ix.span_at(account)
-        if span is None or span.entry != "reap":
-            continue
-        ticks.setdefault(span.key, (span, []))[1].append(account)
-    for span, accounts in ticks.values():
-        previous = span.key
-        for account in accounts:
-            mine = [op for op in records_in(ix, span, account[4]) if previous < op[0] < account[0]]
-            _judge_account(tally, account, mine)
-            previous = account[0]
-        _judge_counts(tally, span, accounts)
-    return tally.finding("reaper accounts")
+    return run_alone(ReaperAccountTrue(), ix)
 
 
 def _judge_account(tally: Tally, account: Op, mine: Sequence[Op]) -> None:
@@ -99,18 +137,28 @@ def _judge_counts(tally: Tally, span: Span, accounts: list[Op]) -> None:
 # ---- enqueue and cancel -------------------------------------------------------------------------
 
 
+class EnqueueCancelResultTrue(Machine):
+    """What enqueue and cancel return is true of their statements and dispatches: judged once the pass
+    is over, from the client segments it indexed and the records it listed for each."""
+
+    __slots__ = ()
+
+    def finish(self, ix: Index) -> Finding:
+        tally = Tally()
+        for span in spans_of_entries(ix, _CLIENT_ENTRIES):
+            done = span.completion
+            if done is None or done[5] is OpType.INFO:
+                continue
+            if span.entry == "enqueue":
+                _judge_enqueue(tally, span, done)
+            elif span.entry == "cancel" and done[5] is OpType.OK:
+                _judge_cancel(tally, span, done)
+        return tally.finding("enqueue and cancel results")
+
+
 def enqueue_cancel_result_true(ix: Index) -> Finding:
     """What enqueue and cancel return (or throw) is true of their statements and dispatches."""
-    tally = Tally()
-    for span in spans_of_entries(ix, _CLIENT_ENTRIES):
-        done = span.completion
-        if done is None or done[5] is OpType.INFO:
-            continue
-        if span.entry == "enqueue":
-            _judge_enqueue(tally, span, done)
-        elif span.entry == "cancel" and done[5] is OpType.OK:
-            _judge_cancel(tally, span, done)
-    return tally.finding("enqueue and cancel results")
+    return run_alone(EnqueueCancelResultTrue(), ix)
 
 
 def _judge_enqueue(tally: Tally, span: Span, done: Op) -> None:
@@ -151,4 +199,10 @@ def _judge_cancel(tally: Tally, span: Span, done: Op) -> None:
     )
 
 
-__all__ = ["DEAD_LETTER_REASONS", "enqueue_cancel_result_true", "reaper_account_true"]
+__all__ = [
+    "DEAD_LETTER_REASONS",
+    "EnqueueCancelResultTrue",
+    "ReaperAccountTrue",
+    "enqueue_cancel_result_true",
+    "reaper_account_true",
+]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from model.history import EVENT, LANDING, PROVIDER, TOOL, Op, OpType
+from model.history import EVENT, LANDING, PROVIDER, Op, OpType
 from model.invariants.fused import Key, Machine
 from model.invariants.index import AUDIT_FAILED, WRITE_EFFECTS, Index, Span, merged, row_of
 from model.invariants.judgement import Finding, Tally, run_alone
@@ -43,7 +43,9 @@ class EveryWriteAccounted(Machine):
 
     def finish(self, ix: Index) -> Finding:
         # ``op.value.get`` rather than ``op.get`` in the loops over whole streams: one call less per record
-        audited = {(e.run, e.value.get("execution")) for e in self.events if e.value.get("kind") == _TOOL_KIND}
+        # op[4], op[6] rather than .run, .value in the loops over whole streams: a field by name is a
+        # descriptor call per record
+        audited = {(e[4], e[6].get("execution")) for e in self.events if e[6].get("kind") == _TOOL_KIND}
         tally = Tally()
         for landing in self.landings:
             execution = landing.get("execution")
@@ -99,16 +101,22 @@ class NoSuccessOverUnrecordedWrite(Machine):
         tainted: dict[str, Op] = {}
         tally = Tally()
         failed_audits = [op for op in self.failed if _is_failed_write_audit(op, ix.landed)]
+        if not failed_audits:  # the common case: every completed row is a case that holds
+            for op in ix.rows:
+                row = op[6].get("row")
+                if (row if type(row) is dict else row_of(op)).get("status") == "completed":
+                    tally.held += 1
+            return tally.finding("completed rows")
         for op in merged(failed_audits, ix.rows):
-            if op.op == EVENT:
-                if op.run not in tainted:
-                    tainted[op.run] = op
+            if op[3] == EVENT:
+                if op[4] not in tainted:
+                    tainted[op[4]] = op
                     tally.hold()  # a case: a run with a landed write whose audit failed
                 continue
             row = op[6].get("row")
             if (row if type(row) is dict else row_of(op)).get("status") != "completed":
                 continue
-            failed_audit = tainted.get(op.run)
+            failed_audit = tainted.get(op[4])
             if failed_audit is None:
                 tally.hold()
                 continue
@@ -136,7 +144,7 @@ class UniqueEventSequence(Machine):
         first: dict[tuple[str, Any], Op] = {}
         tally = Tally()
         for event in self.events:
-            key = (event.run, event.value.get("seq"))
+            key = (event[4], event[6].get("seq"))
             earlier = first.setdefault(key, event)
             if earlier is event:
                 tally.hold()
@@ -160,35 +168,33 @@ class ApprovedWriteTurnRecorded(Machine):
     round's write is a new turn with its own gate (it suspends again, or needs no approval),
     so it is not judged here. A denial executes nothing of the turn, so any write executed
     in it stands on an approving decision, which must have been recorded (ADR-132).
-    Fed the write invokes; for one on an approve segment, the segment's own records before it
-    are read back (the turn is over at the first provider call).
+    Once the pass is over, for each write invoke (the index lists them) on an approve segment the
+    segment's own records before it are read back (the turn is over at the first provider call).
     """
 
-    __slots__ = ("tally",)
-
-    def __init__(self) -> None:
-        self.tally = Tally()
-
-    HANDLERS: ClassVar[Mapping[Key, str]] = {(TOOL, _INVOKE): "on_tool"}
-
-    def on_tool(self, invoke: Op) -> None:
-        if invoke[6].get("true_effect") not in _AUDITABLE_FAILURES:
-            return
-        span = self.live.own_span(invoke)
-        if span is None or span.entry != _APPROVE_ENTRY:
-            return
-        approval: Op | None = None
-        for op in span.records_before(invoke):
-            name, type_ = op[3], op[5]
-            if name == PROVIDER:
-                if type_ is _INVOKE:
-                    return  # the turn is over
-            elif name == EVENT and type_ is _OK and approval is None and op[6].get("kind") == _APPROVAL_KIND:
-                approval = op
-        _judge_approved_write(self.tally, span, invoke, approval)
+    __slots__ = ()
 
     def finish(self, ix: Index) -> Finding:
-        return self.tally.finding("writes of approved turns")
+        tally = Tally()
+        for invoke in ix.tool_invokes:
+            if invoke[6].get("true_effect") in _AUDITABLE_FAILURES:
+                _judge_approved_turn(tally, ix, invoke)
+        return tally.finding("writes of approved turns")
+
+
+def _judge_approved_turn(tally: Tally, ix: Index, invoke: Op) -> None:
+    span = ix.span_at(invoke)
+    if span is None or span.run != invoke[4] or span.entry != _APPROVE_ENTRY:
+        return
+    approval: Op | None = None
+    for op in span.records_before(invoke):
+        name, type_ = op[3], op[5]
+        if name == PROVIDER:
+            if type_ is _INVOKE:
+                return  # the turn is over
+        elif name == EVENT and type_ is _OK and approval is None and op[6].get("kind") == _APPROVAL_KIND:
+            approval = op
+    _judge_approved_write(tally, span, invoke, approval)
 
 
 def approved_write_turn_recorded(ix: Index) -> Finding:
@@ -213,33 +219,29 @@ class BuiltinWriteApproved(Machine):
 
     ADR-134 couples writes to approval: such a call suspends its run before anything of the
     turn executes, so the only segment that can run it is the resume an approver started.
-    Tool invokes that do not say whether the tool is remote are not judged.
+    Tool invokes that do not say whether the tool is remote are not judged. Judged once the pass is
+    over, from the tool invokes the index lists and the segment each ran in.
     """
 
-    __slots__ = ("tally",)
-
-    def __init__(self) -> None:
-        self.tally = Tally()
-
-    HANDLERS: ClassVar[Mapping[Key, str]] = {(TOOL, _INVOKE): "on_tool"}
-
-    def on_tool(self, op: Op) -> None:
-        value = op[6]
-        if value.get("remote", True) or value.get("true_effect") not in WRITE_EFFECTS:
-            return
-        span = self.live.span_of(op)
-        if span is not None and span.entry == _APPROVE_ENTRY:
-            self.tally.hold()
-            return
-        where = f"the {span.entry} segment of {span.invoke.index}" if span is not None else "no segment"
-        self.tally.violate(
-            (op.index,) if span is None else (span.invoke.index, op.index),
-            f"builtin write {op.get('tool')!r} of run {op.run!r} executed at {op.index} on {where}, "
-            "not on an approved resume",
-        )
+    __slots__ = ()
 
     def finish(self, ix: Index) -> Finding:
-        return self.tally.finding("builtin writes")
+        tally = Tally()
+        for op in ix.tool_invokes:
+            value = op[6]
+            if value.get("remote", True) or value.get("true_effect") not in WRITE_EFFECTS:
+                continue
+            span = ix.span_at(op)
+            if span is not None and span.entry == _APPROVE_ENTRY:
+                tally.hold()
+                continue
+            where = f"the {span.entry} segment of {span.invoke.index}" if span is not None else "no segment"
+            tally.violate(
+                (op.index,) if span is None else (span.invoke.index, op.index),
+                f"builtin write {op.get('tool')!r} of run {op.run!r} executed at {op.index} on {where}, "
+                "not on an approved resume",
+            )
+        return tally.finding("builtin writes")
 
 
 def builtin_write_approved(ix: Index) -> Finding:

@@ -7,8 +7,8 @@ turn ran without its approval recorded; KB-13: a retryable failure dead-lettered
 next four judge what a row says once a segment is done with it (issue 10), and the last eight judge
 what the runtime tells its callers and the ADR promises that had none (issue 18). The
 checkers live in the themed modules beside this one, each as a machine the single pass
-feeds (:mod:`model.invariants.fused`) and as a function of an index, or (issue 18's, not yet
-ported) as a function of an index alone, run after the pass. Knows only the history:
+feeds (:mod:`model.invariants.fused`) and as a function of an index (its machine fed alone);
+a checker written as a function of an index only still runs, after the pass. Knows only the history:
 ``judge`` walks it once, building the shared index and feeding every checker and coverage
 property; ``check_all`` is its verdicts.
 """
@@ -114,6 +114,7 @@ INVARIANTS: tuple[Invariant, ...] = (
         Kind.EVENTUALLY,
         "after the quiet phase no run is QUEUED or RUNNING (nothing stranded)",
         lifecycle.every_run_terminates,
+        lifecycle.EveryRunTerminates,
     ),
     Invariant(
         "approved_write_turn_recorded",
@@ -178,6 +179,7 @@ INVARIANTS: tuple[Invariant, ...] = (
         "every outcome a segment call returns (and the refusal it throws) is true of its own statements: "
         "the outcome table of model/invariants/outcomes.py",
         outcomes.segment_outcome_true,
+        outcomes.SegmentOutcomeTrue,
     ),
     Invariant(
         "lease_lost_means_lost",
@@ -185,6 +187,7 @@ INVARIANTS: tuple[Invariant, ...] = (
         "a segment that reports LEASE_LOST had lost it: its last statement failed or matched nothing on a row "
         "it no longer held",
         outcomes.lease_lost_means_lost,
+        outcomes.LeaseLostMeansLost,
     ),
     Invariant(
         "reaper_account_true",
@@ -192,6 +195,7 @@ INVARIANTS: tuple[Invariant, ...] = (
         "the reaper counts a row requeued, dead-lettered (with a dead-letter reason) or skipped only as its "
         "statements on it did, and prints the sums of those counts",
         accounts.reaper_account_true,
+        accounts.ReaperAccountTrue,
     ),
     Invariant(
         "enqueue_cancel_result_true",
@@ -199,18 +203,21 @@ INVARIANTS: tuple[Invariant, ...] = (
         "enqueue succeeds only when its row was stored and its wake-up dispatched; cancel says true exactly "
         "when its cancel took effect",
         accounts.enqueue_cancel_result_true,
+        accounts.EnqueueCancelResultTrue,
     ),
     Invariant(
         "terminal_reason_names_cause",
         _ALWAYS,
         "every reason and error class a settle writes names a cause the settling segment really met",
         reasons.terminal_reason_names_cause,
+        reasons.TerminalReasonNamesCause,
     ),
     Invariant(
         "lost_lease_stops",
         _ALWAYS,
         "after a failed or refused renewal or fence statement a segment makes no further request on the run (ADR-104)",
         promises.lost_lease_stops,
+        promises.LostLeaseStops,
     ),
     Invariant(
         "cancel_observed_at_boundary",
@@ -218,12 +225,14 @@ INVARIANTS: tuple[Invariant, ...] = (
         "a boundary that reads its run cancelled still persists its step, starts no call and reports "
         "CANCELLED (ADR-103)",
         promises.cancel_observed_at_boundary,
+        promises.CancelObservedAtBoundary,
     ),
     Invariant(
         "lease_within_bound",
         _ALWAYS,
         "no statement sets a lease past its process's clock reading plus LEASE_S (or a declared deadline)",
         promises.lease_within_bound,
+        promises.LeaseWithinBound,
     ),
 )
 NEW_IN_ISSUE_18: frozenset[str] = frozenset(inv.name for inv in INVARIANTS[20:])

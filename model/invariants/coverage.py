@@ -11,12 +11,14 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
-from model.history import CRASH, DELIVER, EVENT, LANDING, SEGMENT, TOOL, Op, OpType
-from model.invariants.fused import ROW, Key, Machine, run_pass
-from model.invariants.index import IDEMPOTENT_WRITE, NON_IDEMPOTENT_WRITE, WRITE_EFFECTS, Index, row_of
+from model.history import CRASH, DELIVER, EVENT, LANDING, SEGMENT, Op, OpType
+from model.invariants.fused import Key, Machine, run_pass
+from model.invariants.index import IDEMPOTENT_WRITE, NON_IDEMPOTENT_WRITE, WRITE_EFFECTS, Index, merged, row_of
+from model.invariants.own import spans_of_entries
 from model.invariants.verdict import Kind
 
 _REAPS = frozenset({"T13", "T14"})
+_APPROVE = frozenset({"approve"})
 _REAP_NUMBERS = tuple(sorted(_REAPS))
 
 
@@ -25,15 +27,13 @@ def _any_transition(ix: Index, number: str) -> bool:
 
 
 class _Probe(Machine):
-    """A coverage property fed by the single pass: ``reached`` once the history showed it."""
+    """A coverage property fed by the single pass: whether the history showed it, answered once the
+    pass is over (no probe needs a handler, so none keeps state but its streams)."""
 
-    __slots__ = ("reached",)
-
-    def __init__(self) -> None:
-        self.reached = False
+    __slots__ = ()
 
     def finish(self, ix: Index) -> bool:
-        return self.reached
+        raise NotImplementedError
 
 
 def run_probe(probe: Machine, ix: Index) -> bool:
@@ -45,31 +45,28 @@ def run_probe(probe: Machine, ix: Index) -> bool:
 
 
 class LeaseExpiredMidWrite(_Probe):
-    """The reaper requeued or dead-lettered a run while a write invoke of it had no completion."""
+    """The reaper requeued or dead-lettered a run while a write invoke of it had no completion: once
+    the pass is over, each reap (a matched T13 or T14) against the run's write invokes before it and
+    their completions (the index lists both; reaps are few, so no handler runs per tool invoke)."""
 
-    __slots__ = ("writing",)
+    __slots__ = ()
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.writing: dict[str, list[Op]] = {}
-
-    HANDLERS: ClassVar[Mapping[Key, str]] = {
-        (TOOL, OpType.INVOKE): "on_invoke",
-        **{(ROW, number): "on_reap" for number in _REAP_NUMBERS},
-    }
-
-    def on_invoke(self, op: Op) -> None:
-        if op[6].get("true_effect") in WRITE_EFFECTS:
-            self.writing.setdefault(op[4], []).append(op)
-
-    def on_reap(self, op: Op) -> None:
-        writing = self.writing
-        if op[4] in writing:
-            completions = self.live.tool_completions
-            still = [inv for inv in writing[op[4]] if inv[0] not in completions]
-            if still:
-                self.reached = True
-            writing[op[4]] = still
+    def finish(self, ix: Index) -> bool:
+        reaps = [op for number in _REAP_NUMBERS for op in ix.rows_of(number)]
+        if not reaps:
+            return False
+        writing: dict[str, list[Op]] = {}
+        for op in ix.tool_invokes:
+            if op[6].get("true_effect") in WRITE_EFFECTS:
+                writing.setdefault(op[4], []).append(op)
+        completions = ix.tool_completions
+        for reap in reaps:
+            for invoke in writing.get(reap[4], ()):
+                if invoke[0] < reap[0]:
+                    done = completions.get(invoke[0])
+                    if done is None or done[0] > reap[0]:
+                        return True
+        return False
 
 
 def lease_expired_mid_write(ix: Index) -> bool:
@@ -155,7 +152,7 @@ class DuplicateWakeupDelivered(_Probe):
 
     def finish(self, ix: Index) -> bool:
         streams = (self.invoked, self.ok, self.failed, self.info)
-        return any(op.value.get("duplicate") is True for ops in streams for op in ops)
+        return any(op[6].get("duplicate") is True for ops in streams for op in ops)
 
 
 def duplicate_wakeup_delivered(ix: Index) -> bool:
@@ -202,9 +199,7 @@ class ApprovalResumed(_Probe):
     __slots__ = ()
 
     def finish(self, ix: Index) -> bool:
-        for span in ix.spans:
-            if span.entry != "approve":
-                continue
+        for span in spans_of_entries(ix, _APPROVE):
             completion = span.completion
             if completion is not None and completion.type is OpType.OK:
                 return True
@@ -225,35 +220,43 @@ class CrashAfterLanding(_Probe):
     """A process crashed after its tool call landed but before the call completed.
 
     The simulator records the tool's ``info {crashed}`` before the nemesis ``crash`` record, so an
-    info completion counts as none."""
+    info completion counts as none. Judged once the pass is over: each crash the pass kept against
+    the crashed process's tool invokes before it, their completions and landings before it (the
+    index lists all three; crashes are few, so no handler runs per tool invoke)."""
 
-    __slots__ = ("invokes",)
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.invokes: dict[str, list[Op]] = {}
-
-    HANDLERS: ClassVar[Mapping[Key, str]] = {
-        (TOOL, OpType.INVOKE): "on_invoke",
-        **{(CRASH, type_): "on_crash" for type_ in OpType},
+    __slots__ = ("crash_fail", "crash_info", "crash_invoke", "crash_ok")
+    STREAMS: ClassVar[Mapping[str, Key]] = {
+        "crash_invoke": (CRASH, OpType.INVOKE),
+        "crash_ok": (CRASH, OpType.OK),
+        "crash_fail": (CRASH, OpType.FAIL),
+        "crash_info": (CRASH, OpType.INFO),
     }
+    crash_invoke: list[Op]
+    crash_ok: list[Op]
+    crash_fail: list[Op]
+    crash_info: list[Op]
 
-    def on_invoke(self, op: Op) -> None:
-        self.invokes.setdefault(op[2], []).append(op)
-
-    def on_crash(self, op: Op) -> None:
-        process = op[6].get("process")
-        if not isinstance(process, str):
-            return
-        completions, landing_of = self.live.tool_completions, self.live.landing_of
-        unfinished = []
-        for inv in self.invokes.get(process, ()):
-            done = completions.get(inv[0])
-            if done is None or done[5] is OpType.INFO:
-                unfinished.append(inv)
-        if any(inv[0] in landing_of for inv in unfinished):
-            self.reached = True
-        self.invokes[process] = unfinished
+    def finish(self, ix: Index) -> bool:
+        crashes = merged(self.crash_invoke, self.crash_ok, self.crash_fail, self.crash_info)  # the world's: info
+        invokes: dict[str, list[Op]] | None = None
+        completions, landing_of = ix.tool_completions, ix.landing_of
+        for crash in crashes:
+            process = crash[6].get("process")
+            if not isinstance(process, str):
+                continue
+            if invokes is None:
+                invokes = {}
+                for op in ix.tool_invokes:
+                    invokes.setdefault(op[2], []).append(op)
+            at = crash[0]
+            for invoke in invokes.get(process, ()):
+                if invoke[0] >= at:
+                    break
+                done = completions.get(invoke[0])
+                landed = landing_of.get(invoke[0])
+                if (done is None or done[0] > at or done[5] is OpType.INFO) and landed is not None and landed[0] < at:
+                    return True
+        return False
 
 
 def crash_after_landing(ix: Index) -> bool:

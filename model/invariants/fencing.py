@@ -9,10 +9,10 @@ runtime or the world that produced it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any
 
-from model.history import TOOL, Op, OpType
-from model.invariants.fused import Key, Machine
+from model.history import Op
+from model.invariants.fused import Machine
 from model.invariants.index import WRITE_EFFECTS, Index, row_of
 from model.invariants.judgement import Finding, Tally, run_alone
 
@@ -37,36 +37,31 @@ def _lease_problems(row: Mapping[str, Any], invoke: Op, effect: str, epoch_s: in
 
 class WritesFencedUnderLease(Machine):
     """At every write invoke the run's current row is RUNNING, ours, leased and fenced with its effect.
-    Judged at each write invoke against the run's latest matched row (what the pass knows then)."""
+    Judged once the pass is over, each write invoke (the index lists them) against the run's latest
+    matched row before it: a handler per tool invoke cost more than reading them back."""
 
-    __slots__ = ("tally",)
-
-    def __init__(self) -> None:
-        self.tally = Tally()
-
-    HANDLERS: ClassVar[Mapping[Key, str]] = {(TOOL, OpType.INVOKE): "on_invoke"}
-
-    def on_invoke(self, op: Op) -> None:
-        effect = op[6].get("true_effect")
-        if effect not in WRITE_EFFECTS:
-            return
-        tally = self.tally
-        store = self.live.row_before(op[4])
-        if store is None:
-            tally.violate((op.index,), f"write {op.get('tool')!r} at {op.index} ran with no persisted row")
-            return
-        problems = _lease_problems(row_of(store), op, effect, self.live.epoch_s)
-        if not problems:
-            tally.hold()
-            return
-        tally.violate(
-            (store.index, op.index),
-            f"write {op.get('tool')!r} of run {op.run!r} at {op.index} ran under the row of {store.index}: "
-            + "; ".join(problems),
-        )
+    __slots__ = ()
 
     def finish(self, ix: Index) -> Finding:
-        return self.tally.finding("write invokes")
+        tally = Tally()
+        for op in ix.tool_invokes:
+            effect = op[6].get("true_effect")
+            if effect not in WRITE_EFFECTS:
+                continue
+            store = ix.row_before(op[4], op[0])
+            if store is None:
+                tally.violate((op.index,), f"write {op.get('tool')!r} at {op.index} ran with no persisted row")
+                continue
+            problems = _lease_problems(row_of(store), op, effect, ix.epoch_s)
+            if not problems:
+                tally.hold()
+                continue
+            tally.violate(
+                (store.index, op.index),
+                f"write {op.get('tool')!r} of run {op.run!r} at {op.index} ran under the row of {store.index}: "
+                + "; ".join(problems),
+            )
+        return tally.finding("write invokes")
 
 
 def writes_fenced_under_lease(ix: Index) -> Finding:

@@ -24,11 +24,13 @@ Pure checkers over the shared index of one history; they know only the history.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Mapping
+from operator import attrgetter
 from typing import Any, ClassVar
 
 from model.history import DISPATCH, EVENT, PLAN, PROVIDER, READ, STORE, TOOL, Op, OpType
-from model.invariants.fused import ROW, Key, Machine
+from model.invariants.fused import Key, Machine
 from model.invariants.index import CLAIMS, REQUEUES, SETTLES, WRITE_EFFECTS, Index, merged, row_of
 from model.invariants.judgement import Finding, Tally, run_alone
 
@@ -39,7 +41,7 @@ _UNRESTRICTED_SETTLES = frozenset({("user", "T8")})
 by design (T8). The reaper's dead-letter (T14) is not exempt for what its WHERE re-checks: it may settle
 another's row only when the row the store held just before it had a lease already past in true time."""
 _SETTLE_NUMBERS = tuple(sorted(SETTLES))
-_CLAIM_OR_STAMP = (*sorted(CLAIMS), "T5")
+_by_index = attrgetter("index")
 _FAIL_CLOSED_KINDS = frozenset({"approval"})
 """Event kinds whose failed insert legitimately changes the course of a run: an approval of a
 write turn that cannot be recorded releases the run back to waiting (ADR-132)."""
@@ -130,43 +132,60 @@ def _judge_boundary(tally: Tally, event: Op, statement: Op | None) -> None:
 class FenceMatchesInflightWrite(Machine):
     """Every write fence a store read returns was stamped (T5) after the run's latest claim.
 
-    Most reads return no write fence (the reaper's scans return every row); only those that
-    may are merged with the rows. A FindRun read carries one ``fence``; a scan ``fences``."""
+    Most reads return no write fence (the reaper's scans return every row, mostly none); for each
+    that does, the run's matched rows before it are read backwards for its latest claim and its
+    latest stamp of that fence. A FindRun read carries one ``fence``; a scan ``fences``."""
 
     __slots__ = ("reads",)
     STREAMS: ClassVar[Mapping[str, Key]] = {"reads": (READ, OpType.OK)}
     reads: list[Op]
 
     def finish(self, ix: Index) -> Finding:
-        claim: dict[str, Op] = {}
-        stamps: dict[str, dict[str, Op]] = {}
         tally = Tally()
         fenced_reads: list[Op] = []
+        write_effects = WRITE_EFFECTS
         for read in self.reads:
             value = read[6]
-            if "fence" in value:
-                if value["fence"] in WRITE_EFFECTS:
-                    fenced_reads.append(read)
-            else:
+            fence = value.get("fence", _ABSENT)
+            if fence is _ABSENT:
                 fences = value.get("fences")
-                if isinstance(fences, (list, tuple)) and not WRITE_EFFECTS.isdisjoint(fences):
+                if fences and isinstance(fences, (list, tuple)) and not write_effects.isdisjoint(fences):
                     fenced_reads.append(read)
+            elif fence in write_effects:
+                fenced_reads.append(read)
         if not fenced_reads:
             return tally.finding("reads of a write fence")
-        for op in merged(*[ix.rows_of(number) for number in _CLAIM_OR_STAMP], fenced_reads):
-            if op.op == STORE:
-                number = ix.number(op)
-                if number in CLAIMS:
-                    claim[op.run] = op
-                elif number == "T5":
-                    effect = row_of(op).get("pending_effect")
-                    if effect in WRITE_EFFECTS:
-                        stamps.setdefault(op.run, {})[effect] = op
-                continue
-            for run, fence in _fences(op):
+        for read in fenced_reads:
+            for run, fence in _fences(read):
                 if fence in WRITE_EFFECTS:
-                    _judge_fence(tally, op, run, fence, claim.get(run), stamps.get(run, {}).get(fence))
+                    claim, stamp = _claim_and_stamp(ix, run, fence, read[0])
+                    _judge_fence(tally, read, run, fence, claim, stamp)
         return tally.finding("reads of a write fence")
+
+
+_ABSENT = object()
+
+
+def _claim_and_stamp(ix: Index, run: str, fence: str, before: int) -> tuple[Op | None, Op | None]:
+    """The run's latest claim (T1, T3, T10) and latest stamp (T5) of ``fence`` before history index
+    ``before``, read backwards from there over the run's matched rows."""
+    rows = ix.rows_by_run.get(run, ())
+    numbers = ix.numbers
+    claim: Op | None = None
+    stamp: Op | None = None
+    for i in range(bisect_left(rows, before, key=_by_index) - 1, -1, -1):
+        op = rows[i]
+        number = numbers[op[0]]
+        if number in CLAIMS:
+            if claim is None:
+                claim = op
+                if stamp is not None:
+                    break
+        elif number == "T5" and stamp is None and row_of(op).get("pending_effect") == fence:
+            stamp = op
+            if claim is not None:
+                break
+    return claim, stamp
 
 
 def fence_matches_inflight_write(ix: Index) -> Finding:
@@ -206,25 +225,21 @@ class SettlesByOwner(Machine):
     """A RUNNING row is settled (T7/T8/T14) only by its claimant, a user's cancel, or a reaper
     dead-letter of a row whose lease was past in true time when it applied (the store's row just
     before it, not the reaper's staleness re-check); who issued it is the world's ``actor``.
-    Judged at each settle against the run's row before it."""
+    Judged once the pass is over, each settle (the index's rows of T7, T8, T14, in history order)
+    against the run's row before it: a handler per settle cost more than reading them back."""
 
-    __slots__ = ("tally",)
-
-    def __init__(self) -> None:
-        self.tally = Tally()
-
-    HANDLERS: ClassVar[Mapping[Key, str]] = {(ROW, number): "on_settle" for number in _SETTLE_NUMBERS}
-
-    def on_settle(self, op: Op) -> None:
-        live = self.live
-        prior = live.row_before(op[4])
-        if prior is None:
-            self.tally.unknown((op.index,), f"settle of run {op.run!r} at {op.index} has no earlier row to judge")
-            return
-        _judge_settle(self.tally, prior, op, live.number, live.epoch_s)
+    __slots__ = ()
 
     def finish(self, ix: Index) -> Finding:
-        return self.tally.finding("settles")
+        tally = Tally()
+        numbers = ix.numbers
+        for op in merged(*[ix.rows_of(number) for number in _SETTLE_NUMBERS]):
+            prior = ix.row_before(op[4], op[0])
+            if prior is None:
+                tally.unknown((op.index,), f"settle of run {op.run!r} at {op.index} has no earlier row to judge")
+                continue
+            _judge_settle(tally, prior, op, numbers[op[0]], ix.epoch_s)
+        return tally.finding("settles")
 
 
 def settles_by_owner(ix: Index) -> Finding:

@@ -3,13 +3,12 @@
 The matched store rows (the row's after-states, in order, also per T-number and per run), the
 completion of every tool invoke, the landing each tool invoke produced, the executions that
 landed, each run's final row, and the segments (:class:`Span`: how each completed, the row it
-left, and on demand the records that ran in it). The pass that builds it is the judging pass
-of :mod:`model.invariants.fused`, which feeds the checkers in the same walk; ``Index.of`` runs
-it alone, and lists the records by operation and type in the same walk (:attr:`Index.buckets`:
-the checkers not yet fed by the pass read them). The completion of every other invoke and a
-segment's records are listed on first use. Checkers written against the index (rather than fed
-by the pass) interleave two kinds of record by walking a merge of two buckets, and judge "within
-one segment" by walking the records of the few segments that can hold a case.
+left, and the records that ran in it). The pass that builds it is the judging pass of
+:mod:`model.invariants.fused`, which feeds the checkers in the same walk; ``Index.of`` runs it
+alone. The records by operation and type (:attr:`Index.buckets`), the completion of every other
+invoke and a reaper tick's records are listed on first use. Checkers written against the index
+(rather than fed by the pass) interleave two kinds of record by walking a merge of two buckets,
+and judge "within one segment" by walking the records of the few segments that can hold a case.
 
 It knows only the history (:mod:`model.history`); it never sees the runtime or the world.
 """
@@ -80,6 +79,8 @@ def merged(*streams: Iterable[Op]) -> Iterator[Op]:
 
 
 _NEVER = sys.maxsize
+UNLISTED_ENTRIES = frozenset({"reap"})
+"""Entry points whose segments' records the pass does not list (read back on first use): see :class:`Span`."""
 
 
 class Span:
@@ -90,9 +91,13 @@ class Span:
     segment invokes and completions pair last-in-first-out per process, so a wake-up handled
     inline on the Sync transport is a segment nested inside the dispatching one). ``records``
     holds those of the segment's run, in history order, without segment records; a record of
-    another run is attributed too (see :meth:`Index.span_at`) but not listed here. They are read
-    from the history on first use: the checkers walk the records of a few segments only, and
-    listing every record of every segment was a fifth of the index pass.
+    another run is attributed too (see :meth:`Index.span_at`) but not listed here. The pass lists
+    them as it walks, with the segment's statements, for every segment but the reaper's ticks
+    (:data:`UNLISTED_ENTRIES`): the outcome oracles read the records of every segment of a run or
+    a client call, and reading them back from the history (a slice per segment, with the records of
+    every other process in between) cost a judged ``default`` simulation about 100 us, listing them
+    about 60 (issue 19). A tick's records are read from the history on first use: a reaper that
+    ticks every second makes most segments, and few checkers walk one.
 
     A plain slotted class rather than a dataclass: the index pass builds one per segment. It
     refers to the history, never to other segments' lists, so an index is freed by reference
@@ -114,7 +119,9 @@ class Span:
         "run",
     )
 
-    def __init__(self, invoke: Op, parent: Span | None, history: tuple[Op, ...]) -> None:
+    def __init__(self, invoke: Op, parent: Span | None, history: tuple[Op, ...], by_pass: bool = False) -> None:
+        """``by_pass``: made by the judging pass, which lists the records of a segment whose entry
+        it lists as it walks; any other segment reads them from ``history`` on first use."""
         value = invoke[6]
         self.invoke = invoke
         self.parent = parent
@@ -130,8 +137,12 @@ class Span:
         identity = value.get("identity", "")
         self.identity = identity if type(identity) is str else str(identity)
         self.run = invoke[4]
-        self._records: list[Op] | None = None
-        self._statements: list[Op] | None = None
+        if not by_pass or self.entry in UNLISTED_ENTRIES:
+            self._records: list[Op] | None = None
+            self._statements: list[Op] | None = None
+        else:  # the pass appends this segment's records (and statements) as it reaches them
+            self._records = []
+            self._statements = []
         self._history = history
 
     @property
@@ -144,8 +155,8 @@ class Span:
 
     @property
     def statements(self) -> list[Op]:
-        """The completions (ok or fail) of the guarded statements among :attr:`records`, listed once
-        (the outcome oracles of issue 18 each ask for them)."""
+        """The completions (ok or fail) of the guarded statements among :attr:`records`: listed by the
+        pass with the records, or once on first use (the outcome oracles of issue 18 each ask for them)."""
         found = self._statements
         if found is None:
             found = self._statements = [
@@ -156,6 +167,9 @@ class Span:
     def records_before(self, op: Op) -> list[Op]:
         """The segment's records up to (without) ``op``; a handler of the pass may ask while ``op``
         is being dispatched (nothing is kept: the segment may not be complete yet)."""
+        listed = self._records
+        if listed is not None:  # listed by the pass (the records so far), or complete once read after it
+            return listed[: bisect_left(listed, op[0], key=_by_index)]
         return self._records_until(op)
 
     def _records_until(self, last: Op | None) -> list[Op]:
@@ -209,6 +223,13 @@ class Index:
     """The segments of each process, in the order of their invoke."""
     landings: int = 0
     """Landing records of any type."""
+    tool_invokes: Sequence[Op] = ()
+    """Every tool invoke, in history order."""
+    refused: Sequence[Op] = ()
+    """The store completions (ok) that matched nothing, in history order."""
+    listed_spans: Sequence[Span] = ()
+    """The segments whose records the pass listed (all but :data:`UNLISTED_ENTRIES`'), in the order of
+    their invoke: the few a checker of runs and client calls walks, without the reaper's many ticks."""
     _lazy: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
@@ -220,9 +241,9 @@ class Index:
 
     @property
     def buckets(self) -> Mapping[tuple[str, OpType], Sequence[Op]]:
-        """The records by operation and type, in history order: listed by the pass that built the
-        index (checkers written against the index read them), or here on first use for an index
-        made otherwise."""
+        """The records by operation and type, in history order, listed on first use: the judging
+        pass lists only the kinds its machines read (a second walk here is the price of a checker
+        written against the index, and of the witness recognisers, which read few histories)."""
         found: dict[tuple[str, OpType], list[Op]] | None = self._lazy.get("buckets")
         if found is None:
             found = self._lazy["buckets"] = {}
@@ -260,7 +281,13 @@ class Index:
         return clock_s - self.epoch_s
 
     def of_type(self, op: str, type_: OpType) -> Sequence[Op]:
-        """The records of one operation and type, in history order."""
+        """The records of one operation and type, in history order (a kind the pass listed for its
+        machines is read from that list, without listing every kind)."""
+        streams: dict[tuple[str, Any], list[Op]] | None = self._lazy.get("streams")
+        if streams is not None:
+            found = streams.get((op, type_))
+            if found is not None:
+                return found
         return self.buckets.get((op, type_), _EMPTY)
 
     def all(self, op: str) -> Iterator[Op]:

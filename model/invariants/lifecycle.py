@@ -14,8 +14,8 @@ from typing import Any, ClassVar
 
 from model.constants import MAX_REQUEUES
 from model.history import PROVIDER, READ, Op, OpType
-from model.invariants.fused import ROW, Key, Machine
-from model.invariants.index import REQUEUES, TERMINAL_STATUSES, Index, Span, row_of
+from model.invariants.fused import Key, Machine
+from model.invariants.index import REQUEUES, TERMINAL_STATUSES, Index, Span, merged, row_of
 from model.invariants.judgement import Finding, Tally, run_alone
 from model.invariants.own import fence_is_strict
 
@@ -39,11 +39,11 @@ class TerminalIsTerminal(Machine):
         terminal: dict[str, Op] = {}
         tally = Tally()
         for op in ix.rows:
-            first = terminal.get(op.run)
+            first = terminal.get(op[4])
             if first is None:
                 row = op[6].get("row")
                 if (row if type(row) is dict else row_of(op)).get("status") in TERMINAL_STATUSES:
-                    terminal[op.run] = op
+                    terminal[op[4]] = op
                     tally.hold()  # a case: a run that reached a terminal row (its later writes are judged too)
                 continue
             changed = _changed_totals(row_of(first), row_of(op))
@@ -68,28 +68,24 @@ def _changed_totals(before: Mapping[str, Any], after: Mapping[str, Any]) -> list
 
 
 class RequeueBudgetRespected(Machine):
-    """No requeue (T11/T13) leaves a row with requeue_count above MAX_REQUEUES: judged at each."""
+    """No requeue (T11/T13) leaves a row with requeue_count above MAX_REQUEUES: each of the index's
+    requeue rows, in history order, once the pass is over."""
 
-    __slots__ = ("tally",)
-
-    def __init__(self) -> None:
-        self.tally = Tally()
-
-    HANDLERS: ClassVar[Mapping[Key, str]] = {(ROW, number): "on_requeue" for number in _REQUEUE_NUMBERS}
-
-    def on_requeue(self, op: Op) -> None:
-        count = row_of(op).get("requeue_count")
-        if isinstance(count, int) and count > MAX_REQUEUES:
-            self.tally.violate(
-                (op.index,),
-                f"{op.get('transition')!r} at {op.index} requeued run {op.run!r} a {count}th time "
-                f"(MAX_REQUEUES={MAX_REQUEUES})",
-            )
-        else:
-            self.tally.hold()
+    __slots__ = ()
 
     def finish(self, ix: Index) -> Finding:
-        return self.tally.finding("requeues")
+        tally = Tally()
+        for op in merged(*[ix.rows_of(number) for number in _REQUEUE_NUMBERS]):
+            count = row_of(op).get("requeue_count")
+            if isinstance(count, int) and count > MAX_REQUEUES:
+                tally.violate(
+                    (op.index,),
+                    f"{op.get('transition')!r} at {op.index} requeued run {op.run!r} a {count}th time "
+                    f"(MAX_REQUEUES={MAX_REQUEUES})",
+                )
+            else:
+                tally.hold()
+        return tally.finding("requeues")
 
 
 def requeue_budget_respected(ix: Index) -> Finding:
@@ -163,22 +159,32 @@ def _judge_retry(tally: Tally, ix: Index, failure: Op, store: Op, fence: Op | No
     )
 
 
+class EveryRunTerminates(Machine):
+    """At the end no run's final row is QUEUED or RUNNING: the final rows the index kept."""
+
+    __slots__ = ()
+
+    def finish(self, ix: Index) -> Finding:
+        tally = Tally()
+        if not ix.finals:
+            tally.unknown((), "the history has no final rows")
+        for final in sorted(ix.finals.values(), key=_by_index):
+            status = row_of(final).get("status")
+            if status in _STRANDED:
+                tally.violate((final.index,), f"run {final.run!r} ended {status!r} (stranded)")
+            else:
+                tally.hold()
+        return tally.finding("final rows")
+
+
 def every_run_terminates(ix: Index) -> Finding:
     """At the end no run's final row is QUEUED or RUNNING; no final rows at all is unknown."""
-    tally = Tally()
-    if not ix.finals:
-        tally.unknown((), "the history has no final rows")
-    for final in sorted(ix.finals.values(), key=_by_index):
-        status = row_of(final).get("status")
-        if status in _STRANDED:
-            tally.violate((final.index,), f"run {final.run!r} ended {status!r} (stranded)")
-        else:
-            tally.hold()
-    return tally.finding("final rows")
+    return run_alone(EveryRunTerminates(), ix)
 
 
 __all__ = [
     "RETRYABLE_CLASSES",
+    "EveryRunTerminates",
     "RequeueBudgetRespected",
     "RetryableFailureRetried",
     "TerminalIsTerminal",

@@ -43,7 +43,8 @@ every settle                          reason, error class          see :mod:`mod
 
 "The row left" is the run's latest row written by the call's own process before the call returned:
 other processes' later writes (a user's cancel) do not make a report false, a call nested in it does.
-Pure checkers over the shared index of one history; they know only the history.
+Checkers fed by the single pass (machines that judge once it is over, from the segments it indexed
+and the statements it listed for each); they know only the history.
 """
 
 from __future__ import annotations
@@ -51,8 +52,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from model.history import READ, Op, OpType
+from model.invariants.fused import Machine
 from model.invariants.index import TERMINAL_STATUSES, Index, Span, row_of
-from model.invariants.judgement import Finding, Tally
+from model.invariants.judgement import Finding, Tally, run_alone
 from model.invariants.own import left_row, matched, number, spans_of_entries, statements
 
 _JUDGED_ENTRIES = frozenset({"run_queued", "run_interactive", "approve", "submit_input"})
@@ -68,24 +70,35 @@ _WAITING = {"awaiting_approval": "waiting_for_approval", "awaiting_input": "wait
 _ALREADY_RESUMING = "RunAlreadyResumingException"
 
 
+class SegmentOutcomeTrue(Machine):
+    """Every outcome a segment call returned (and the refusal it threw) is true of its own statements,
+    as the module's table says: judged once the pass is over, from the segments it indexed and the
+    statements it listed for each."""
+
+    __slots__ = ()
+
+    def finish(self, ix: Index) -> Finding:
+        tally = Tally()
+        for span in spans_of_entries(ix, _JUDGED_ENTRIES):
+            done = span.completion
+            if done is None or done[5] is OpType.INFO:
+                continue
+            if done[5] is OpType.FAIL:
+                if done[6].get("error") == _ALREADY_RESUMING:
+                    _judge_claim_lost(tally, span, done)
+                continue
+            outcome = done[6].get("outcome")
+            if outcome == "lease_lost":
+                continue
+            _judge_report(tally, span, done, repr(outcome), _falsehood(ix, span, outcome))
+        return tally.finding("segment outcomes")
+
+
 def segment_outcome_true(ix: Index) -> Finding:
     """Every outcome a segment call returned (and the refusal it threw) is true of its own statements,
     as the module's table says. LEASE_LOST is judged by :func:`lease_lost_means_lost`; a crashed call,
     or one that never returned, reports nothing."""
-    tally = Tally()
-    for span in spans_of_entries(ix, _JUDGED_ENTRIES):
-        done = span.completion
-        if done is None or done[5] is OpType.INFO:
-            continue
-        if done[5] is OpType.FAIL:
-            if done[6].get("error") == _ALREADY_RESUMING:
-                _judge_claim_lost(tally, span, done)
-            continue
-        outcome = done[6].get("outcome")
-        if outcome == "lease_lost":
-            continue
-        _judge_report(tally, span, done, repr(outcome), _falsehood(ix, span, outcome))
-    return tally.finding("segment outcomes")
+    return run_alone(SegmentOutcomeTrue(), ix)
 
 
 def _judge_report(tally: Tally, span: Span, done: Op, said: str, why: tuple[tuple[int, ...], str] | None) -> None:
@@ -105,12 +118,15 @@ def _judge_report(tally: Tally, span: Span, done: Op, said: str, why: tuple[tupl
 def _falsehood(ix: Index, span: Span, outcome: object) -> tuple[tuple[int, ...], str] | None:
     """Why ``outcome`` is false of what the call did (witness indexes, words), or None when it is true."""
     own = statements(span)
-    took = [op for op in own if matched(op)]
+    took = []
+    for op in own:  # matched(op), inline: a call per statement of every judged segment
+        if op[5] is OpType.OK and op[6].get("matched") and op[6].get("row") is not None:
+            took.append(op)
     last = own[-1] if own else None
     if outcome is None:
         return None if not took else ((took[0][0],), f"its {took[0][6].get('transition')!r} matched")
-    if outcome in _UNPERSISTED_OUTCOMES and _unpersisted(own):
-        return None
+    if outcome in _UNPERSISTED_OUTCOMES and own and not took and number(own[0]) == "T1":
+        return None  # the call's begin (T1) failed and nothing of it matched: the run executed unpersisted
     if outcome in _SETTLE_STATUS:
         status, reasons = _SETTLE_STATUS[str(outcome)]
         return _own_last(last, ("T7",), status, reasons)
@@ -124,11 +140,6 @@ def _falsehood(ix: Index, span: Span, outcome: object) -> tuple[tuple[int, ...],
     if outcome == "requeued":
         return _requeued(ix, span, took)
     return ((), f"{outcome!r} is no outcome the spec gives this entry point")
-
-
-def _unpersisted(own: list[Op]) -> bool:
-    """The call's begin (T1) failed and nothing of it matched: the run executed unpersisted."""
-    return bool(own) and number(own[0]) == "T1" and not any(matched(op) for op in own)
 
 
 def _own_last(
@@ -195,22 +206,32 @@ def _judge_claim_lost(tally: Tally, span: Span, done: Op) -> None:
 # ---- LEASE_LOST ---------------------------------------------------------------------------------
 
 
+class LeaseLostMeansLost(Machine):
+    """A segment reporting LEASE_LOST had lost the lease: judged once the pass is over, from the
+    segments it indexed, their statements and the rows before each."""
+
+    __slots__ = ()
+
+    def finish(self, ix: Index) -> Finding:
+        tally = Tally()
+        for span in spans_of_entries(ix, _JUDGED_ENTRIES):
+            done = span.completion
+            if done is None or done[5] is not OpType.OK or done[6].get("outcome") != "lease_lost":
+                continue
+            own = statements(span)
+            if not own:
+                tally.violate((done[0],), f"the {span.entry} call of run {span.run!r} reported lease_lost at "
+                              f"{done[0]} without issuing a statement", at=done[0])  # fmt: skip
+                continue
+            _judge_report(tally, span, done, "lease_lost", _lease_held(ix, span, own[-1]))
+        return tally.finding("lease_lost outcomes")
+
+
 def lease_lost_means_lost(ix: Index) -> Finding:
     """A segment reporting LEASE_LOST had lost the lease: its last statement failed or matched nothing,
     and the store's row just before that statement was not held by the segment (RUNNING, claimed by
     its identity, lease_expires not before the true time of the statement)."""
-    tally = Tally()
-    for span in spans_of_entries(ix, _JUDGED_ENTRIES):
-        done = span.completion
-        if done is None or done[5] is not OpType.OK or done[6].get("outcome") != "lease_lost":
-            continue
-        own = statements(span)
-        if not own:
-            tally.violate((done[0],), f"the {span.entry} call of run {span.run!r} reported lease_lost at "
-                          f"{done[0]} without issuing a statement", at=done[0])  # fmt: skip
-            continue
-        _judge_report(tally, span, done, "lease_lost", _lease_held(ix, span, own[-1]))
-    return tally.finding("lease_lost outcomes")
+    return run_alone(LeaseLostMeansLost(), ix)
 
 
 def _lease_held(ix: Index, span: Span, last: Op) -> tuple[tuple[int, ...], str] | None:
@@ -237,4 +258,4 @@ def _lease_held(ix: Index, span: Span, last: Op) -> tuple[tuple[int, ...], str] 
     )
 
 
-__all__ = ["lease_lost_means_lost", "segment_outcome_true"]
+__all__ = ["LeaseLostMeansLost", "SegmentOutcomeTrue", "lease_lost_means_lost", "segment_outcome_true"]

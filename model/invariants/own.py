@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from model.history import TOOL, Op, OpType
-from model.invariants.index import NON_IDEMPOTENT_WRITE, WRITE_EFFECTS, Index, Span, row_of
+from model.history import Op, OpType
+from model.invariants.index import NON_IDEMPOTENT_WRITE, UNLISTED_ENTRIES, WRITE_EFFECTS, Index, Span, row_of
 
 UNKNOWN_EFFECT = "unknown"
 STRICT_EFFECTS = frozenset({NON_IDEMPOTENT_WRITE, UNKNOWN_EFFECT})
@@ -25,26 +25,11 @@ _OK, _FAIL = OpType.OK, OpType.FAIL
 
 
 def spans_of_entries(ix: Index, entries: frozenset[str]) -> list[Span]:
-    """The segments of the given entry points, in the order of their invoke. The index's segments
-    grouped by entry are computed once per history and kept: a reaper that ticks every second makes
-    thousands of segments no outcome oracle of a run needs to walk."""
-    grouped: dict[str, list[Span]] | None = ix._lazy.get("spans_by_entry")
-    if grouped is None:
-        grouped = {}
-        for span in ix.spans:
-            same = grouped.get(span.entry)
-            if same is None:
-                grouped[span.entry] = [span]
-            else:
-                same.append(span)
-        ix._lazy["spans_by_entry"] = grouped
-    if len(entries) == 1:
-        return list(grouped.get(next(iter(entries)), ()))
-    return sorted((span for entry in entries for span in grouped.get(entry, ())), key=_span_key)
-
-
-def _span_key(span: Span) -> int:
-    return span.key
+    """The segments of the given entry points, in the order of their invoke. Read from the segments
+    whose records the pass listed when no entry asked for is a reaper's tick: a reaper that ticks
+    every second makes most segments, and no outcome oracle of a run needs to look at one."""
+    spans = ix.spans if not UNLISTED_ENTRIES.isdisjoint(entries) else ix.listed_spans
+    return [span for span in spans if span.entry in entries]
 
 
 def statements(span: Span) -> list[Op]:
@@ -102,7 +87,7 @@ def stamp_of(ix: Index, run: str, fence: str, before: int) -> Op | None:
 
 def stamped_call(ix: Index, stamp: Op) -> Op | None:
     """The call a fence stamp announced: the stamping process's first tool invoke of the run after it."""
-    for op in ix.of_type(TOOL, OpType.INVOKE):
+    for op in ix.tool_invokes:
         if op[0] > stamp[0] and op[4] == stamp[4] and op[2] == stamp[2]:
             return op
     return None

@@ -15,14 +15,18 @@
   LEASE_S, or, for a fence stamp or a deadline extension, plus the longest operation deadline the
   deployed code declares (the chaos ``phase`` record carries both).
 
-Pure checkers over the shared index of one history; they know only the history.
+Checkers fed by the single pass (machines judging once it is over); they know only the history.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import ClassVar
+
 from model.history import EVENT, PHASE, PROVIDER, READ, STORE, TOOL, Op, OpType
+from model.invariants.fused import Key, Machine
 from model.invariants.index import Index, Span, merged
-from model.invariants.judgement import Finding, Tally
+from model.invariants.judgement import Finding, Tally, run_alone
 from model.invariants.own import matched, number, spans_of_entries
 
 _RENEWALS = frozenset({"T4", "T5", "P1"})
@@ -34,52 +38,78 @@ _DEADLINED = frozenset({"T5", "P1"})
 _DEFAULT_LEASE_S = 900
 
 
+class LostLeaseStops(Machine):
+    """After its first renewal or fence statement that failed or matched nothing, a segment makes no
+    further request on the run: the segments of the refused statements (the index lists them) and of
+    the failed ones (the pass keeps them), each walked once the pass is over."""
+
+    __slots__ = ("failed",)
+    STREAMS: ClassVar[Mapping[str, Key]] = {"failed": (STORE, OpType.FAIL)}
+    failed: list[Op]
+
+    def finish(self, ix: Index) -> Finding:
+        tally = Tally()
+        refused = [op for op in ix.refused if number(op) in _RENEWALS]
+        failed = [op for op in self.failed if number(op) in _RENEWALS]
+        if not refused and not failed:
+            return tally.finding("lost leases")
+        for span in ix.spans_of(merged(refused, failed)):
+            lost: Op | None = None
+            for op in span.records:
+                name, type_ = op[3], op[5]
+                if lost is None:
+                    if name == STORE and number(op) in _RENEWALS and type_ is not OpType.INVOKE and not matched(op):
+                        lost = op
+                    continue
+                if name in _STOPPED and type_ is OpType.INVOKE:
+                    tally.violate(
+                        (lost[0], op[0]),
+                        f"the {span.entry} segment of run {span.run!r} lost its lease at {lost[0]} "
+                        f"({lost[6].get('transition')!r} {'failed' if lost[5] is OpType.FAIL else 'matched nothing'}) "
+                        f"and went on to a {name} request at {op[0]}",
+                        at=op[0],
+                    )
+                    break
+            else:
+                if lost is not None:
+                    tally.hold()
+        return tally.finding("lost leases")
+
+
 def lost_lease_stops(ix: Index) -> Finding:
     """After its first renewal or fence statement that failed or matched nothing, a segment makes no
     further request on the run (statement, audit insert, provider or tool call)."""
-    tally = Tally()
-    refused = [op for op in ix.of_type(STORE, OpType.OK) if not op[6].get("matched") and number(op) in _RENEWALS]
-    failed = [op for op in ix.of_type(STORE, OpType.FAIL) if number(op) in _RENEWALS]
-    for span in ix.spans_of(merged(refused, failed)):
-        lost: Op | None = None
-        for op in span.records:
-            name, type_ = op[3], op[5]
-            if lost is None:
-                if name == STORE and number(op) in _RENEWALS and type_ is not OpType.INVOKE and not matched(op):
-                    lost = op
+    return run_alone(LostLeaseStops(), ix)
+
+
+class CancelObservedAtBoundary(Machine):
+    """A cancellation probe that reads the run CANCELLED is followed by the insert of its boundary
+    step, by no provider or tool call, and by the outcome CANCELLED: only a run a cancel (T8) took
+    can be read cancelled, so once the pass is over the segments of those runs are walked."""
+
+    __slots__ = ()
+
+    def finish(self, ix: Index) -> Finding:
+        tally = Tally()
+        cancelled = {op[4] for op in ix.rows_of("T8")}
+        if not cancelled:
+            return tally.finding("cancellations observed")
+        for span in spans_of_entries(ix, _EXECUTING):
+            if span.run not in cancelled:
                 continue
-            if name in _STOPPED and type_ is OpType.INVOKE:
-                tally.violate(
-                    (lost[0], op[0]),
-                    f"the {span.entry} segment of run {span.run!r} lost its lease at {lost[0]} "
-                    f"({lost[6].get('transition')!r} {'failed' if lost[5] is OpType.FAIL else 'matched nothing'}) "
-                    f"and went on to a {name} request at {op[0]}",
-                    at=op[0],
-                )
-                break
-        else:
-            if lost is not None:
-                tally.hold()
-    return tally.finding("lost leases")
+            records = span.records
+            for i, op in enumerate(records):
+                probe = op[3] == READ and op[5] is OpType.OK and op[6].get("site") == _PROBE
+                if probe and op[6].get("result") == "cancelled":
+                    _judge_probe(tally, span, op, records[i + 1 :])
+                    break
+        return tally.finding("cancellations observed")
 
 
 def cancel_observed_at_boundary(ix: Index) -> Finding:
     """A cancellation probe that reads the run CANCELLED is followed by the insert of its boundary
     step, by no provider or tool call, and by the outcome CANCELLED."""
-    tally = Tally()
-    cancelled = {op[4] for op in ix.rows_of("T8")}  # only a run a cancel took can be read cancelled
-    if not cancelled:
-        return tally.finding("cancellations observed")
-    for span in spans_of_entries(ix, _EXECUTING):
-        if span.run not in cancelled:
-            continue
-        records = span.records
-        for i, op in enumerate(records):
-            probe = op[3] == READ and op[5] is OpType.OK and op[6].get("site") == _PROBE
-            if probe and op[6].get("result") == "cancelled":
-                _judge_probe(tally, span, op, records[i + 1 :])
-                break
-    return tally.finding("cancellations observed")
+    return run_alone(CancelObservedAtBoundary(), ix)
 
 
 def _judge_probe(tally: Tally, span: Span, probe: Op, after: list[Op]) -> None:
@@ -114,32 +144,47 @@ def _insert(requests: list[Op]) -> list[int]:
     return [requests[0][0]] if requests and requests[0][3] == EVENT else []
 
 
+class LeaseWithinBound(Machine):
+    """No matched statement sets ``lease_expires`` past its process's clock reading plus LEASE_S (or,
+    for a fence stamp or an extension, plus the longest declared operation deadline): the phases the
+    pass kept give the bounds, the index's rows of each leasing transition are judged once it is over."""
+
+    __slots__ = ("phases",)
+    STREAMS: ClassVar[Mapping[str, Key]] = {"phases": (PHASE, OpType.INFO)}
+    phases: list[Op]
+
+    def finish(self, ix: Index) -> Finding:
+        tally = Tally()
+        lease_s, deadline_s = _DEFAULT_LEASE_S, 0
+        for phase in self.phases:
+            if phase[6].get("phase") == "chaos":
+                lease_s = int(phase[6].get("lease_s") or _DEFAULT_LEASE_S)
+                deadline_s = int(phase[6].get("deadline_s") or 0)
+        for transition in _LEASES:
+            extension = max(lease_s, deadline_s) if transition in _DEADLINED else lease_s
+            renewal = transition in ("T4", "T5", "P1")  # may clear the lease to 0
+            for op in ix.rows_of(transition):
+                value = op[6]
+                clock = value.get("clock_s")
+                if not isinstance(clock, (int, float)):
+                    continue
+                lease = value["row"].get("lease_expires")
+                if not isinstance(lease, (int, float)) or (not renewal and lease == 0):
+                    continue
+                if lease <= clock + extension:
+                    tally.held += 1  # the common case, inline: one judged case held
+                    continue
+                _violated(tally, op, lease, clock, clock + extension)
+        return tally.finding("leases set")
+
+
 def lease_within_bound(ix: Index) -> Finding:
     """No matched statement sets ``lease_expires`` past its process's clock reading plus LEASE_S (or,
     for a fence stamp or an extension, plus the longest declared operation deadline)."""
-    tally = Tally()
-    lease_s, deadline_s = _DEFAULT_LEASE_S, 0
-    for phase in ix.of_type(PHASE, OpType.INFO):
-        if phase[6].get("phase") == "chaos":
-            lease_s = int(phase[6].get("lease_s") or _DEFAULT_LEASE_S)
-            deadline_s = int(phase[6].get("deadline_s") or 0)
-    for transition in _LEASES:
-        for op in ix.rows_of(transition):
-            _judge_lease(tally, op, transition, lease_s, deadline_s)
-    return tally.finding("leases set")
+    return run_alone(LeaseWithinBound(), ix)
 
 
-def _judge_lease(tally: Tally, op: Op, transition: str, lease_s: int, deadline_s: int) -> None:
-    clock = op[6].get("clock_s")
-    if not isinstance(clock, (int, float)):
-        return
-    lease = op[6]["row"].get("lease_expires")
-    if not isinstance(lease, (int, float)) or (transition not in ("T4", "T5", "P1") and lease == 0):
-        return
-    bound = clock + (max(lease_s, deadline_s) if transition in _DEADLINED else lease_s)
-    if lease <= bound:
-        tally.hold()
-        return
+def _violated(tally: Tally, op: Op, lease: float, clock: float, bound: float) -> None:
     tally.violate(
         (op[0],),
         f"{op[6].get('transition')!r} at {op[0]} set run {op[4]!r}'s lease to {lease}, past the issuing "
@@ -148,4 +193,11 @@ def _judge_lease(tally: Tally, op: Op, transition: str, lease_s: int, deadline_s
     )
 
 
-__all__ = ["cancel_observed_at_boundary", "lease_within_bound", "lost_lease_stops"]
+__all__ = [
+    "CancelObservedAtBoundary",
+    "LeaseWithinBound",
+    "LostLeaseStops",
+    "cancel_observed_at_boundary",
+    "lease_within_bound",
+    "lost_lease_stops",
+]

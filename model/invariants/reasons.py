@@ -22,16 +22,20 @@ settle are the evidence:
 - The reaper's T14 writes no error class and a dead-letter reason (which one is
   ``dead_letter_reason_matches_cause``'s to judge).
 
-A reason or class outside these is one the spec does not give. Pure checker; history only.
+A reason or class outside these is one the spec does not give. A checker fed by the single pass (a
+machine judging once it is over); history only.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from typing import ClassVar
 
 from model.history import DISPATCH, EVENT, PLAN, PROVIDER, READ, STORE, Op, OpType
+from model.invariants.fused import Key, Machine
 from model.invariants.index import TERMINAL_STATUSES, WRITE_EFFECTS, Index, merged, row_of
-from model.invariants.judgement import Finding, Tally
+from model.invariants.judgement import Finding, Tally, run_alone
 from model.invariants.own import UNKNOWN_EFFECT, matched, number, records_in
 
 _POLICY_KINDS = {"policy_denied": "guardrail_denied", "approval_denied": "guardrail_approval"}
@@ -42,67 +46,99 @@ _PAYLOAD_CAUSES = {"RunRehydrationException": frozenset({"run_queued"}),
                    "SuspendedStateException": frozenset({"approve", "submit_input"})}  # fmt: skip
 
 
+class TerminalReasonNamesCause(Machine):
+    """Every COMPLETED or FAILED settle's reason and error class name a cause its segment met: the
+    settles among the index's rows, each judged once the pass is over against the records its
+    segment made before it and the plans the pass kept."""
+
+    __slots__ = ("plans",)
+    STREAMS: ClassVar[Mapping[str, Key]] = {"plans": (PLAN, OpType.OK)}
+    plans: list[Op]
+
+    def finish(self, ix: Index) -> Finding:
+        tally = Tally()
+        plans: dict[str, dict[int, str]] | None = None
+        for settle in merged(ix.rows_of("T7"), ix.rows_of("T14")):
+            row = row_of(settle)
+            if row.get("status") not in TERMINAL_STATUSES or row.get("status") == "cancelled":
+                continue
+            span = ix.span_at(settle)
+            if span is None:
+                continue
+            if number(settle) == "T14":  # judged on the row alone: not on what the tick did before it
+                why = _reaper_reason(row)
+            else:
+                if plans is None:
+                    plans = _stop_kinds(self.plans)
+                if settle[4] == span.run:
+                    before = span.records_before(settle)
+                else:
+                    before = [op for op in records_in(ix, span, settle[4]) if op[0] < settle[0]]
+                why = _unnamed(settle, row, before, plans.get(settle[4], {}), span.entry)
+            if why is None:
+                tally.hold()
+                continue
+            witness, words = why
+            tally.violate(
+                (*witness, settle[0]),
+                f"{settle[6].get('transition')!r} at {settle[0]} left run {settle[4]!r} {row.get('status')!r} with "
+                f"reason {row.get('termination_reason')!r} and error class {row.get('error_class')!r}, but {words}",
+                at=settle[0],
+            )
+        return tally.finding("settle reasons")
+
+
 def terminal_reason_names_cause(ix: Index) -> Finding:
     """Every COMPLETED or FAILED settle's reason and error class name a cause its segment met."""
-    tally = Tally()
-    plans: dict[str, dict[int, str]] | None = None
-    for settle in merged(ix.rows_of("T7"), ix.rows_of("T14")):
-        row = row_of(settle)
-        if row.get("status") not in TERMINAL_STATUSES or row.get("status") == "cancelled":
-            continue
-        span = ix.span_at(settle)
-        if span is None:
-            continue
-        if plans is None:
-            plans = _stop_kinds(ix)
-        before = [op for op in records_in(ix, span, settle[4]) if op[0] < settle[0]]
-        why = _unnamed(settle, row, before, plans.get(settle[4], {}), span.entry)
-        if why is None:
-            tally.hold()
-            continue
-        witness, words = why
-        tally.violate(
-            (*witness, settle[0]),
-            f"{settle[6].get('transition')!r} at {settle[0]} left run {settle[4]!r} {row.get('status')!r} with "
-            f"reason {row.get('termination_reason')!r} and error class {row.get('error_class')!r}, but {words}",
-            at=settle[0],
-        )
-    return tally.finding("settle reasons")
+    return run_alone(TerminalReasonNamesCause(), ix)
 
 
-def _stop_kinds(ix: Index) -> dict[str, dict[int, str]]:
+def _stop_kinds(plans: Sequence[Op]) -> dict[str, dict[int, str]]:
     found: dict[str, dict[int, str]] = {}
-    for plan in ix.of_type(PLAN, OpType.OK):
+    for plan in plans:
         rounds, kinds = plan[6].get("stops") or (), plan[6].get("stop_kinds") or ()
         found[plan[4]] = dict(zip(rounds, kinds, strict=False))
     return found
 
 
+def _reaper_reason(row: Mapping[str, object]) -> tuple[tuple[int, ...], str] | None:
+    """Why a reaper's dead-letter (T14) names no cause it may give, else None."""
+    if row.get("termination_reason") in _DEAD_LETTER and not str(row.get("error_class") or ""):
+        return None
+    return (), "a reaper's dead-letter writes a dead-letter reason and no error class"
+
+
 def _unnamed(
     settle: Op, row: Mapping[str, object], before: Sequence[Op], stops: Mapping[int, str], entry: str
 ) -> tuple[tuple[int, ...], str] | None:
-    """Why the settle's reason or class names no cause the segment met (witness, words), else None."""
+    """Why a segment's settle's reason or class names no cause the segment met (witness, words), else None."""
     reason, error = row.get("termination_reason"), str(row.get("error_class") or "")
-    reached: set[object] = {op[6].get("round") for op in before if op[3] == EVENT and op[5] is OpType.INVOKE}
-    if number(settle) == "T14":
-        if reason in _DEAD_LETTER and not error:
-            return None
-        return (), "a reaper's dead-letter writes a dead-letter reason and no error class"
+    # the rounds reached matter only against the run's scripted stops: most runs script none
+    reached = _rounds_reached(before) if stops else _NOTHING_REACHED
     if row.get("status") == "completed":
         return _completion_cause(reason, error, before, stops, reached)
     if reason in _POLICY_KINDS:
         kind = _POLICY_KINDS[str(reason)]
         if not error and _stops_at(stops, reached, kind):
             return None
-        return (), f"the script stops through {kind} at no round the segment reached ({sorted(map(str, reached))})"
+        rounds = sorted(map(str, reached if stops else _rounds_reached(before)))
+        return (), f"the script stops through {kind} at no round the segment reached ({rounds})"
     if reason not in (*_DEAD_LETTER, "provider_failed"):
         return (), "a FAILED settle gives no such reason"
     cause = _failure_named(str(error), before, stops, reached, entry)
     return None if cause else ((), f"no failure of the settling {entry} segment before it is a {error!r}")
 
 
+def _rounds_reached(before: Sequence[Op]) -> set[object]:
+    """The rounds whose step the segment began (its audit inserts' ``round``)."""
+    return {op[6].get("round") for op in before if op[3] == EVENT and op[5] is OpType.INVOKE}
+
+
+_NOTHING_REACHED: AbstractSet[object] = frozenset()
+
+
 def _completion_cause(
-    reason: object, error: str, before: Sequence[Op], stops: Mapping[int, str], reached: set[object]
+    reason: object, error: str, before: Sequence[Op], stops: Mapping[int, str], reached: AbstractSet[object]
 ) -> tuple[tuple[int, ...], str] | None:
     if error:
         return (), "a COMPLETED settle writes no error class"
@@ -111,12 +147,17 @@ def _completion_cause(
         if _stops_at(stops, reached, kind):
             return None
         return (), f"the script stops through {kind} at no round the segment reached"
-    calls = [op for op in before if op[3] == PROVIDER]
-    invokes = [op for op in calls if op[5] is OpType.INVOKE]
-    if not invokes:
+    last: Op | None = None
+    at = len(before) - 1
+    while at >= 0:  # the last provider call is near the settle: read backwards to it
+        op = before[at]
+        if op[3] == PROVIDER and op[5] is OpType.INVOKE:
+            last = op
+            break
+        at -= 1
+    if last is None:
         return (), "the segment made no provider call"
-    last = invokes[-1]
-    returned = any(op[0] > last[0] and op[5] is OpType.OK for op in calls)
+    returned = any(op[3] == PROVIDER and op[5] is OpType.OK for op in before[at + 1 :])
     synthesis = bool(last[6].get("synthesis"))
     if reason == "max_iterations" and synthesis and returned:
         return None
@@ -130,10 +171,11 @@ def _completion_cause(
 
 
 def _failure_named(
-    error: str, before: Sequence[Op], stops: Mapping[int, str], reached: set[object], entry: str
+    error: str, before: Sequence[Op], stops: Mapping[int, str], reached: AbstractSet[object], entry: str
 ) -> bool:
-    """Whether the segment met a failure of the class ``error`` before the settle."""
-    for op in before:
+    """Whether the segment met a failure of the class ``error`` before the settle (read backwards: the
+    failure that led to the settle is most often just before it)."""
+    for op in reversed(before):
         name, type_ = op[3], op[5]
         if type_ is OpType.FAIL:
             if name == PROVIDER and op[6].get("error") == error:
@@ -157,7 +199,7 @@ def _failure_named(
     return entry in _PAYLOAD_CAUSES.get(error, frozenset())
 
 
-def _stops_at(stops: Mapping[int, str], reached: set[object], kind: str) -> bool:
+def _stops_at(stops: Mapping[int, str], reached: AbstractSet[object], kind: str) -> bool:
     """Whether the script stops through ``kind`` at one of the rounds the segment reached."""
     return any(isinstance(r, int) and stops.get(r) == kind for r in reached)
 
@@ -166,4 +208,4 @@ def _write_step(event: Op) -> bool:
     return event[6].get("kind") == "tool" and event[6].get("true_effect") in (*WRITE_EFFECTS, UNKNOWN_EFFECT)
 
 
-__all__ = ["terminal_reason_names_cause"]
+__all__ = ["TerminalReasonNamesCause", "terminal_reason_names_cause"]

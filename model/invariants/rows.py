@@ -22,10 +22,10 @@ from typing import Any, ClassVar
 
 from model.constants import MAX_REQUEUES
 from model.history import DISPATCH, EVENT, PLAN, PROVIDER, READ, STORE, TOOL, Op, OpType
-from model.invariants.fused import ROW, Key, Machine
-from model.invariants.index import TERMINAL_STATUSES, WRITE_EFFECTS, Index, Span, row_of
+from model.invariants.fused import Key, Machine
+from model.invariants.index import TERMINAL_STATUSES, WRITE_EFFECTS, Index, Span, merged, row_of
 from model.invariants.judgement import Finding, Tally, run_alone
-from model.invariants.own import fence_is_strict
+from model.invariants.own import fence_is_strict, spans_of_entries
 
 RETRYABLE = frozenset({"connection", "rateLimit", "serverError", "circuitOpen"})
 _DEAD_LETTER_REASONS = frozenset({"not_retryable", "retries_exhausted"})
@@ -43,31 +43,25 @@ class DeadLetterReasonMatchesCause(Machine):
     Reaper dead-letters (T14) are judged on the row as the store held it just before; recovery
     dead-letters (T7 on a worker segment) on the segment's last failure before it. A segment
     whose workload scripts a pipeline stop (``plan`` stops), or with no recorded failure, is not
-    judged on the cause of a ``not_retryable``. The pass hands over each T7/T14 dead-letter with
-    the row before it and its segment; they are judged at the end, once the plans are all known.
+    judged on the cause of a ``not_retryable``. Once the pass is over, each T7/T14 dead-letter among
+    the index's rows (in history order) is judged with the row before it, its segment and the plans.
     """
 
-    __slots__ = ("cases", "plans")
+    __slots__ = ("plans",)
     STREAMS: ClassVar[Mapping[str, Key]] = {"plans": (PLAN, OpType.OK)}
     plans: list[Op]
 
-    def __init__(self) -> None:
-        self.cases: list[tuple[Op, Op, Span | None]] = []
-
-    HANDLERS: ClassVar[Mapping[Key, str]] = {(ROW, "T7"): "on_settle", (ROW, "T14"): "on_settle"}
-
-    def on_settle(self, op: Op) -> None:
-        live = self.live
-        before = live.row_before(op[4])
-        if before is not None and _is_dead_letter(live.number, op):
-            self.cases.append((op, before, live.span_of(op)))
-
     def finish(self, ix: Index) -> Finding:
         tally = Tally()
-        if self.cases:
-            scripted = {plan.run for plan in self.plans if plan.get("stops")}
-            for settle, before, span in self.cases:
-                _judge_dead_letter(ix, tally, settle, before, span, settle.run in scripted)
+        numbers = ix.numbers
+        scripted: set[str] | None = None
+        for op in merged(ix.rows_of("T7"), ix.rows_of("T14")):
+            before = ix.row_before(op[4], op[0])
+            if before is None or not _is_dead_letter(numbers[op[0]], op):
+                continue
+            if scripted is None:
+                scripted = {plan.run for plan in self.plans if plan.get("stops")}
+            _judge_dead_letter(ix, tally, op, before, ix.span_at(op), op[4] in scripted)
         return tally.finding("dead-letters")
 
 
@@ -173,19 +167,20 @@ _JUDGED_ENTRIES = frozenset({"run_queued", "run_interactive", "approve", "submit
 
 class SegmentOutcomeMatchesRow(Machine):
     """A segment reporting a settled outcome leaves its run's row in that state when it returns:
-    the index's segments, with the completion and the row the pass found for each."""
+    the index's segments of the judged entry points, with the completion and the row the pass found
+    for each."""
 
     __slots__ = ()
 
     def finish(self, ix: Index) -> Finding:
         tally = Tally()
         ok = OpType.OK
-        for span in ix.spans:
+        for span in spans_of_entries(ix, _JUDGED_ENTRIES):
             done = span.completion
-            if done is None or done.type is not ok:
+            if done is None or done[5] is not ok:
                 continue
-            outcome = done.value.get("outcome")
-            if span.entry not in _JUDGED_ENTRIES or not isinstance(outcome, str):
+            outcome = done[6].get("outcome")
+            if not isinstance(outcome, str):
                 continue
             expected = _SETTLED_OUTCOMES.get(outcome)
             row = span.last_row

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from model.history import EVENT, LANDING, TOOL, Op, OpType
+from model.history import EVENT, LANDING, Op, OpType
 from model.invariants.fused import Key, Machine
-from model.invariants.index import NON_IDEMPOTENT_WRITE, Index
+from model.invariants.index import NON_IDEMPOTENT_WRITE, Index, merged
 from model.invariants.judgement import Finding, Tally, run_alone
 
 
@@ -23,37 +23,33 @@ def _blocks_retries(event: Op) -> bool:
 class NoRetryAfterFailedWriteAudit(Machine):
     """After a non-idempotent call's audit failed, no invoke of that call executes (replays only).
 
-    Fed the failed audits and the tool invokes; an invoke of a blocked call is judged at the end,
-    when its completion and any landing are known."""
+    Judged once the pass is over: the failed audits the pass kept, interleaved with the tool invokes
+    the index lists (rarely: most histories have no failed audit of a non-idempotent write), each
+    invoke of a blocked call with its completion and any landing."""
 
-    __slots__ = ("blocked", "retries", "tally")
-
-    def __init__(self) -> None:
-        self.blocked: dict[tuple[str, Any], Op] = {}
-        self.retries: list[tuple[Op, Op]] = []
-        self.tally = Tally()
-
-    HANDLERS: ClassVar[Mapping[Key, str]] = {
-        (EVENT, OpType.FAIL): "on_failed_audit",
-        (TOOL, OpType.INVOKE): "on_invoke",
-    }
-
-    def on_failed_audit(self, event: Op) -> None:
-        key = (event[4], event[6].get("call"))
-        if _blocks_retries(event) and key not in self.blocked:
-            self.blocked[key] = event
-            self.tally.hold()  # a case: a failed non-idempotent write audit (its later invokes are judged too)
-
-    def on_invoke(self, op: Op) -> None:
-        if self.blocked:
-            failed = self.blocked.get((op[4], op[6].get("call")))
-            if failed is not None:
-                self.retries.append((failed, op))
+    __slots__ = ("failed",)
+    STREAMS: ClassVar[Mapping[str, Key]] = {"failed": (EVENT, OpType.FAIL)}
+    failed: list[Op]
 
     def finish(self, ix: Index) -> Finding:
-        for failed_audit, invoke in self.retries:
-            _judge_retry(self.tally, ix, failed_audit, invoke)
-        return self.tally.finding("invokes after a failed write audit")
+        tally = Tally()
+        if not any(_blocks_retries(event) for event in self.failed):
+            return tally.finding("invokes after a failed write audit")
+        blocked: dict[tuple[str, Any], Op] = {}
+        retries: list[tuple[Op, Op]] = []
+        for op in merged(self.failed, ix.tool_invokes):
+            key = (op[4], op[6].get("call"))
+            if op[3] == EVENT:
+                if _blocks_retries(op) and key not in blocked:
+                    blocked[key] = op
+                    tally.hold()  # a case: a failed non-idempotent write audit (its later invokes are judged too)
+                continue
+            failed = blocked.get(key)
+            if failed is not None:
+                retries.append((failed, op))
+        for failed_audit, invoke in retries:
+            _judge_retry(tally, ix, failed_audit, invoke)
+        return tally.finding("invokes after a failed write audit")
 
 
 def no_retry_after_failed_write_audit(ix: Index) -> Finding:
@@ -88,32 +84,30 @@ def _judge_retry(tally: Tally, ix: Index, failed_audit: Op, invoke: Op) -> None:
 
 
 class NonIdempotentAtMostOnce(Machine):
-    """Each logical non-idempotent call (run, call) lands at most once: judged at each landing."""
+    """Each logical non-idempotent call (run, call) lands at most once: the landings the pass kept,
+    in history order, once it is over."""
 
-    __slots__ = ("first", "tally")
-
-    def __init__(self) -> None:
-        self.first: dict[tuple[str, Any], Op] = {}
-        self.tally = Tally()
-
-    HANDLERS: ClassVar[Mapping[Key, str]] = {(LANDING, OpType.OK): "on_landing"}
-
-    def on_landing(self, landing: Op) -> None:
-        if landing[6].get("effect") != NON_IDEMPOTENT_WRITE:
-            return
-        key = (landing[4], landing[6].get("call"))
-        earlier = self.first.setdefault(key, landing)
-        if earlier is landing:
-            self.tally.hold()
-            return
-        self.tally.violate(
-            (earlier.index, landing.index),
-            f"non-idempotent call {key[1]!r} of run {landing.run!r} landed twice, "
-            f"at {earlier.index} and {landing.index}",
-        )
+    __slots__ = ("landings",)
+    STREAMS: ClassVar[Mapping[str, Key]] = {"landings": (LANDING, OpType.OK)}
+    landings: list[Op]
 
     def finish(self, ix: Index) -> Finding:
-        return self.tally.finding("non-idempotent landings")
+        first: dict[tuple[str, Any], Op] = {}
+        tally = Tally()
+        for landing in self.landings:
+            if landing[6].get("effect") != NON_IDEMPOTENT_WRITE:
+                continue
+            key = (landing[4], landing[6].get("call"))
+            earlier = first.setdefault(key, landing)
+            if earlier is landing:
+                tally.hold()
+                continue
+            tally.violate(
+                (earlier.index, landing.index),
+                f"non-idempotent call {key[1]!r} of run {landing.run!r} landed twice, "
+                f"at {earlier.index} and {landing.index}",
+            )
+        return tally.finding("non-idempotent landings")
 
 
 def non_idempotent_at_most_once(ix: Index) -> Finding:
