@@ -179,7 +179,8 @@ def liveness(history: Iterable[Op]) -> Liveness:
             if name == final:
                 state.final[op[4]] = str(op[6].get("row", {}).get("status", ""))
         elif name == segment:
-            state.segment(op)
+            if op[4]:  # a segment of no run (the reaper's tick) holds no row: no reap or dead-letter asks for it
+                state.segment(op)
         elif name == store:
             state.store(op)
         elif name == tool:
