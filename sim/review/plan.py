@@ -174,7 +174,8 @@ def plan_recognition(
     explained: Sequence[str] = (PRIMARY_GRID,),
 ) -> list[RecogniseJob]:
     """Violating head simulations of each ``explained`` grid (the primary grid, and the deployment-range
-    grids) to re-run for the recognisers of the findings and non-guarantees: per grid and invariant
+    grids) for the recognisers of the findings and non-guarantees (a job the row's ``why.*`` columns
+    already answer carries them as ``known``, and is not re-run): per grid and invariant
     violated there, up to ``per_invariant`` rows, taken round-robin over scenarios so that each mechanism
     gets a look. Every violated invariant is examined, not only those a finding names: a violation
     nothing explains is what the reviewer must see."""

@@ -2,8 +2,10 @@
 
 Steps: (1) run the sweep (``sim.sweep.engine.run_sweep``; shards under ``OUT/shards`` survive an
 interrupted run); (2) in the same executor, shrink one violating simulation per violated
-invariant under ``head`` and under the first preset where the invariant fails, re-run
-violating ``head`` simulations to recognise registered findings, and verify the small
+invariant under ``head`` and under the first preset where the invariant fails, recognise registered
+findings in violating ``head`` simulations (from the ``why.*`` columns the sweep's workers wrote while
+each history was in memory, :class:`sim.review.plan.ExplainingSweep`; a re-run only for a row without
+them), and verify the small
 scenarios exhaustively for ``head`` and each preset, and measure each shrunk counterexample's causality
 curve (submitted as its shrink finishes, time-boxed by ``ReviewOptions.causality_budget_requests``);
 (3) write the counterexample files into ``OUT/counterexamples`` and return rows and evidence as plain
