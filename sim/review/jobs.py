@@ -26,6 +26,7 @@ from sim.explore.base import NondeterminismError, Target, shrink
 from sim.explore.causality import curve
 from sim.explore.counterexample import Counterexample
 from sim.explore.exhaustive import ExhaustiveExplorer
+from sim.sweep.rows import explain_violations
 from sim.world.simulate import simulate
 
 
@@ -113,21 +114,19 @@ class RecogniseJob:
     invariants: tuple[str, ...]
     grid: str = ""
     """The grid the row came from (the explanation tables are per grid)."""
+    known: tuple[tuple[str, str], ...] | None = None
+    """What the sweep worker already found (the row's ``why.*`` columns), when it explained: the job
+    then needs no re-run."""
 
 
 def run_recognise(job: RecogniseJob) -> list[tuple[str, str]]:
     """(invariant, id) for each violated invariant of the job: the id of the registered finding or
     recorded non-guarantee whose recogniser matches, '' when none does (an unregistered violation)."""
+    if job.known is not None:
+        return list(job.known)
     cell = job.cell
     result = simulate(cell.scenario(), cell.preset, cell.seed, flags=dict(cell.flags))
-    index = Index.of(result.history)
-    out = []
-    for name in job.invariants:
-        if name not in result.violations:
-            continue
-        entry = explain(name, index, result.verdicts[name])
-        out.append((name, "" if entry is None else entry.id))
-    return out
+    return explain_violations(result.history, result.verdicts, job.invariants)
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,8 @@ row columns and the job types; runs nothing.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
 
 import pandas as pd
 
@@ -17,7 +18,8 @@ from model.policy import PRESET_ALIASES, PRESETS
 from scenarios.loader import load_scenario
 from sim.review.jobs import Cell, RecogniseJob, ShrinkJob, VerifyJob, parse_flags
 from sim.sweep.config import SweepConfig
-from sim.sweep.rows import violated_mask
+from sim.sweep.rows import WHY_PREFIX, violated_mask
+from sim.sweep.task import SweepTask
 
 HEAD = "adr-141"
 PRIMARY_GRID = "main"
@@ -86,6 +88,29 @@ def canonical(preset: str) -> str:
     return PRESET_ALIASES.get(preset, preset)
 
 
+@dataclass(frozen=True)
+class ExplainingSweep:
+    """The review's sweep: the configuration's tasks, with head's tasks in the grids the review
+    explains (:func:`explained_grids`) marked ``explain``, so their workers explain each violation
+    while the history is in memory instead of the review re-running it (``run_recognise``). Head is
+    the first policy of the preset with no flags, as :func:`head_label` finds it in the rows."""
+
+    config: SweepConfig
+
+    def iter_tasks(self) -> Iterator[SweepTask]:
+        head = next((p.label for p in self.config.policy if canonical(p.preset) == HEAD and not p.flags), None)
+        grids = set(explained_grids(self.config))
+        for task in self.config.iter_tasks():
+            wanted = task.policy_label == head and task.grid in grids
+            yield replace(task, explain=True) if wanted else task
+
+    def tasks(self) -> list[SweepTask]:
+        return list(self.iter_tasks())
+
+    def size(self) -> tuple[int, int]:
+        return self.config.size()
+
+
 def presets_in_order(frame: pd.DataFrame, policies: Sequence[str]) -> list[str]:
     """The labels of plain presets (no flags) that have rows, in ADR order."""
     order = list(PRESETS)
@@ -149,7 +174,8 @@ def plan_recognition(
     explained: Sequence[str] = (PRIMARY_GRID,),
 ) -> list[RecogniseJob]:
     """Violating head simulations of each ``explained`` grid (the primary grid, and the deployment-range
-    grids) to re-run for the recognisers of the findings and non-guarantees: per grid and invariant
+    grids) for the recognisers of the findings and non-guarantees (a job the row's ``why.*`` columns
+    already answer carries them as ``known``, and is not re-run): per grid and invariant
     violated there, up to ``per_invariant`` rows, taken round-robin over scenarios so that each mechanism
     gets a look. Every violated invariant is examined, not only those a finding names: a violation
     nothing explains is what the reviewer must see."""
@@ -190,9 +216,24 @@ def _recognition_of_grid(
     for position, key in enumerate(_keys(head_rows)):
         first_row.setdefault(key, position)
     # one row lookup per job, by key (a filter of every head row per job grew with jobs x rows)
-    return [
-        RecogniseJob(cell(head_rows.iloc[first_row[key]], refs), tuple(sorted(picked[key])), key[3]) for key in order
-    ]
+    jobs = []
+    for key in order:
+        row = head_rows.iloc[first_row[key]]
+        names = tuple(sorted(picked[key]))
+        jobs.append(RecogniseJob(cell(row, refs), names, key[3], known_explanations(row, names)))
+    return jobs
+
+
+def known_explanations(row: pd.Series, names: Sequence[str]) -> tuple[tuple[str, str], ...] | None:
+    """The row's ``why.*`` columns for ``names`` (every one of them violated there), when its sweep
+    worker explained them; None when any is missing (a shard of a sweep that did not explain)."""
+    known = []
+    for name in names:
+        value = row.get(WHY_PREFIX + name)
+        if not isinstance(value, str):  # absent, or null (None / NaN) in a row that did not explain
+            return None
+        known.append((name, value))
+    return tuple(known)
 
 
 def _keys(rows: pd.DataFrame) -> list[tuple[str, int, float, str]]:

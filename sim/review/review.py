@@ -2,8 +2,10 @@
 
 Steps: (1) run the sweep (``sim.sweep.engine.run_sweep``; shards under ``OUT/shards`` survive an
 interrupted run); (2) in the same executor, shrink one violating simulation per violated
-invariant under ``head`` and under the first preset where the invariant fails, re-run
-violating ``head`` simulations to recognise registered findings, and verify the small
+invariant under ``head`` and under the first preset where the invariant fails, recognise registered
+findings in violating ``head`` simulations (from the ``why.*`` columns the sweep's workers wrote while
+each history was in memory, :class:`sim.review.plan.ExplainingSweep`; a re-run only for a row without
+them), and verify the small
 scenarios exhaustively for ``head`` and each preset, and measure each shrunk counterexample's causality
 curve (submitted as its shrink finishes, time-boxed by ``ReviewOptions.causality_budget_requests``);
 (3) write the counterexample files into ``OUT/counterexamples`` and return rows and evidence as plain
@@ -45,6 +47,7 @@ from sim.review.jobs import (
     run_verify,
 )
 from sim.review.plan import (
+    ExplainingSweep,
     as_written_grids,
     deployment_grids,
     explained_grids,
@@ -151,7 +154,7 @@ def run_review(
     with locked(out):
         prepare(out, config, kind=REPORT, command=options.command)  # refuses a sweep's directory first
         fresh_shards(out / SHARDS, config)
-        done = run_sweep(config, out / SHARDS, executor=executor, on_task_done=swept)
+        done = run_sweep(ExplainingSweep(config), out / SHARDS, executor=executor, on_task_done=swept)
     frame = read_shards(done.paths, early.tables)
     sweep_end = time.perf_counter()
     policies = [p.label for p in config.policy]
@@ -214,6 +217,13 @@ def _sorted(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.sort_values(list(ROW_KEY), kind="stable").reset_index(drop=True)
 
 
+def _known(job: RecogniseJob) -> Future[Any]:
+    """A recognition the sweep's worker already made, as a finished future beside the submitted ones."""
+    done: Future[Any] = Future()
+    done.set_result(run_recognise(job))
+    return done
+
+
 def _run_jobs(
     executor: Executor,
     shrinks: list[ShrinkJob],
@@ -226,7 +236,7 @@ def _run_jobs(
     shrink finishes (``curve_budget`` 0: no curves); collect in submission order."""
     futures: list[Future[Any]] = []
     futures += [executor.submit(run_shrink, job) for job in shrinks]
-    futures += [executor.submit(run_recognise, job) for job in recognitions]
+    futures += [_known(job) if job.known is not None else executor.submit(run_recognise, job) for job in recognitions]
     futures += [executor.submit(run_verify, job) for job in verifications]
     total = len(futures)
     results = []

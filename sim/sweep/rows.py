@@ -10,14 +10,17 @@ simulation; nothing of executors, shards or progress.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
 
-from model.invariants import INVARIANTS, Validity
+from model.history import Op
+from model.invariants import INVARIANTS, Index, Validity, Verdict
 from model.policy import resolve_policy
 from model.vocab import RunStatus
+from scenarios.findings import explain
 from scenarios.intensity import scale_faults
 from scenarios.loader import load_scenario
 from scenarios.overrides import LIBRARY_RANGES, at_ranges, overridden
@@ -33,6 +36,10 @@ ROW_KEY = ("grid", "scenario", "policy", "intensity", "latency_ratio", "transpor
 VERDICT_VALUES: dict[Validity, bool | None] = {Validity.VALID: True, Validity.INVALID: False, Validity.UNKNOWN: None}
 """A verdict as its ``inv.*`` cell: a nullable boolean (true held, false violated, null unknown), so that
 ``WHERE NOT "inv.x"`` selects violations in SQL and unknown verdicts are neither."""
+WHY_PREFIX = "why."
+"""``why.<invariant>``, in rows of a task that explains (``SweepTask.explain``) where the invariant was
+violated: the id of the registered finding or recorded non-guarantee whose recogniser matches the
+history, '' when none does; null everywhere else."""
 DEAD_LETTER_REASONS = ("not_retryable", "provider_failed", "retries_exhausted")
 """``dl.*`` columns every row carries (0 when none), so shards share one schema; a rarer reason
 adds its column only where it occurs."""
@@ -117,6 +124,24 @@ def sweep_row(task: SweepTask, scenario: Scenario, result: SimulationResult) -> 
     return row
 
 
+def explain_violations(history: list[Op], verdicts: dict[str, Verdict], names: Sequence[str]) -> list[tuple[str, str]]:
+    """(invariant, id) for each of ``names`` the history violated: the id of the registered finding or
+    recorded non-guarantee whose recogniser matches (:func:`scenarios.findings.explain`), '' when none
+    does. The review's recognition, run by a sweep worker on the history it just judged or by an
+    evidence job on a re-run."""
+    index: Index | None = None
+    out = []
+    for name in names:
+        verdict = verdicts[name]
+        if verdict.valid is not Validity.INVALID:
+            continue
+        if index is None:
+            index = Index.of(history)
+        entry = explain(name, index, verdict)
+        out.append((name, "" if entry is None else entry.id))
+    return out
+
+
 def _violation(task: SweepTask, scenario: Scenario, changed: bool, result: SimulationResult, name: str) -> Violation:
     cx = Counterexample(
         scenario=task.scenario,
@@ -167,7 +192,11 @@ def run_task_output(task: SweepTask, keep_histories: bool = False) -> TaskOutput
     with gc_paused():
         for seed in task.seeds:
             result = simulate(scenario, policy, seed)
-            out.rows.append(sweep_row(task, scenario, result))
+            row = sweep_row(task, scenario, result)
+            if task.explain:
+                found = explain_violations(result.history, result.verdicts, result.violations)
+                row.update((WHY_PREFIX + name, why) for name, why in found)
+            out.rows.append(row)
             for name in result.violations:
                 if name not in seen:
                     seen.add(name)

@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sim.sweep.ledger import checksum, mismatch, read_ledger, record, rewrite, write_atomic
-from sim.sweep.rows import TaskOutput, run_task_output
+from sim.sweep.rows import WHY_PREFIX, TaskOutput, run_task_output
 from sim.sweep.task import SweepTask
 
 KEY_METADATA = b"leaselab.key"
@@ -59,12 +59,14 @@ def shard_path(out_dir: Path, task: SweepTask) -> Path:
 
 def shard_table(rows: list[dict[str, Any]], metadata: dict[bytes, bytes]) -> pa.Table:
     """Rows to a table with a stable schema: a sparse column (``hit.*``, ``dl.*``) missing from a
-    row is 0 there, and settle latencies are always a list of doubles (even when all are empty)."""
+    row is 0 there, an explanation (``why.*``) null, and settle latencies are always a list of doubles
+    (even when all are empty). Every row gets every column: Arrow takes the columns from the first row."""
     names: dict[str, None] = {}
     for row in rows:
         names.update(dict.fromkeys(row))
-    sparse = [n for n in names if n.startswith(_SPARSE_PREFIXES)]
-    filled = [{**dict.fromkeys(sparse, 0), **row} for row in rows] if sparse else rows
+    absent: dict[str, int | None] = {n: 0 for n in names if n.startswith(_SPARSE_PREFIXES)}
+    absent.update((n, None) for n in names if n.startswith(WHY_PREFIX))
+    filled = [{**absent, **row} for row in rows] if absent else rows
     table = pa.Table.from_pylist(filled)
     if SETTLE_COLUMN in table.column_names:
         i = table.column_names.index(SETTLE_COLUMN)

@@ -40,6 +40,11 @@ class SweepTask:
     transport: str = ""
     fault_ranges: str = ""
     """'' = the scenario's own fault ranges; 'deployment' = widened (``Scenario.at_deployment_ranges``)."""
+    explain: bool = False
+    """Explain each violation in the worker, while the history is in memory (``why.*`` columns): the
+    review asks it of head's tasks, whose violations it would otherwise re-run one by one to explain.
+    Not part of the key: the columns only spare the review those re-runs, and a shard without them
+    (from a sweep that did not explain) is complete; the review re-runs what it lacks."""
 
     @property
     def policy_label(self) -> str:
