@@ -73,7 +73,9 @@ distclean: clean
 # b80f985 on 2 idle cores: 3 min 24 s wall, 400 CPU s (sweep 140 s, evidence 51 s, figures 12 s wall;
 # 45 curves, 11,488 simulations; workers: sweep 269 CPU s, curves 64, recognition 28, figures 19); two
 # `make report` runs after it (and after liveness skipped the reaper ticks' segments, e6fbb93): 3 min 02 s
-# (358 CPU s) and 3 min 07 s (368 CPU s).
+# (358 CPU s) and 3 min 07 s (368 CPU s). With head's violations explained in the sweep's workers (no
+# re-run of 1,954 simulations to recognise them): 2 min 45 s (323 CPU s; sweep 118 s, evidence 35 s,
+# figures 12 s wall) and 2 min 40 s (312 CPU s; 114 / 34 / 11 s).
 REPORT_SEEDS ?= 100
 .PHONY: report bench
 report: $(STAMP)
