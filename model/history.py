@@ -40,6 +40,12 @@ becomes an ``invoke`` record when issued and a completion when answered:
 ``account``  type ok, process of the reaper: what the reaper counted a row as once it acted on
              it {account: requeued | dead_lettered | skipped, reason} (the per-row parts of
              the counts it prints; the runtime's claim, judged against the rows).
+``idle``     type ok, process of the reaper: a reaper tick that found nothing, as one record
+             {identity, invoked_s}. It stands for the tick's three records: its ``segment`` invoke
+             {entry: reap, identity} at ``invoked_s``, its SelectStale ``read`` ok that returned no
+             row and its ``segment`` ok with the zero outcome {exit_code 0, requeued 0,
+             dead_lettered 0, skipped 0}, both at ``time_s``. A tick is folded only when no other
+             record fell between those three; any other tick is recorded in full.
 ``fault``    process ``nemesis``, type info: {family, kind, target, detail} when an injected
              fault takes effect.
 ``crash`` / ``restart``  process ``nemesis``, type info: {process, identity}.
@@ -114,6 +120,7 @@ DELIVER = "deliver"
 EMIT = "emit"
 DECIDE = "decide"
 ACCOUNT = "account"
+IDLE = "idle"
 FAULT = "fault"
 CRASH = "crash"
 RESTART = "restart"
@@ -132,6 +139,30 @@ def epoch_of(history: Iterable[Op]) -> int:
         if op.op == PHASE and op.get("phase") == "chaos":
             return int(op.get("epoch_s") or 0)
     return 0
+
+
+IDLE_OUTCOME: Mapping[str, int] = {"exit_code": 0, "requeued": 0, "dead_lettered": 0, "skipped": 0}
+"""The outcome of a reaper tick that found nothing: the only one an ``idle`` record stands for."""
+
+
+def unfolded(history: Iterable[Op]) -> list[Op]:
+    """The history with every ``idle`` record written out as the three records it stands for (its
+    segment invoke, its empty SelectStale read, its zero-outcome completion), renumbered: the history
+    as it was recorded before idle ticks were folded. Nothing is lost by folding; this shows it."""
+    out: list[Op] = []
+    for op in history:
+        if op.op != IDLE:
+            out.append(op._replace(index=len(out)) if op.index != len(out) else op)
+            continue
+        process, answered_s, value = op.process, op.time_s, op.value
+        invoke = {"entry": "reap", "identity": value["identity"]}
+        read = {"what": "SelectStale", "site": "", "result": [], "fences": []}
+        done = {"outcome": dict(IDLE_OUTCOME)}
+        at = len(out)
+        out.append(Op(at, value["invoked_s"], process, SEGMENT, "", OpType.INVOKE, invoke))
+        out.append(Op(at + 1, answered_s, process, READ, "", OpType.OK, read))
+        out.append(Op(at + 2, answered_s, process, SEGMENT, "", OpType.OK, done))
+    return out
 
 
 def row_value(row: RunRow) -> dict[str, Any]:

@@ -150,6 +150,8 @@ def picture(history: Sequence[Op]) -> Picture:
         elif op.op == H.SEGMENT:
             begin = started.pop(op.process, op.time_s)
             segments.setdefault(lane(op.process), []).append((begin, op.time_s))
+        elif op.op == H.IDLE:  # a reaper tick that found nothing: a segment too
+            segments.setdefault(lane(op.process), []).append((op.value["invoked_s"], op.time_s))
 
     def working_until(lane_name: str, expiry: float) -> float | None:
         """When a segment of the lane that was running at ``expiry`` ended (a zombie), else None."""

@@ -58,6 +58,8 @@ def describe(op: Op, verbose: bool = False) -> str | None:
                 return "■ nothing to do (no outcome)"
             return f"■ outcome {outcome}"
         return f"■ {op.type.value} {v.get('error', '') or 'crashed'}"
+    if kind == H.IDLE:
+        return f"▶■ reap as {v.get('identity')}: nothing stale" if verbose else None
     if kind == H.STORE:
         name = str(v.get("transition", ""))
         if op.type is OpType.INVOKE:

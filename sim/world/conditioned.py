@@ -124,13 +124,16 @@ def decisions(
 
 
 def _cut_after(world: World, records: int, suffix_seed: int) -> None:
-    """Switch ``world`` to its suffix the moment its ``records``-th record is appended."""
+    """Switch ``world`` to its suffix the moment its ``records``-th record is appended.
+
+    One ``add`` can append more than one record: a reaper tick's held invoke and read go first
+    (:meth:`Recorder.open_tick`), so the switch comes at the first ``add`` that reaches ``records``."""
     recorder, plan, env, rng = world.recorder, world.plan, world.env, world.rng
     inner_add = recorder.add
 
     def add(process: str, op: str, run: str, type_: OpType, value: dict[str, Any]) -> int:
         index = inner_add(process, op, run, type_, value)
-        if index + 1 == records:
+        if index + 1 >= records:
             recorder.add = inner_add
             rng.seed(suffix_seed)
             plan.follow_profile()

@@ -28,9 +28,14 @@ from sim.world.workload import PlannedRun
 
 
 def run_segment(world: World, proc: Proc, entry: str, uuid: str, gen: Generator[Request, Any, Any]) -> SimGen:
-    """Drive one entry-point call, recording it as a `segment` operation."""
+    """Drive one entry-point call, recording it as a `segment` operation (a reaper tick that finds
+    nothing as one ``idle`` record: :meth:`Recorder.open_tick`)."""
     rec = world.recorder
-    rec.add(proc.name, H.SEGMENT, uuid, INVOKE, {"entry": entry, "identity": proc.identity})
+    tick = entry == "reap"
+    if tick:
+        rec.open_tick(proc.name, proc.identity)
+    else:
+        rec.add(proc.name, H.SEGMENT, uuid, INVOKE, {"entry": entry, "identity": proc.identity})
     world.busy += 1
     try:
         outcome = yield from world.drive(proc, gen)
@@ -42,7 +47,9 @@ def run_segment(world: World, proc: Proc, entry: str, uuid: str, gen: Generator[
         rec.add(proc.name, H.SEGMENT, uuid, FAIL, {"error": error.error_class})
         world.busy -= 1
         return None
-    rec.add(proc.name, H.SEGMENT, uuid, OK, {"outcome": outcome_value(outcome)})
+    value = {"outcome": outcome_value(outcome)}
+    if not (tick and rec.close_tick(proc.name, value)):
+        rec.add(proc.name, H.SEGMENT, uuid, OK, value)
     world.busy -= 1
     return outcome
 

@@ -16,14 +16,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from model import history as H
+from model.policy import resolve_policy
 from model.requests import FindRun
 from scenarios.intensity import scale_faults
 from scenarios.loader import load_scenario
 from scenarios.schema import Scenario
-from sim.world.conditioned import decisions, records_before, simulate_from
+from sim.world.conditioned import _cut_after, decisions, records_before, simulate_from
 from sim.world.faults import Fault, FaultPlan
 from sim.world.kernel import Kernel, TieControl
-from sim.world.simulate import SimulationResult, simulate
+from sim.world.simulate import SimulationResult, build_world, simulate
 
 ROOT = Path(__file__).resolve().parents[3]
 SCENARIOS = ("single_run", "worker_crash_mid_write", "cancel_mid_run", "default")
@@ -212,3 +213,16 @@ def test_a_cut_at_an_instant_keeps_the_records_before_it() -> None:
     assert all(op.time_s >= middle for op in given_run.history[cut:])
     rerun = simulate_from(scenario, "head", 6, script=given_run.fault_script, records=cut, suffix_seed=3)
     assert [op for op in rerun.history if op.time_s < middle][:cut] == given_run.history[:cut]
+
+
+def test_a_cut_reached_by_appending_a_held_reaper_tick_still_switches_to_the_suffix() -> None:
+    """A record added while a reaper tick's invoke is held appends both at once (the invoke first): a cut
+    between them is reached by that one ``add`` and must still switch, or the run would never leave its
+    prefix and every continuation would be the given history again."""
+    world = build_world(load_scenario("default"), resolve_policy("head", None), 0, [], TieControl())
+    inner = world.recorder.add
+    _cut_after(world, 1, suffix_seed=5)
+    world.recorder.open_tick("reaper#1", "reaper:h1:1")
+    world.recorder.add("worker1#1", H.DELIVER, "run-001", H.OpType.OK, {"duplicate": False})
+    assert [op.op for op in world.recorder.history] == [H.SEGMENT, H.DELIVER]
+    assert world.recorder.add is inner, "the first record was appended, so the world is in its suffix"

@@ -10,20 +10,20 @@ import pytest
 from benchmarks.golden import golden
 
 GOLDEN = {
-    "abandoned_interactive": "559c050975cce01b",
-    "approval_write_on_resume": "232b1104876e4cf9",
+    "abandoned_interactive": "c56a5adc115b00e5",
+    "approval_write_on_resume": "379a35d01ed097af",
     "audit_blip_read_only": "ef0eee42ad0b6922",
     "audit_failure_after_write": "ba16c19dd27f6ed3",
     "cancel_mid_run": "6154e2f3f02778f9",
-    "default": "c3705e4d1aa95450",
-    "deploy_between_attempts": "f797cd3a6ceba99d",
+    "default": "95156240f584567f",
+    "deploy_between_attempts": "b769125c63307d31",
     "duplicate_wakeup": "4efad3592e1b3d9b",
-    "happy_path": "40d556b9c8984e52",
-    "reaper_races_heartbeat": "3ba8b0ce25094732",
+    "happy_path": "6c0c87a14e9e0172",
+    "reaper_races_heartbeat": "20f145ceeae42697",
     "same_second_renewals": "6a700fdb7836881e",
     "single_run": "89a559cb292468c8",
-    "tool_outlives_lease": "5f2a8ec261e64065",
-    "worker_crash_mid_write": "35e80e3315c2ad9e",
+    "tool_outlives_lease": "aab9488278709f8a",
+    "worker_crash_mid_write": "6425392aae19bc44",
 }
 
 
