@@ -50,7 +50,7 @@ def _adder(history: list[Op], env: simpy.Environment, held: list[tuple[float, st
 class Recorder:
     """Appends records stamped with the current simulated time."""
 
-    __slots__ = ("_env", "_held", "add", "faults_fired", "fold_idle_ticks", "history")
+    __slots__ = ("_env", "_held", "add", "faults_fired", "folding", "history")
 
     add: Add
     """``add(process, op, run, type, value)``: append one record and return its index."""
@@ -61,9 +61,10 @@ class Recorder:
         self._env = env
         self._held: list[tuple[float, str, str, dict[str, Any]]] = []
         self.add = _adder(self.history, env, self._held)
-        self.fold_idle_ticks = True
-        """Whether a reaper tick that found nothing is one ``idle`` record (False: its three records,
-        as before issue 19; the equivalence tests compare the two)."""
+        self.folding = True
+        """Whether a reaper tick that found nothing is one ``idle`` record (issue 19). False records its
+        three records as before; the equivalence tests compare the two, and
+        :func:`model.history.unfolded` writes a folded history out in full."""
 
     def fault(self, family: str, kind: str, target: str, run: str, detail: dict[str, Any]) -> None:
         self.faults_fired[family] += 1
@@ -75,7 +76,7 @@ class Recorder:
         """A reaper tick's segment invoke {entry: reap, identity}: held rather than appended, until
         either another record is added (which appends it first, at its own time) or the tick closes."""
         value = {"entry": "reap", "identity": identity}
-        if self.fold_idle_ticks:
+        if self.folding:
             self._held.append((self._env._now, process, SEGMENT, value))
         else:
             self.add(process, SEGMENT, "", INVOKE, value)

@@ -94,7 +94,7 @@ def test_a_tick_that_found_rows_or_told_counts_or_crashed_is_not_folded() -> Non
 
 def test_without_folding_the_tick_is_recorded_as_it_happens() -> None:
     rec, _ = _recorder_at(1.0)
-    rec.fold_idle_ticks = False
+    rec.folding = False
     rec.open_tick("reaper#1", "r:1")
     assert [op.op for op in rec.history] == [H.SEGMENT]
     assert rec.hold_empty_read("reaper#1", dict(EMPTY_READ)) is False
@@ -105,7 +105,7 @@ def _run(name: str, policy: str, seed: int, fold: bool) -> SimulationResult:
     scenario, resolved = load_scenario(name), resolve_policy(policy, None)
     with gc_paused():
         world = build_world(scenario, resolved, seed)
-        world.recorder.fold_idle_ticks = fold
+        world.recorder.folding = fold
         run_world(world)
         return _judged(world, scenario.name, resolved, seed, None, True)
 
