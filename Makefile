@@ -75,7 +75,10 @@ distclean: clean
 # `make report` runs after it (and after liveness skipped the reaper ticks' segments, e6fbb93): 3 min 02 s
 # (358 CPU s) and 3 min 07 s (368 CPU s). With head's violations explained in the sweep's workers (no
 # re-run of 1,954 simulations to recognise them): 2 min 45 s (323 CPU s; sweep 118 s, evidence 35 s,
-# figures 12 s wall) and 2 min 40 s (312 CPU s; 114 / 34 / 11 s).
+# figures 12 s wall) and 2 min 40 s (312 CPU s; 114 / 34 / 11 s). With a reaper tick that finds nothing
+# recorded as one record (7f96b64; 57% fewer records over the snapshot's library cases), on a day when
+# d742005 took 148 s (289 CPU s): 130 s (253 CPU s; sweep 91 s, evidence 28 s, figures 11 s wall) and
+# 121 s (236 CPU s; 84 / 27 / 9 s).
 REPORT_SEEDS ?= 100
 .PHONY: report bench
 report: $(STAMP)
