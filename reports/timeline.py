@@ -16,7 +16,8 @@ from model.history import Op, OpType
 LEGEND = (
     "legend: ▶ segment start  ■ segment end  ✎ row update  ✗ failed  ◆ audit event  "
     "☁ provider  ⚙ tool  ★ side effect landed  ✉ dispatch/deliver  ? decision  "
-    "⚡ fault  ☠ crash  ↻ restart  ║ phase  = final row  · read (verbose)"
+    "⚡ fault  ☠ crash  ↻ restart  ║ phase  = final row  · read (verbose)  "
+    "▶■ reaper tick that found nothing (verbose)"
 )
 
 _QUIET_TRANSITIONS = ("T4 ",)

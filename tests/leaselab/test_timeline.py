@@ -155,3 +155,10 @@ def test_a_simulated_timeline_folds_some_records_unless_verbose() -> None:
     history = simulate("happy_path", "head", 0).history
     plain, verbose = render(history), render(history, verbose=True)
     assert len(plain) < len(verbose) < len(history) + 1
+
+
+def test_a_reaper_tick_that_found_nothing_shows_only_when_verbose() -> None:
+    idle = op(0, H.IDLE, OpType.OK, {"identity": "reaper:h1:7", "invoked_s": 59.6}, process="reaper#1", run="")
+    assert render([idle]) == [LEGEND]
+    shown = render([idle], verbose=True)
+    assert len(shown) == 2 and "reap as reaper:h1:7: nothing stale" in shown[1] and "reaper#1" in shown[1]
