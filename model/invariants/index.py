@@ -97,7 +97,8 @@ class Span:
     a client call, and reading them back from the history (a slice per segment, with the records of
     every other process in between) cost a judged ``default`` simulation about 100 us, listing them
     about 60 (issue 19). A tick's records are read from the history on first use: a reaper that
-    ticks every second makes most segments, and few checkers walk one.
+    ticks every second makes most segments, and few checkers walk one. (A tick that found nothing is
+    one ``idle`` record and no segment at all: see :data:`model.history.IDLE`.)
 
     A plain slotted class rather than a dataclass: the index pass builds one per segment. It
     refers to the history, never to other segments' lists, so an index is freed by reference
