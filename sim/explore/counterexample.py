@@ -170,6 +170,25 @@ class CounterexampleFile(_Strict):
     profile: FaultsModel = FaultsModel()
 
 
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+"""Where the repository's own counterexample files name their scenario files from (they are written
+from the root: ``scenarios/findings/sync/default_sync.toml``)."""
+
+
+def locate_scenario(spec: str, file: Path) -> str:
+    """The scenario file a counterexample names, found from wherever it is replayed: as written
+    (from the working directory), else beside the counterexample file, else from the project root.
+    A library name, an absolute path or a path found nowhere is returned as written (a path found
+    nowhere is then reported by ``load_scenario``, naming the field)."""
+    written = Path(spec)
+    if written.suffix != ".toml" or written.is_absolute() or written.exists():
+        return spec
+    for base in (file.resolve().parent, PROJECT_ROOT):
+        if (base / written).is_file():
+            return str(base / written)
+    return spec
+
+
 def read(path: Path) -> Counterexample:
     """A counterexample file, checked whole before anything runs: one LeaselabError naming the
     file and field otherwise (exit 2), so a replay that runs can only diverge for a real reason."""
@@ -189,14 +208,15 @@ def read(path: Path) -> Counterexample:
     if doc.invariant not in INVARIANT_NAMES:
         what, hint = unknown_name("invariant", doc.invariant, INVARIANT_NAMES, see="model/invariants/")
         raise LeaselabError(what, file=source, field="invariant", hint=hint)
+    scenario = locate_scenario(doc.scenario, path)
     try:
-        load_scenario(doc.scenario)
+        load_scenario(scenario)
     except LeaselabError as error:  # the scenario's own field, if any, goes into what is wrong
         what = ": ".join(p for p in (error.field, error.what) if p and p != "scenario")
         raise LeaselabError(what, file=source, field="scenario", hint=error.hint) from None
     tempo = None if doc.tempo is None else Tempo(doc.tempo.latency_factor, doc.tempo.store_latency_s)
     cx = Counterexample(
-        scenario=doc.scenario,
+        scenario=scenario,
         policy=doc.policy,
         seed=doc.seed,
         invariant=doc.invariant,

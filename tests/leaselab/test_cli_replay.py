@@ -164,3 +164,36 @@ def test_json_of_a_diverged_replay_says_not_reproduced(cx_file: Path) -> None:
     assert doc["reproduced"] is False
     assert doc["expected_digest"] == "ffffffffffffffffffffffffffffffff"
     assert doc["digest"] == its_run().digest
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize(
+    "stored",
+    [
+        "scenarios/findings/F-18-stale-snapshot-requeue-reruns-write.toml",
+        "tests/properties/data/ng-sync-outer-requeued.toml",
+    ],
+)
+def test_a_file_naming_its_scenario_by_a_root_relative_path_replays_from_any_directory(
+    stored: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The repository's Sync counterexamples name scenario files from the root; replayed from elsewhere
+    (another working directory, or a copy of the file) they still find them."""
+    copy = tmp_path / "elsewhere" / Path(stored).name
+    copy.parent.mkdir()
+    copy.write_text((ROOT / stored).read_text(encoding="utf-8"), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    for path in (ROOT / stored, copy):
+        result = replay(str(path))
+        assert result.exit_code == 1 and "reproduced:" in result.stdout, result.stdout + result.stderr
+
+
+def test_a_scenario_file_found_nowhere_is_still_a_one_line_error_naming_the_field(tmp_path: Path) -> None:
+    text = (ROOT / "tests/properties/data/ng-sync-outer-requeued.toml").read_text(encoding="utf-8")
+    bad = tmp_path / "cx.toml"
+    bad.write_text(text.replace("single_run_sync.toml", "no_such_scenario.toml"), encoding="utf-8")
+    result = replay(str(bad))
+    assert result.exit_code == 2
+    assert "scenario" in result.stderr and str(bad) in result.stderr and "Traceback" not in result.stderr
