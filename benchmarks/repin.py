@@ -9,7 +9,8 @@ cases, the test data). Each is replayed; its ``digest = "..."`` line is rewritte
 in the file changes) only when the replay still violates the invariant the file names. One that no
 longer does is listed and left alone, and the exit code is 1: its mechanism moved, and a person must
 re-derive it (a digest that merely follows a history is no evidence of anything). Run it from the
-repository root, after the change, in the commit that says why histories changed. Knows the
+repository root, after the change, in the commit that says why histories changed; then
+``python -m benchmarks.recite``, which re-numbers the records the findings' write-ups cite. Knows the
 counterexample format and ``benchmarks/golden.py``.
 """
 
