@@ -125,7 +125,8 @@ def stale_snapshot_requeue_reruns_write(ix: Index, verdict: Verdict) -> bool:
     ``executor.fence``, ``non_idempotent_write``) applied after the reaper's invocation had read its
     snapshot (T12), in which the row was stale and carried no fence; the reaper's requeue (T13, which
     re-checks only staleness: no pending_effect predicate) applied after the stamp, while the store's row
-    held the fence, cleared it and re-dispatched the run; a later attempt then ran the same call again.
+    held the fence, cleared it and re-dispatched the run; a later attempt (a claim of the run by the
+    second landing's process, after the requeue) then ran the same call again.
     Not a requeue after the write completed and cleared its fence (F-01), not a stale suspend (F-13),
     not a reaper that read the fence (it dead-letters, spec 5.1 3a)."""
     landings = [op for op in _witness(ix, verdict) if op.op == H.LANDING]
@@ -157,9 +158,16 @@ def stale_snapshot_requeue_reruns_write(ix: Index, verdict: Verdict) -> bool:
         if select is None or not select.index < stamp.index:
             continue
         listed = dict(zip(select.get("result") or (), select.get("fences") or (), strict=False))
-        if first.run in listed and listed[first.run] == "":
+        if first.run in listed and listed[first.run] == "" and _claimed_between(ix, rows, second, requeue.index):
             return True
     return False
+
+
+def _claimed_between(ix: Index, rows: list[Op], landing: Op, after: int) -> bool:
+    """The process whose call made ``landing`` claimed the run (T3 or T10, a matched row) after record
+    ``after`` and before the landing: the attempt that ran the call again started from that requeue."""
+    caller = landing.get("process")
+    return any(after < op.index < landing.index and op.process == caller and ix.number(op) in _CLAIMS for op in rows)
 
 
 def reaper_dispatch_settle_over_new_owner(ix: Index, verdict: Verdict) -> bool:

@@ -263,6 +263,26 @@ def test_the_same_rerun_whose_fence_was_stamped_by_another_segment_is_not_f18() 
     assert not F18.recognise(Index.of(ops), result.verdicts[ONCE])
 
 
+def test_the_same_rerun_by_an_attempt_that_did_not_claim_after_the_requeue_is_not_f18() -> None:
+    """The second landing must come from an attempt that started from the reaper's requeue: its process
+    claimed the run after it. With that claim moved to another process, nothing ties the rerun to it."""
+    result = replay(F18.path)
+    second = witness(result, ONCE)[-1]
+    requeue = next(op for op in result.history if op.op == H.STORE and op.get("site") == "reaper.requeue")
+    claims = [
+        op
+        for op in result.history
+        if requeue.index < op.index < second.index
+        and op.op == H.STORE
+        and op.get("site") in ("run_queued.claim", "resume.claim")
+        and op.process == second.get("process")
+    ]
+    assert claims, "the rerun's attempt claimed the run after the requeue"
+    moved = {op.index for op in claims}
+    ops = [op._replace(process="worker:elsewhere") if op.index in moved else op for op in result.history]
+    assert not F18.recognise(Index.of(ops), result.verdicts[ONCE])
+
+
 def test_a_requeue_after_the_fence_was_cleared_is_f01_not_f18() -> None:
     result = replay(F01.path)
     ix, verdict = Index.of(result.history), result.verdicts[ONCE]
