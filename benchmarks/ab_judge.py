@@ -25,8 +25,8 @@ HERE = Path(__file__).resolve().parents[1]
 
 def serve(workload: str) -> None:
     """The worker: for each seed read from stdin, print the judge's and the pass's seconds."""
-    from model.invariants.catalog import judge
-    from model.invariants.fused import run_pass
+    from checks.catalog import judge
+    from checks.fused import run_pass
     from model.policy import resolve_policy
     from scenarios.loader import load_scenario
     from sim.world.simulate import build_world, gc_paused, run_world

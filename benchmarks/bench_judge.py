@@ -24,9 +24,11 @@ import sys
 import time
 from typing import Any
 
+from checks.fused import index_of
+
 
 def measure(workload: str, simulations: int, repeats: int) -> dict[str, float]:
-    from model.invariants import Index, check_all, coverage, judge
+    from checks import check_all, coverage, judge
     from model.policy import resolve_policy
     from scenarios.loader import load_scenario
     from sim.world.simulate import build_world, run_world, simulate
@@ -53,7 +55,7 @@ def measure(workload: str, simulations: int, repeats: int) -> dict[str, float]:
             spent["judge_cold"] = clock() - t0
             for history in histories:
                 t0 = clock()
-                ix = Index.of(history)
+                ix = index_of(history)
                 t1 = clock()
                 check_all(ix)
                 t2 = clock()

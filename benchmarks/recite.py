@@ -4,7 +4,7 @@
     .venv/bin/python -m benchmarks.recite --check    # only say which citations moved; exit 1 if any
     .venv/bin/python -m benchmarks.recite --pin      # pin the citations as written (after editing a write-up)
 
-A write-up (``scenarios/findings/F-NN-*.md``) tells its interleaving by the records of its counterexample's
+A write-up (``register/entries/F-NN-*.md``) tells its interleaving by the records of its counterexample's
 history: "the reaper requeues the run (#143)", "(records 130 and 233)". A change that adds, folds or
 removes records moves those numbers, and nothing else would notice. ``CITED`` pins, per citation, what the
 cited record is (its signature: process, operation, type, run and what it did) and when it happened;
@@ -25,11 +25,11 @@ from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 
-from model.history import Op
+from checks.history import Op
 from sim.explore.counterexample import read
 
 ROOT = Path(__file__).resolve().parent.parent
-FINDINGS = ROOT / "scenarios" / "findings"
+FINDINGS = ROOT / "register" / "entries"
 CITED = ROOT / "tests" / "properties" / "data" / "cited_records.json"
 CITATION = re.compile(r"(?<![\w#])#(\d+)\b|\(records (\d+) and (\d+)\)")
 _WHAT = ("transition", "what", "kind", "tool", "family", "entry", "decision", "account")

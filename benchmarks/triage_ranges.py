@@ -9,10 +9,10 @@ a tempo) on every library scenario widened with ``Scenario.at_deployment_ranges(
 library``: the library's own ranges, the head sweep test's), on the scenario's own transport or, with
 ``--transport sync``, on the Sync transport (spec 5.2: a wake-up runs inline, nested in the dispatching
 call); a fifth of the draws on ``reaper_races_heartbeat``, whose simulations cost 20 times more.
-Each violation is named by its mechanism (:func:`scenarios.findings.mechanism.mechanism_of`: the
+Each violation is named by its mechanism (:func:`register.mechanism.mechanism_of`: the
 finding or non-guarantee that explains it, or the shape of an unexplained witness). Prints the counts
 per invariant and mechanism and, for every unexplained one, where to find it (scenario, seed, draw);
-exit 1 if any is unexplained. This is how scenarios/findings/README.md's triage figures were measured.
+exit 1 if any is unexplained. This is how register/entries/README.md's triage figures were measured.
 Knows the explorers' swarm draws and the register.
 """
 
@@ -25,10 +25,11 @@ import time
 from collections import Counter
 from typing import Any
 
-from model.invariants import Index
-from scenarios.findings.mechanism import mechanism_of
+from checks.fused import index_of
+from register.mechanism import mechanism_of
+from scenarios.families import FAMILIES
 from scenarios.loader import library_names, load_scenario
-from scenarios.schema import FAMILIES, Scenario
+from scenarios.schema import Scenario
 from sim.explore.base import Target
 from sim.explore.mutants import swarm_batch
 
@@ -58,7 +59,7 @@ def triage(
                 result = draw.result
                 if not result.violations:
                     continue
-                ix = Index.of(result.history)
+                ix = index_of(result.history)
                 for invariant in result.violations:
                     mechanism = mechanism_of(invariant, ix, result.verdicts[invariant])
                     found.append(

@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING, Any
 import sim  # noqa: F401  (light: it installs the finder of moved module paths, e.g. leaselab.executors)
 
 if TYPE_CHECKING:
-    from model.invariants import COVERAGE, INVARIANTS, Validity, Verdict, check_all, coverage
+    from checks import COVERAGE, INVARIANTS, Validity, Verdict, check_all, coverage
     from model.policy import FLAG_DOCS, PRESETS, Policy, preset, resolve_policy
+    from register.known_defects import KNOWN_DEFECTS, KnownDefect
     from reports.timeline import render as timeline
-    from scenarios.known_defects import KNOWN_DEFECTS, KnownDefect
     from scenarios.loader import library, load_scenario
     from scenarios.schema import Scenario
     from scenarios.script import Fault
@@ -44,20 +44,20 @@ if TYPE_CHECKING:
     from sim.world.simulate import SimulationResult, simulate
 
 _EXPORTS: dict[str, tuple[str, str]] = {
-    "COVERAGE": ("model.invariants", "COVERAGE"),
-    "INVARIANTS": ("model.invariants", "INVARIANTS"),
-    "Validity": ("model.invariants", "Validity"),
-    "Verdict": ("model.invariants", "Verdict"),
-    "check_all": ("model.invariants", "check_all"),
-    "coverage": ("model.invariants", "coverage"),
+    "COVERAGE": ("checks", "COVERAGE"),
+    "INVARIANTS": ("checks", "INVARIANTS"),
+    "Validity": ("checks", "Validity"),
+    "Verdict": ("checks", "Verdict"),
+    "check_all": ("checks", "check_all"),
+    "coverage": ("checks", "coverage"),
     "FLAG_DOCS": ("model.policy", "FLAG_DOCS"),
     "PRESETS": ("model.policy", "PRESETS"),
     "Policy": ("model.policy", "Policy"),
     "preset": ("model.policy", "preset"),
     "resolve_policy": ("model.policy", "resolve_policy"),
     "timeline": ("reports.timeline", "render"),
-    "KNOWN_DEFECTS": ("scenarios.known_defects", "KNOWN_DEFECTS"),
-    "KnownDefect": ("scenarios.known_defects", "KnownDefect"),
+    "KNOWN_DEFECTS": ("register.known_defects", "KNOWN_DEFECTS"),
+    "KnownDefect": ("register.known_defects", "KnownDefect"),
     "library": ("scenarios.loader", "library"),
     "load_scenario": ("scenarios.loader", "load_scenario"),
     "Scenario": ("scenarios.schema", "Scenario"),

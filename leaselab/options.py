@@ -41,7 +41,7 @@ def target_from_cli(scenario: str, policy: str, flags: Sequence[str], faults: st
 
 def parse_families(text: str) -> tuple[str, ...]:
     """``--faults``: ``all`` or a comma-separated list of fault families."""
-    from scenarios.schema import FAMILIES
+    from scenarios.families import FAMILIES
 
     if text.strip() == "all":
         return FAMILIES

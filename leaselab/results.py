@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from model.invariants import Validity
+from checks import Validity
 from reports.wording import counts, rounded
 from sim.world.simulate import SimulationResult
 

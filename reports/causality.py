@@ -21,7 +21,7 @@ from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from model.history import Op
+from checks.history import Op
 from reports.canvas import ReportFigure, new_figure, styled
 from reports.stats import DASH, percent, wilson
 from reports.swimlane import LABEL_PT, MARKER_STYLES, TICKS_IN, Panel, text_width_pt

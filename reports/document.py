@@ -23,7 +23,7 @@ import jinja2
 import pandas as pd
 from markupsafe import Markup, escape
 
-from model.history import Op
+from checks.history import Op
 from reports import causality, figures, swimlane, wording
 from reports.lanes import only_runs
 from reports.sections import CounterexampleView, FindingView, Provenance, VerifyView, build, public

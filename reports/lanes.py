@@ -8,7 +8,7 @@ periods or instants. Beyond what the history draws by itself, a caller adds :cla
 records (the checker's witness records, later anything else worth pointing at); each record of
 the history knows its lane and time (``Picture.record_at``), so a marker can name a record only.
 
-:mod:`reports.swimlane` draws a Picture. Reads only :mod:`model.history` records: knows nothing
+:mod:`reports.swimlane` draws a Picture. Reads only :mod:`checks.history` records: knows nothing
 of the simulator that produced them, nor of matplotlib.
 """
 
@@ -18,8 +18,8 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from model import history as H
-from model.history import Op, OpType
+from checks import history as H
+from checks.history import Op, OpType
 
 BUS = "bus"
 STORE = "store"

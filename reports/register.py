@@ -165,6 +165,6 @@ def explanations_view(explanations: Sequence[Mapping[str, Any]]) -> dict[str, An
     else:
         line = (
             f"Every failure of {policy} is explained: each examined violating simulation matches a registered finding "
-            "(scenarios/findings) or a non-guarantee the spec records."
+            "(register/entries) or a non-guarantee the spec records."
         )
     return {"rows": rows, "line": line, "unregistered": unregistered, "policy": policy}

@@ -17,8 +17,8 @@ from typing import Any
 
 import pandas as pd
 
-from model.invariants import INVARIANTS
-from model.invariants.outcome_table import table_rows
+from checks import INVARIANTS
+from checks.outcome_table import table_rows
 from model.policy import FLAG_DOCS, PRESET_ALIASES, PRESET_DOCS
 from reports import tables
 from reports.explained import explained_by_ranges

@@ -16,7 +16,7 @@ with matplotlib's own text metrics and puts it in the first row of its lane's la
 overlaps nothing, and a lane grows by a row where needed. No label is dropped and none overlaps
 another, however crowded the history (tests check both with the renderer's extents, and in chromium).
 
-Reads only :mod:`model.history` records through :mod:`reports.lanes`; builds the figure without pyplot
+Reads only :mod:`checks.history` records through :mod:`reports.lanes`; builds the figure without pyplot
 (:mod:`reports.canvas`).
 """
 
@@ -34,8 +34,8 @@ from matplotlib.font_manager import FontProperties
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from model.history import Op
-from model.invariants import Verdict
+from checks import Verdict
+from checks.history import Op
 from reports.canvas import ReportFigure, new_figure, styled
 from reports.lanes import (
     BUS,

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from model import history as H
-from model.history import Op, OpType
+from checks import history as H
+from checks.history import Op, OpType
 
 LEGEND = (
     "legend: ▶ segment start  ■ segment end  ✎ row update  ✗ failed  ◆ audit event  "

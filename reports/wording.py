@@ -7,7 +7,7 @@ so text, lanes and the text timeline (which prints ``#54`` on every line) meet. 
 their sentences for tests and tools, with Python's own number format; :func:`rounded` gives a long
 float three significant digits or two decimals for reading, leaving integers and ids alone.
 
-Knows only the phrasing of :mod:`model.invariants`' explanations: a record is cited as ``at N``,
+Knows only the phrasing of :mod:`checks`' explanations: a record is cited as ``at N``,
 ``of N`` or ``and N`` (never ``first of N``, the count of further violations).
 """
 

@@ -7,13 +7,22 @@ Unknown keys are errors, not silently ignored: a typo must not turn a fault off.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
-from model.constants import LEASE_S
 from model.errors import choices, shown
 from model.transitions import TRANSITIONS
+from scenarios.families import (
+    FAULT_KINDS,
+    MAX_LEASE_FACTOR,
+    MAX_SECONDS,
+    MAX_SKEW_S,
+    MAX_STORE_DELAY_S,
+    FailureClassName,
+    FamilyName,
+    fault_value_problem,
+)
 from scenarios.limits import MAX_REQUEST_INDEX
 
 
@@ -22,96 +31,12 @@ def _as_tuple(value: Any) -> Any:
     return tuple(value) if isinstance(value, list) else value
 
 
-MAX_SECONDS = 10_000_000.0
-"""The longest duration a scenario may write (about 116 days): far past any chaos phase."""
 Probability = Annotated[float, Field(ge=0.0, le=1.0)]
 Seconds = Annotated[float, Field(ge=0.0, le=MAX_SECONDS)]
 Range = Annotated[tuple[Seconds, Seconds], BeforeValidator(_as_tuple)]
-
-EFFECTS = ("undeclared", "read_only", "idempotent_write", "non_idempotent_write")
-
-MAX_SKEW_S = 3600.0
-"""Clock skew up to one hour either way: an NTP step after a long partition, a VM restored from a
-snapshot or a host whose time zone handling is wrong all move a clock by minutes to an hour; a
-lease is 15 minutes, so a search capped below a lease length never tries a reaper that sees a live
-lease as stale (or a worker that sees a stale lease as live)."""
-MAX_STORE_DELAY_S = 2.0 * LEASE_S
-"""Store commit delays up to twice the lease length: lock waits behind a long transaction, a
-replica failover, a stalled disk flush reach minutes in production; a statement that outlives the
-lease is what lets a reaper act between a segment's statements, so the range must cross LEASE_S."""
-MAX_LEASE_FACTOR = 100.0
-"""A slow call lasts at most 100 leases (25 hours): every reaper and requeue path is long past."""
 LeaseFactor = Annotated[float, Field(ge=0.0, le=MAX_LEASE_FACTOR)]
 
-FamilyName = Literal[
-    "audit",
-    "store",
-    "crash",
-    "slow",
-    "duplicate",
-    "dispatch",
-    "clock_skew",
-    "identity",
-    "cancel",
-    "provider",
-    "deploy",
-]
-FAMILIES: tuple[str, ...] = get_args(FamilyName)
-
-
-FailureClassName = Literal[
-    "connection",
-    "rateLimit",
-    "serverError",
-    "circuitOpen",
-    "auth",
-    "configuration",
-    "clientError",
-    "unknown",
-    "fallbackServerError",
-]
-FAILURE_CLASSES: tuple[str, ...] = get_args(FailureClassName)
-FAULT_KINDS: dict[str, tuple[str, ...]] = {
-    "audit": ("fire",),
-    "store": ("fail", "slow"),
-    "crash": ("before", "after"),
-    "slow": ("stretch", "hang_then_error"),
-    "duplicate": ("twice",),
-    "dispatch": ("fire",),
-    "clock_skew": ("offset",),
-    "identity": ("fire",),
-    "cancel": ("fire",),
-    "provider": FAILURE_CLASSES,
-    "deploy": ("rename", "remove"),
-}
-"""Every kind each fault family can fire with (the first is its default)."""
-
-FAULT_VALUES: dict[str, tuple[float, float, str]] = {
-    "audit": (0.0, 0.0, ""),
-    "store": (0.0, MAX_STORE_DELAY_S, "seconds a slow statement waits"),
-    "crash": (0.0, 0.0, ""),
-    "slow": (0.0, MAX_LEASE_FACTOR, "the call's length in leases"),
-    "duplicate": (0.0, MAX_SECONDS, "seconds until the copy"),
-    "dispatch": (0.0, 0.0, ""),
-    "clock_skew": (-MAX_SKEW_S, MAX_SKEW_S, "clock offset in seconds"),
-    "identity": (0.0, 1.0, "which process, as a fraction"),
-    "cancel": (0.0, 0.0, ""),
-    "provider": (0.0, 0.0, ""),
-    "deploy": (0.0, 1.0, "which tool, as a fraction"),
-}
-"""Per family, the range of a fault's ``value`` and what it means ("" and [0, 0]: the family takes no
-value). The ranges are the schema's own: any fault a valid profile can draw fits, and is written back."""
-
-
-def fault_value_problem(family: str, value: float) -> str | None:
-    """Why ``value`` cannot be a ``family`` fault's value (NaN, infinite, out of range), or None."""
-    low, high, meaning = FAULT_VALUES[family]
-    if low <= value <= high:
-        return None
-    if not meaning:
-        return f"{family} takes no value: write 0 or leave it out, not {shown(value)}"
-    return f"{family} value ({meaning}) must be from {low:g} to {high:g}, not {shown(value)}"
-
+EFFECTS = ("undeclared", "read_only", "idempotent_write", "non_idempotent_write")
 
 DeployKind = Literal["rename", "remove"]
 
@@ -251,7 +176,7 @@ class StoreFaults(_Strict):
     Range: a scenario may let a slow statement take up to twice the lease length
     (:data:`MAX_STORE_DELAY_S`), so a commit stall can outlive the lease. The default stays at
     30 s, the range the registered findings and claims were triaged under; see
-    :data:`DEPLOYMENT_RANGES` and ``scenarios/findings/README.md`` for the wider search."""
+    :data:`DEPLOYMENT_RANGES` and ``register/entries/README.md`` for the wider search."""
 
     probability: Probability = 0.0
     slow_probability: Probability = 0.0

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from model.errors import LeaselabError, choices, shown
+from scenarios.families import FAMILIES, FAULT_KINDS, fault_value_problem
 from scenarios.limits import MAX_REQUEST_INDEX
-from scenarios.schema import FAMILIES, FAULT_KINDS, fault_value_problem
 
 
 @dataclass(frozen=True, slots=True)

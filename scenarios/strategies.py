@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from hypothesis import strategies as st
 
-from scenarios.schema import FAMILIES, FAULT_KINDS
+from scenarios.families import FAMILIES, FAULT_KINDS
 from scenarios.script import Fault
 
 KINDS = FAULT_KINDS

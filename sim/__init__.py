@@ -9,12 +9,8 @@
 - :mod:`sim.review`: the built-in ADR review's orchestration (a sweep plus its evidence jobs).
 - :mod:`sim.bench`: the benchmark machinery behind ``leaselab bench``.
 
-Imports go one way, down this list: each stage may import ``model``, ``scenarios`` and the
-stages above it, never those below (``tests/test_layers.py`` enforces it); nothing in ``sim``
+Imports go one way, down this list: each stage may import ``model``, ``checks``, ``register``, ``scenarios``
+and the stages above it, never those below (``tests/test_layers.py`` enforces it); nothing in ``sim``
 imports ``reports`` or ``leaselab``. Nothing here is random except through the one
 ``random.Random`` a simulation owns.
 """
-
-from sim import _moved
-
-_moved.install()

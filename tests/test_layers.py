@@ -1,32 +1,35 @@
-"""The import rules of ARCHITECTURE.md ("Layers and folders"), enforced by parsing, never importing.
+"""The import rules of docs/architecture.md ("Layers and folders"), enforced by parsing, never importing.
 
 Every ``.py`` file of the top-level packages is read with :mod:`ast`. The standard library is
 recognised with ``sys.stdlib_module_names``; imports inside ``if TYPE_CHECKING:`` count like any
-other (a layer must not even know the names of the layers above it).
+other for the layer rules (a layer must not even know the names of the layers above it).
 
 | package      | may import                                                                   |
 |--------------|------------------------------------------------------------------------------|
 | ``model``    | the standard library and ``model``; no clock, randomness, I/O or simpy        |
+| ``checks``   | the standard library, ``model`` and ``checks``; no clock, randomness or I/O   |
+| ``register`` | the standard library, ``model``, ``checks``, ``register``; no clock or random |
 | ``scenarios``| ``model``, ``scenarios``, the standard library, third-party libs except simpy |
-| ``sim``      | ``model``, ``scenarios``, ``sim``, the standard library, third-party libs     |
-| ``reports``  | ``model``, ``scenarios``, ``reports``, stdlib, third-party libs except simpy  |
+| ``sim``      | the packages above and ``sim``, the standard library, third-party libs        |
+| ``reports``  | all but ``sim`` and ``leaselab``, stdlib, third-party libs except simpy       |
 | ``leaselab`` | anything                                                                     |
 
 and the package-level import graph has no cycle. Inside ``sim`` each stage has its folder, and
 imports go one way, down the pipeline (a stage may import the stages above it, never below):
 
-| stage          | may import (besides ``model``, ``scenarios``, third-party libs)     |
+| stage          | may import (besides the packages above, third-party libs)           |
 |----------------|----------------------------------------------------------------------|
 | ``sim.world``  | nothing else of ``sim`` (the world never knows who searches it)       |
 | ``sim.explore``| ``sim.world``                                                         |
 | ``sim.sweep``  | ``sim.world``, ``sim.explore``                                        |
 | ``sim.review`` | ``sim.world``, ``sim.explore``, ``sim.sweep``                         |
+| ``sim.conform``| the stages above (the runtime beside its real code)                  |
 | ``sim.bench``  | every stage                                                          |
 
-(``sim._moved``, the old flat paths kept for one release, may be imported by any stage's
-``__init__``.) No module lives loose in ``sim/`` beside the stages, and no file of ``sim``,
-``model`` or ``reports`` grows past :data:`MAX_LINES` lines unless its docstring says why it
-must stay one piece.
+No module lives loose in ``sim/`` beside the stages; no two modules of any package import each
+other in a circle (imports only a type checker reads aside: they are how a handler names the
+world that calls it); and no file of any package grows past :data:`MAX_LINES` lines unless its
+docstring says why it must stay one piece.
 """
 
 from __future__ import annotations
@@ -40,10 +43,10 @@ from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-LAYERS = ("model", "scenarios", "sim", "reports", "leaselab")
-STAGES = ("sim.world", "sim.explore", "sim.sweep", "sim.review", "sim.bench")
+LAYERS = ("model", "checks", "register", "scenarios", "sim", "reports", "leaselab")
+STAGES = ("sim.world", "sim.explore", "sim.sweep", "sim.review", "sim.conform", "sim.bench")
 """The stages of ``sim`` in pipeline order: each may import those before it, never those after."""
-SIM_SHARED = frozenset({"sim", "sim._moved"})
+SIM_SHARED = frozenset({"sim"})
 MAX_LINES = 450
 ONE_PIECE = "one piece"
 """The words a long module's docstring uses to say why it is not split."""
@@ -270,6 +273,95 @@ def all_imports() -> Iterator[Import]:
         yield from imports_of(package)
 
 
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def module_name(rel_path: str) -> str:
+    """``checks/index.py`` -> ``checks.index``; a package's ``__init__.py`` -> the package."""
+    parts = rel_path.removesuffix(".py").split("/")
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def runtime_imports(tree: ast.Module, rel_path: str, modules: frozenset[str]) -> set[str]:
+    """The first-party modules a file imports when it runs (at module level or inside a function),
+    leaving out what only a type checker reads (``if TYPE_CHECKING:``). ``from pkg import name``
+    counts as an import of ``pkg.name`` when that is a module, else of ``pkg``."""
+    package = _package_of(rel_path)
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and _is_type_checking(child):
+                for other in child.orelse:
+                    visit_one(other)
+                continue
+            visit_one(child)
+
+    def visit_one(node: ast.AST) -> None:
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names if alias.name in modules)
+        elif isinstance(node, ast.ImportFrom):
+            base = (
+                ".".join([*package[: len(package) - (node.level - 1)], *([node.module] if node.module else [])])
+                if node.level
+                else node.module or ""
+            )
+            for alias in node.names:
+                target = f"{base}.{alias.name}"
+                found.add(target if target in modules else base)
+        visit(node)
+
+    visit(tree)
+    found.discard(module_name(rel_path))
+    return {module for module in found if module in modules}
+
+
+def module_graph(packages: Iterable[str] = LAYERS) -> dict[str, set[str]]:
+    """Every first-party module -> the first-party modules it imports at run time."""
+    paths = {module_name(relative(path)): path for package in packages for path in package_files(package)}
+    names = frozenset(paths)
+    return {name: runtime_imports(parse(path), relative(path), names) for name, path in sorted(paths.items())}
+
+
+def module_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Each strongly connected group of two or more modules, as one circle through it (Tarjan)."""
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[list[str]] = []
+
+    def connect(node: str) -> None:
+        order[node] = low[node] = len(order)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(graph.get(node, ())):
+            if nxt not in order:
+                connect(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], order[nxt])
+        if low[node] == order[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in order:
+            connect(node)
+    return [[*group, group[0]] for group in groups]
+
+
 # ---- the rules as tests ------------------------------------------------------------------------
 
 
@@ -303,6 +395,43 @@ def test_model_never_calls_io_builtins() -> None:
     assert not offenders, _report(f"model/ performs no I/O: never {sorted(MODEL_FORBIDDEN_BUILTINS)}", offenders)
 
 
+PURE_FORBIDDEN_MODULES = MODEL_FORBIDDEN_MODULES - {"pathlib"}
+"""What the judge and the register never import: they are pure functions of a history (the register
+names its entries' files with :mod:`pathlib`, and reads none while judging)."""
+
+
+def test_checks_imports_only_the_standard_library_model_and_checks() -> None:
+    offenders = layer_violations(
+        imports_of("checks"), first_party=frozenset({"model", "checks"}), stdlib_only=True, banned=frozenset()
+    )
+    assert not offenders, _report("checks/ may import only the standard library, model and checks", offenders)
+
+
+def test_register_imports_only_the_standard_library_model_checks_and_register() -> None:
+    offenders = layer_violations(
+        imports_of("register"),
+        first_party=frozenset({"model", "checks", "register"}),
+        stdlib_only=True,
+        banned=frozenset(),
+    )
+    assert not offenders, _report("register/ may import only the standard library, model, checks, register", offenders)
+
+
+def test_the_judge_and_the_register_are_pure() -> None:
+    offenders = [
+        f"{imp.where()}: imports {imp.module}"
+        for package in ("checks", "register")
+        for imp in imports_of(package)
+        if imp.top in PURE_FORBIDDEN_MODULES
+    ] + [
+        str(f)
+        for package in ("checks", "register")
+        for p in package_files(package)
+        for f in clock_reads_in(parse(p), relative(p))
+    ]
+    assert not offenders, _report("checks/ and register/ never read a clock, draw at random or do I/O", offenders)
+
+
 def test_scenarios_imports_only_model_and_scenarios_and_never_simpy() -> None:
     offenders = layer_violations(
         imports_of("scenarios"),
@@ -313,11 +442,23 @@ def test_scenarios_imports_only_model_and_scenarios_and_never_simpy() -> None:
     assert not offenders, _report("scenarios/ may import model and scenarios (never sim, reports, simpy)", offenders)
 
 
-def test_sim_imports_only_model_scenarios_and_sim() -> None:
+def test_sim_imports_only_the_packages_before_it() -> None:
     offenders = layer_violations(
-        imports_of("sim"), first_party=frozenset({"model", "scenarios", "sim"}), stdlib_only=False, banned=frozenset()
+        imports_of("sim"),
+        first_party=frozenset({"model", "checks", "register", "scenarios", "sim"}),
+        stdlib_only=False,
+        banned=frozenset(),
     )
-    assert not offenders, _report("sim/ may import model, scenarios and sim (never reports, leaselab)", offenders)
+    assert not offenders, _report("sim/ may import model, checks, register, scenarios, sim (never reports)", offenders)
+
+
+def test_the_world_never_imports_the_register() -> None:
+    offenders = [
+        f"{imp.where()}: imports {imp.module}"
+        for imp in imports_of("sim")
+        if imp.path.startswith("sim/world/") and imp.top == "register"
+    ]
+    assert not offenders, _report("the world records what happened; explaining it is a later stage", offenders)
 
 
 def test_sim_stages_import_one_way_down_the_pipeline() -> None:
@@ -330,7 +471,7 @@ def test_every_sim_module_lives_in_a_stage_folder() -> None:
         relative(path)
         for path in package_files("sim")
         if stage_of(relative(path).removesuffix(".py").replace("/", ".")) is None
-        and relative(path) not in ("sim/__init__.py", "sim/_moved.py")
+        and relative(path) != "sim/__init__.py"
     ]
     assert not loose, f"modules loose in sim/ (give each a stage folder, see sim/__init__.py): {loose}"
 
@@ -338,7 +479,7 @@ def test_every_sim_module_lives_in_a_stage_folder() -> None:
 def test_no_module_grows_past_the_size_of_one_reading() -> None:
     long = [
         f"{relative(path)}: {lines} lines"
-        for package in ("sim", "model", "reports")
+        for package in LAYERS
         for path in package_files(package)
         if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
         and ONE_PIECE not in (ast.get_docstring(parse(path)) or "")
@@ -346,31 +487,24 @@ def test_no_module_grows_past_the_size_of_one_reading() -> None:
     assert not long, f"split these (or say in the docstring why each is {ONE_PIECE!r}): {long}"
 
 
-OLD_PATH_USERS = frozenset({"tests/sim/test_moved_modules.py", "benchmarks/ab_world.py"})
-"""Files that name an old path on purpose: the test of the old paths, and the A/B script, which
-also times checkouts from before the move."""
-
-
-def test_nothing_first_party_imports_a_moved_module_path() -> None:
-    from sim._moved import MOVED_MODULES
-
-    offenders = [
-        f"{imp.where()}: imports {imp.module} (now {MOVED_MODULES[imp.module]})"
-        for package in (*LAYERS, "tests", "benchmarks")
-        for imp in imports_of(package)
-        if imp.module in MOVED_MODULES and imp.path not in OLD_PATH_USERS
-    ]
-    assert not offenders, _report("old module paths are for users only, for one release", offenders)
-
-
-def test_reports_imports_only_model_scenarios_and_reports_and_never_simpy() -> None:
+def test_reports_imports_neither_the_simulator_nor_the_face() -> None:
     offenders = layer_violations(
         imports_of("reports"),
-        first_party=frozenset({"model", "scenarios", "reports"}),
+        first_party=frozenset({"model", "checks", "register", "scenarios", "reports"}),
         stdlib_only=False,
         banned=frozenset({"simpy"}),
     )
-    assert not offenders, _report("reports/ may import model, scenarios and reports (never sim, simpy)", offenders)
+    assert not offenders, _report(
+        "reports/ may import model, checks, register, scenarios, reports (never sim)", offenders
+    )
+
+
+def test_no_two_modules_of_a_package_import_each_other_in_a_circle() -> None:
+    graph = module_graph()
+    circles = [circle for circle in module_cycles(graph)]
+    assert not circles, "module import circles (type-only imports aside): " + "; ".join(
+        " -> ".join(circle) for circle in circles
+    )
 
 
 def test_no_package_imports_the_tests_benchmarks_or_notebooks() -> None:
@@ -452,7 +586,7 @@ def test_the_stage_checker_flags_an_import_of_a_later_stage_and_accepts_an_earli
     source = (
         "from sim.world.simulate import simulate\n"
         "from sim.sweep.engine import run_sweep\n"
-        "from sim._moved import old_names\n"
+        "from sim import world\n"
         "import sim.flat\n"
     )
     bad = stage_violations(_imports(source, "sim/explore/a.py"))
@@ -473,3 +607,21 @@ def test_the_cycle_finder_reports_a_cycle_and_accepts_a_dag() -> None:
         "scenarios",
         "model",
     ]
+
+
+def test_the_module_cycle_finder_sees_a_function_level_import_but_not_a_type_only_one() -> None:
+    modules = frozenset({"pkg.a", "pkg.b", "pkg.c"})
+    a = runtime_imports(ast.parse("from pkg import b\n"), "pkg/a.py", modules)
+    b = runtime_imports(ast.parse("def f():\n    from pkg.a import thing\n"), "pkg/b.py", modules)
+    c = runtime_imports(
+        ast.parse("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.a import A\n"), "pkg/c.py", modules
+    )
+    assert (a, b, c) == ({"pkg.b"}, {"pkg.a"}, set())
+    assert module_cycles({"pkg.a": a, "pkg.b": b, "pkg.c": c | {"pkg.a"}}) == [["pkg.a", "pkg.b", "pkg.a"]]
+    assert module_cycles({"pkg.a": {"pkg.b"}, "pkg.b": set()}) == []
+
+
+def test_the_module_graph_covers_every_package() -> None:
+    graph = module_graph()
+    assert {name.split(".")[0] for name in graph} == set(LAYERS)
+    assert "checks.history" in graph["checks.index"]

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
-BASE_REPLAY = (ROOT / "scenarios" / "findings" / "F-09-lagging-clock-expired-lease.toml").read_text(encoding="utf-8")
+BASE_REPLAY = (ROOT / "register" / "entries" / "F-09-lagging-clock-expired-lease.toml").read_text(encoding="utf-8")
 SCENARIO = 'name = "s"\n[[tools]]\nname = "t"\neffect = "non_idempotent_write"\n[[runs]]\nscript = [["t"], []]\n'
 CONFIG = (
     'name = "c"\nseeds = 2\n[[policy]]\nlabel = "head"\npreset = "head"\n'

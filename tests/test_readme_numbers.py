@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from model.invariants import INVARIANTS
+from checks import INVARIANTS
 from model.policy import FLAG_NAMES
-from scenarios.claims import CLAIMS, PRESET_ORDER
-from scenarios.findings import FINDINGS
-from scenarios.known_defects import KNOWN_DEFECTS
+from register.claims import CLAIMS, PRESET_ORDER
+from register.findings import FINDINGS
+from register.known_defects import KNOWN_DEFECTS
+from scenarios.families import FAMILIES
 from scenarios.loader import library_names
-from scenarios.schema import FAMILIES
 from sim.explore.code_mutants import CODE_MUTANTS
 from sim.explore.counterexample import read
 from sim.explore.mutants import EQUIVALENT
@@ -52,7 +52,7 @@ COUNTS = [
     (r"the presets and (\w+) proposal flags", lambda: len(builtin_review().policy) - len(PRESET_ORDER)),
     (r"(\w+) historic defects of the spec", lambda: len(KNOWN_DEFECTS)),
     (r"(\d+) promises, each quoting its ADR", lambda: len(CLAIMS)),
-    (r"\(`scenarios/findings/`\): (\w+) violations of `head`", lambda: len(FINDINGS)),
+    (r"\(`register/entries/`\): (\w+) violations of `head`", lambda: len(FINDINGS)),
     (r"one at a time, (\d+) mutants are killed", lambda: len(FLAG_NAMES) - len(EQUIVALENT)),
     (r"(\d+) code mutants replace functions", lambda: len(CODE_MUTANTS)),
     (r"minimal counterexample \(at most (\d+) faults\)", max_faults_of_findings),

@@ -7,10 +7,3 @@ the Dask overhead; ``stats`` holds the small statistics they share.
 
 May import every other stage of ``sim`` (it measures them); nothing imports it but the face.
 """
-
-from sim._moved import old_names
-
-__getattr__ = old_names(
-    "sim.bench",
-    {name: "sim.bench.world" for name in ("world_bench", "WorldBench", "targets_bench", "MEMORY_SIMULATIONS")},
-)

@@ -22,14 +22,14 @@ from typing import Any
 
 import simpy
 
-from model.invariants import judge
+from checks import judge
 from model.policy import resolve_policy
 from scenarios.loader import load_scenario
 from sim.world.simulate import build_world, gc_paused, run_world
 
 LAYERS = ("runtime", "world", "simpy", "judge", "other")
 """runtime: ``model/`` outside the invariants (the reference runtime); world: ``sim/``; simpy;
-judge: ``model/invariants/`` (index, checkers, coverage); other: the rest (scenario objects,
+judge: ``checks/`` (index, checkers, coverage); other: the rest (scenario objects,
 the standard library)."""
 
 
@@ -45,9 +45,9 @@ def layer_of(filename: str, root: Path = _ROOT, simpy_dir: Path = _SIMPY) -> str
     if not path.is_relative_to(root):
         return "other"
     parts = path.relative_to(root).parts
-    if parts[:2] == ("model", "invariants"):
-        return "judge"
-    return {"model": "runtime", "sim": "world"}.get(parts[0], "other")
+    if parts == ("checks", "history.py"):
+        return "world"  # the record format: the world's recorder writes every record with it
+    return {"model": "runtime", "checks": "judge", "sim": "world"}.get(parts[0], "other")
 
 
 def _is_builtin(filename: str) -> bool:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from model.errors import LeaselabError
-from scenarios.known_defects import KnownDefect
+from register.known_defects import KnownDefect
 from sim.bench.defaults import DEFAULT_BUDGET_S, DEFAULT_SEEDS, PARALLEL_SIMULATIONS
 from sim.bench.search_runs import (
     EXHAUSTIVE_BOUND,

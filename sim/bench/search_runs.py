@@ -1,6 +1,6 @@
 """One search of one known defect: the three searchers the search benchmark times, and what they found.
 
-For each defect of :data:`scenarios.known_defects.KNOWN_DEFECTS` (in its defective policy and
+For each defect of :data:`register.known_defects.KNOWN_DEFECTS` (in its defective policy and
 flags) and each of two origins, the *catalogue* scenario the entry names and ``default``, with
 only the defect's fault families allowed in both, three searches run in this process (the
 benchmark itself, :mod:`sim.bench.search`, repeats them over seeds and writes the table):
@@ -45,7 +45,7 @@ from hypothesis import strategies as st
 
 from model.errors import LeaselabError
 from model.policy import resolve_policy
-from scenarios.known_defects import KNOWN_DEFECTS, KnownDefect
+from register.known_defects import KNOWN_DEFECTS, KnownDefect
 from scenarios.schema import Scenario
 from scenarios.script import Fault
 from scenarios.strategies import schedules
@@ -96,7 +96,7 @@ def select_defects(ids: Iterable[str] | None) -> list[KnownDefect]:
     if unknown:
         raise LeaselabError(
             f"unknown known-defect id '{unknown[0]}'",
-            file="scenarios/known_defects.py",
+            file="register/known_defects.py",
             field="--defect",
             hint="valid: " + ", ".join(known),
         )

@@ -5,6 +5,6 @@
 fault script; ``counterexample`` reads and writes the replay files; ``mutants`` and
 ``code_mutants`` score the invariants by killing flag and code mutants of ``head``.
 
-May import ``model``, ``scenarios`` and :mod:`sim.world`; never sweeps, the review, the
+May import ``model``, ``checks``, ``register``, ``scenarios`` and :mod:`sim.world`; never sweeps, the review, the
 benchmarks or ``reports``.
 """

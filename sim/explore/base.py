@@ -9,10 +9,11 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from model.policy import Policy, resolve_policy
-from scenarios.findings.mechanism import Mechanism, mechanism_of
+from register.mechanism import Mechanism, mechanism_of
+from scenarios.families import FAMILIES
 from scenarios.intensity import Tempo, with_tempo
 from scenarios.loader import load_scenario
-from scenarios.schema import FAMILIES, FaultsModel, Scenario
+from scenarios.schema import FaultsModel, Scenario
 from scenarios.script import Fault
 from sim.explore.counterexample import Counterexample
 from sim.explore.shrink import ddmin
@@ -151,7 +152,7 @@ def shrink(
     counterexample from the concrete (indexed) script the minimal anchored run fired.
 
     ``keep`` says what a smaller script must still show: ``"mechanism"`` (the default) the same
-    mechanism as the replay of ``script`` (:func:`scenarios.findings.mechanism.mechanism_of`: the same
+    mechanism as the replay of ``script`` (:func:`register.mechanism.mechanism_of`: the same
     finding or non-guarantee, or for an unexplained violation the same witness shape), so the
     counterexample tells the story that was found; ``"invariant"`` only the same failing invariant,
     which may trade the mechanism for another one that fails it with fewer faults."""

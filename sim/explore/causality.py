@@ -4,7 +4,7 @@ For a counterexample (a scenario, policy, seed and minimal fault script that rep
 history), the curve gives, at a cut after the history's first ``c`` records, the share of re-runs
 that keep those records and draw everything after them afresh (:func:`sim.world.conditioned.simulate_from`)
 and still end in *the same violation*: the same invariant violated, explained the same way
-(the same registered finding or recorded non-guarantee recognises it, :mod:`scenarios.findings`;
+(the same registered finding or recorded non-guarantee recognises it, :mod:`register.findings`;
 or, for a violation nothing explains, again one nothing explains).
 
 What the suffix draws, and why that answers "when was it doomed". A shrunk counterexample is a
@@ -56,10 +56,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from model import history as H
-from model.history import Op
-from model.invariants import INVARIANTS, Index, Validity, check_all
-from scenarios.findings import Finding, NonGuarantee, explain
+from checks import INVARIANTS, Validity, check_all
+from checks import history as H
+from checks.fused import index_of
+from checks.history import Op
+from register.explain import explain
+from register.findings import Finding
+from register.nonguarantees import NonGuarantee
 from scenarios.schema import Scenario
 from sim.explore.counterexample import Counterexample
 from sim.world.conditioned import Decided, decisions, simulate_from
@@ -188,7 +191,7 @@ def same_violation(invariant: str, entry: Finding | NonGuarantee | None) -> Recu
     checker = _CHECKERS[invariant]
 
     def recurs(history: list[Op]) -> bool:
-        index = Index.of(history)
+        index = index_of(history)
         verdict = check_all(index, (checker,))[invariant]
         if verdict.valid is not Validity.INVALID:
             return False

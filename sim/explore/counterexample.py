@@ -21,14 +21,15 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
+from checks import INVARIANTS
 from model.errors import LeaselabError, shown, unknown_name
-from model.invariants import INVARIANTS
 from model.policy import FLAG_NAMES, preset
+from scenarios.families import MAX_SECONDS
 from scenarios.intensity import Tempo, with_tempo
 from scenarios.limits import MAX_SEED
 from scenarios.loader import load_scenario
 from scenarios.messages import validation_error
-from scenarios.schema import MAX_SECONDS, FaultsModel, Scenario
+from scenarios.schema import FaultsModel, Scenario
 from scenarios.script import Fault, parse_script
 from scenarios.user_files import read_toml
 from sim.world.kernel import TieControl, TieKey
@@ -62,7 +63,7 @@ class Counterexample:
     """The timing the swarm drew (None: the scenario's own); replay needs it."""
     mechanism: str = ""
     """What the violation shows, as its shrink kept it: a finding or non-guarantee id, or
-    'unexplained: <witness shape>' (:mod:`scenarios.findings.mechanism`); '' when not recorded."""
+    'unexplained: <witness shape>' (:mod:`register.mechanism`); '' when not recorded."""
 
     def effective_scenario(self) -> Scenario:
         return with_tempo(load_scenario(self.scenario), self.tempo).with_faults(self.profile)
@@ -172,7 +173,7 @@ class CounterexampleFile(_Strict):
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 """Where the repository's own counterexample files name their scenario files from (they are written
-from the root: ``scenarios/findings/sync/default_sync.toml``)."""
+from the root: ``register/entries/sync/default_sync.toml``)."""
 
 
 def locate_scenario(spec: str, file: Path) -> str:
@@ -206,7 +207,7 @@ def read(path: Path) -> Counterexample:
             what, hint = unknown_name("flag", name, FLAG_NAMES, see="`leaselab policies`")
             raise LeaselabError(what, file=source, field=f"flags.{name}", hint=hint)
     if doc.invariant not in INVARIANT_NAMES:
-        what, hint = unknown_name("invariant", doc.invariant, INVARIANT_NAMES, see="model/invariants/")
+        what, hint = unknown_name("invariant", doc.invariant, INVARIANT_NAMES, see="checks/")
         raise LeaselabError(what, file=source, field="invariant", hint=hint)
     scenario = locate_scenario(doc.scenario, path)
     try:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from model import history as H
+from checks import history as H
+from checks.history import Op, OpType
 from model.constants import LEASE_S
-from model.history import Op, OpType
 
 
 def lease_overrun_s(history: Sequence[Op]) -> float:

@@ -5,7 +5,7 @@ swarm batch on one of its targets shows a violation ``head`` does not have:
 
 - on a *clean* target (``head``'s paired batch, the same draws, violates nothing) any violation;
 - on any other target a violation that no registered finding or recorded non-guarantee of
-  ``head`` (:mod:`scenarios.findings`) recognises: a new mechanism, not one ``head`` already has.
+  ``head`` (:mod:`register.findings`) recognises: a new mechanism, not one ``head`` already has.
 
 Its targets are ``default`` with every family, plus the known-defect catalogue's scenario and
 families when the flag is a defect flag, plus the scenarios that exercise the mechanism the flag
@@ -34,30 +34,22 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from model.invariants import INVARIANTS, Index
+from checks import INVARIANTS
 from model.policy import FLAG_NAMES, HEAD
-from scenarios.findings import FINDINGS, explain
-from scenarios.known_defects import KNOWN_DEFECTS
-from scenarios.schema import FAMILIES
+from register.findings import FINDINGS
+from register.known_defects import KNOWN_DEFECTS
+from scenarios.families import FAMILIES
 from sim.explore.base import Clock, Target
 from sim.explore.code_mutants import CODE_MUTANTS, CodeMutant, applied
 from sim.explore.counterexample import Counterexample
 from sim.explore.swarm import Draw, swarm_batch, swarm_draws
-from sim.explore.sweep_mutants import SWEEP_SIMULATIONS, SweepFlag, sweep_flag
+from sim.explore.sweep_mutants import SWEEP_SIMULATIONS, SweepFlag, sweep_flag, unexplained
 from sim.world.simulate import SimulationResult
 
 
 def under_faults(result: SimulationResult) -> bool:
     """Whether at least one injected fault took effect in ``result`` (a kill needs one)."""
     return any(result.faults_fired.values())
-
-
-def unexplained(result: SimulationResult) -> list[str]:
-    """The violated invariants of ``result`` that no registered finding or non-guarantee recognises."""
-    if not result.violations:
-        return []
-    ix = Index.of(result.history)
-    return [name for name in result.violations if explain(name, ix, result.verdicts[name]) is None]
 
 
 # ---- the mutants -------------------------------------------------------------------------------

@@ -13,8 +13,9 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
+from scenarios.families import FAMILIES
 from scenarios.intensity import Tempo
-from scenarios.schema import FAMILIES, FaultsModel
+from scenarios.schema import FaultsModel
 
 BASE_RATE: dict[str, float] = {
     "audit": 0.03,

@@ -6,7 +6,7 @@ draws on every library scenario, every fault family allowed, the same seed and b
 slow scenario). The mutant is *flagged* when a simulation under faults shows a violation that no
 registered finding or recorded non-guarantee explains (an UNREGISTERED violation: the suite's
 ``test_head_has_no_unregistered_violation`` would fail on it). The flag notes whether the invariant
-that caught it is one issue 18 added (:data:`model.invariants.catalog.NEW_IN_ISSUE_18`), so the report
+that caught it is one issue 18 added (:data:`checks.catalog.NEW_IN_ISSUE_18`), so the report
 shows what the new oracles add to the sweep. Unlike :func:`sim.explore.mutants.hunt_code`, nothing is
 chosen for the mutant and a registered mechanism never counts.
 
@@ -18,9 +18,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from model.invariants.catalog import NEW_IN_ISSUE_18
+import register
+from checks.catalog import NEW_IN_ISSUE_18
+from scenarios.families import FAMILIES
 from scenarios.loader import library_names
-from scenarios.schema import FAMILIES
 from sim.explore.base import Clock, Target
 from sim.explore.code_mutants import CodeMutant, applied
 from sim.explore.swarm import swarm_batch
@@ -54,10 +55,9 @@ class SweepFlag:
         }
 
 
-def _unregistered(result: SimulationResult) -> list[str]:
-    from sim.explore.mutants import unexplained  # the register's judgement, shared with the flag mutants
-
-    return unexplained(result)
+def unexplained(result: SimulationResult) -> list[str]:
+    """The violated invariants of ``result`` that no registered finding or non-guarantee recognises."""
+    return register.unexplained(result.history, result.verdicts) if result.violations else []
 
 
 def sweep_flag(
@@ -79,7 +79,7 @@ def sweep_flag(
                 spent += 1
                 if not any(draw.result.faults_fired.values()):
                     continue
-                found = _unregistered(draw.result)
+                found = unexplained(draw.result)
                 if found:
                     new = [name for name in found if name in NEW_IN_ISSUE_18]
                     name = (new or found)[0]

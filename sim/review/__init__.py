@@ -4,14 +4,6 @@
 plans and gathers the evidence; ``jobs`` are the evidence jobs it sends to the executor
 (shrinking a counterexample, recognising registered findings, exhaustive verification).
 
-May import ``model``, ``scenarios``, :mod:`sim.world`, :mod:`sim.explore` and :mod:`sim.sweep`;
-never the benchmarks or ``reports`` (``leaselab report`` joins the review and the rendering).
+May import ``model``, ``checks``, ``register``, ``scenarios``, :mod:`sim.world`, :mod:`sim.explore` and
+:mod:`sim.sweep`; never the benchmarks or ``reports`` (``leaselab report`` joins the review and the rendering).
 """
-
-from sim._moved import old_names
-
-__getattr__ = old_names(
-    "sim.review",
-    {name: "sim.review.review" for name in ("run_review", "Review", "ReviewOptions")}
-    | {name: "sim.review.provenance" for name in ("config_toml", "git_commit")},
-)

@@ -15,8 +15,9 @@ from typing import Any
 
 import pandas as pd
 
-from model.history import Op
-from scenarios.findings import FINDINGS, NON_GUARANTEES
+from checks.history import Op
+from register.findings import FINDINGS
+from register.nonguarantees import NON_GUARANTEES
 from sim.explore.counterexample import Counterexample, write
 from sim.review.jobs import RecogniseJob, ShrinkOutcome, VerifyOutcome
 from sim.review.plan import HEAD, PRIMARY_GRID, canonical, head_label

@@ -16,8 +16,8 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any
 
-from model.invariants import Index
-from scenarios.findings import explain
+from checks.fused import index_of
+from register.explain import explain
 from scenarios.intensity import scale_faults
 from scenarios.loader import load_scenario
 from scenarios.overrides import at_ranges
@@ -152,14 +152,14 @@ class VerifyOutcome:
 
 def run_verify(job: VerifyJob) -> VerifyOutcome:
     """Enumerate, then replay each invariant's first counterexample and ask the register what it is
-    (the recognisers the sweep's violations go through: :func:`scenarios.findings.explain`)."""
+    (the recognisers the sweep's violations go through: :func:`register.explain.explain`)."""
     started = time.perf_counter()
     report = ExhaustiveExplorer(max_schedules=job.max_schedules).verify(Target(job.scenario, job.preset), job.bound)
     elapsed_s = time.perf_counter() - started
     explained = []
     for name, cx in report.violations:
         replay = cx.run()
-        entry = explain(name, Index.of(replay.history), replay.verdicts[name])
+        entry = explain(name, index_of(replay.history), replay.verdicts[name])
         explained.append((name, "" if entry is None else entry.id, tuple(f.text() for f in cx.faults)))
     return VerifyOutcome(
         job,

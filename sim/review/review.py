@@ -31,8 +31,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from checks.history import Op
 from model.errors import LeaselabError
-from model.history import Op
 from sim.review.evidence import counterexamples, explanations, findings, verify_view
 from sim.review.jobs import (
     CurveJob,

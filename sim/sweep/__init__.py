@@ -8,17 +8,6 @@ checks a resume makes; ``ledger``: atomic writes and every finished shard's chec
 ``directory`` is the sweep directory's manifest, lock and loader; ``job`` joins them into
 ``leaselab sweep``; ``toml_out`` writes TOML.
 
-May import ``model``, ``scenarios``, :mod:`sim.world` and :mod:`sim.explore` (for counterexample
-files); never the review, the benchmarks or ``reports``.
+May import ``model``, ``checks``, ``register``, ``scenarios``, :mod:`sim.world` and :mod:`sim.explore`
+(for counterexample files); never the review, the benchmarks or ``reports``.
 """
-
-from sim._moved import old_names
-
-__getattr__ = old_names(
-    "sim.sweep",
-    {
-        name: "sim.sweep.engine"
-        for name in ("run_sweep", "SweepProgress", "run_task", "run_output", "write_shard", "shard_problem")
-    }
-    | {"SweepPlan": "sim.sweep.task"},
-)

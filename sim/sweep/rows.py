@@ -16,17 +16,19 @@ from typing import Any
 
 import pandas as pd
 
-from model.history import Op
-from model.invariants import INVARIANTS, Index, Validity, Verdict
+from checks import INVARIANTS, Index, Validity, Verdict
+from checks.fused import index_of
+from checks.history import Op
+from checks.metrics import run_metrics
 from model.policy import resolve_policy
 from model.vocab import RunStatus
-from scenarios.findings import explain
+from register.explain import explain
+from scenarios.families import FAMILIES
 from scenarios.intensity import scale_faults
 from scenarios.loader import load_scenario
 from scenarios.overrides import LIBRARY_RANGES, at_ranges, overridden
-from scenarios.schema import FAMILIES, Scenario
+from scenarios.schema import Scenario
 from sim.explore.counterexample import Counterexample
-from sim.sweep.metrics import run_metrics
 from sim.sweep.task import SweepTask, flags_text
 from sim.world.simulate import SimulationResult, gc_paused, simulate
 
@@ -126,7 +128,7 @@ def sweep_row(task: SweepTask, scenario: Scenario, result: SimulationResult) -> 
 
 def explain_violations(history: list[Op], verdicts: dict[str, Verdict], names: Sequence[str]) -> list[tuple[str, str]]:
     """(invariant, id) for each of ``names`` the history violated: the id of the registered finding or
-    recorded non-guarantee whose recogniser matches (:func:`scenarios.findings.explain`), '' when none
+    recorded non-guarantee whose recogniser matches (:func:`register.explain.explain`), '' when none
     does. The review's recognition, run by a sweep worker on the history it just judged or by an
     evidence job on a re-run."""
     index: Index | None = None
@@ -136,7 +138,7 @@ def explain_violations(history: list[Op], verdicts: dict[str, Verdict], names: S
         if verdict.valid is not Validity.INVALID:
             continue
         if index is None:
-            index = Index.of(history)
+            index = index_of(history)
         entry = explain(name, index, verdict)
         out.append((name, "" if entry is None else entry.id))
     return out

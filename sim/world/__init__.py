@@ -8,22 +8,6 @@ recorder (``recorder``) writes the history; ``simulate`` runs one simulation and
 ``kernel`` is simpy with tie control, ``store`` the in-memory database, ``sync_driver`` the
 simpy-free driver of the unit tests.
 
-May import ``model``, ``scenarios`` and simpy; never the explorers, sweeps, the review, the
+May import ``model``, ``checks``, ``scenarios`` and simpy; never the register, the explorers, sweeps, the review, the
 benchmarks or ``reports``.
 """
-
-from sim._moved import old_names
-
-__getattr__ = old_names(
-    "sim.world",
-    {
-        "World": "sim.world.interpreter",
-        "Crashed": "sim.world.interpreter",
-        "SimGen": "sim.world.interpreter",
-        "Proc": "sim.world.clocks",
-        "Message": "sim.world.bus",
-        "outcome_value": "sim.world.outcomes",
-        "physical_effect": "sim.world.tools",
-        "TRUE_CLASS": "sim.world.provider",
-    },
-)

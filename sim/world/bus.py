@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import simpy
 
-from model import history as H
+from checks import history as H
 from model.entrypoints import run_queued
 from model.failures import DispatchError
 from sim.world.clocks import Proc

@@ -32,7 +32,7 @@ than the elapsed time read a negative time, and a lease stamped from it was ``<=
 reads as "no lease" (``lease_expires > 0``): a run no reaper would ever select, though production's
 ``time()`` (about 1.7e9) would give a positive lease in the past that the reaper reclaims. The
 history's 'chaos' phase record states the epoch, so checkers put row times back on the records'
-axis (:attr:`model.invariants.Index.epoch_s`). The epoch is added after the floor, not before: a
+axis (:attr:`checks.Index.epoch_s`). The epoch is added after the floor, not before: a
 float near 1.7e9 keeps only a quarter-microsecond, so ``int(EPOCH_S + 903.9999999)`` would read 904
 where the true reading is 903; added after, every non-negative reading (all of them, with no lagging
 clock) is exactly what it was with an epoch of 0, and same-second renewals fall where they fell."""

@@ -35,7 +35,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from model.history import Op, OpType
+from checks.history import Op, OpType
 from model.policy import Policy, resolve_policy
 from model.requests import Request
 from scenarios.schema import Scenario

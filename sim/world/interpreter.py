@@ -22,7 +22,7 @@ from typing import Any
 
 import simpy
 
-from model import history as H
+from checks import history as H
 from model.failures import StoreError
 from model.policy import Policy
 from model.requests import (

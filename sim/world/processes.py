@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import Any
 
+from checks import history as H
 from model import entrypoints
-from model import history as H
 from model.constants import LEASE_S
 from model.entrypoints import run_interactive, run_queued
 from model.failures import RuntimeThrowable

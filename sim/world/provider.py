@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from model import history as H
+from checks import history as H
 from model.constants import LEASE_S
 from model.failures import (
     CircuitOpenError,

@@ -1,6 +1,6 @@
 """The recorder: one append-only history per simulation, and its digest.
 
-The only writer of :class:`model.history.Op` records. Time is the simulation's true
+The only writer of :class:`checks.history.Op` records. Time is the simulation's true
 time (processes may see skewed clocks; the history never does).
 
 A reaper tick that finds nothing is one ``idle`` record rather than three (see
@@ -17,7 +17,7 @@ from typing import Any
 
 import simpy
 
-from model.history import FAULT, IDLE, IDLE_OUTCOME, NEMESIS, READ, SEGMENT, Op, OpType, digest
+from checks.history import FAULT, IDLE, IDLE_OUTCOME, NEMESIS, READ, SEGMENT, Op, OpType, digest
 
 INVOKE, OK, FAIL, INFO = OpType.INVOKE, OpType.OK, OpType.FAIL, OpType.INFO
 _new = tuple.__new__
@@ -64,7 +64,7 @@ class Recorder:
         self.folding = True
         """Whether a reaper tick that found nothing is one ``idle`` record (issue 19). False records its
         three records as before; the equivalence tests compare the two, and
-        :func:`model.history.unfolded` writes a folded history out in full."""
+        :func:`checks.history.unfolded` writes a folded history out in full."""
 
     def fault(self, family: str, kind: str, target: str, run: str, detail: dict[str, Any]) -> None:
         self.faults_fired[family] += 1

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from checks import history as H
 from model import entrypoints
-from model import history as H
 from model.failures import StoreError
 from model.records import Registry
 from model.requests import FindRun, InsertRun, Update

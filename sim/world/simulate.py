@@ -16,15 +16,16 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from model import history as H
+from checks import Validity, Verdict
+from checks import history as H
+from checks import judge as judge_history
+from checks.history import Op
 from model.constants import LEASE_S
-from model.history import Op
-from model.invariants import Validity, Verdict
-from model.invariants import judge as judge_history
 from model.policy import Policy, resolve_policy
 from model.requests import Request
+from scenarios.families import FAMILIES
 from scenarios.loader import load_scenario
-from scenarios.schema import FAMILIES, Scenario, quiet_phase_s
+from scenarios.schema import Scenario, quiet_phase_s
 from sim.world import processes
 from sim.world.faults import Fault
 from sim.world.interpreter import World

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from model import history as H
+from checks import history as H
 from model.records import Registry, ToolResult, ToolSpec
 from scenarios.schema import ToolModel
 from sim.world.faults import Fault

@@ -17,7 +17,7 @@ from scenarios.user_files import MAX_DEPTH
 
 Refused = Callable[..., str]
 ROOT = Path(__file__).resolve().parents[2]
-STORED = ROOT / "scenarios" / "findings" / "F-09-lagging-clock-expired-lease.toml"
+STORED = ROOT / "register" / "entries" / "F-09-lagging-clock-expired-lease.toml"
 """A stored counterexample with a tempo and a clock_skew fault: the base of the replay cases."""
 SCENARIO = 'name = "x"\n[[tools]]\nname = "t"\neffect = "non_idempotent_write"\n[[runs]]\nscript = [["t"], []]\n'
 CONFIG = """name = "c"
@@ -285,7 +285,7 @@ def test_a_valid_replay_whose_history_differs_is_still_exit_3(tmp_path: Path) ->
 
 STORED_FILES = sorted(
     path
-    for folder in ("scenarios/findings", "scenarios/findings/open", "tests/properties/data")
+    for folder in ("register/entries", "register/entries/open", "tests/properties/data")
     for path in (ROOT / folder).glob("*.toml")
 )
 

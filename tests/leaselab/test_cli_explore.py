@@ -18,7 +18,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from leaselab.cli import app
-from scenarios.schema import FAMILIES
+from scenarios.families import FAMILIES
 from sim.explore.base import Target
 from sim.explore.counterexample import read
 from sim.explore.exhaustive import ExhaustiveExplorer

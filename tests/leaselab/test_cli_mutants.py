@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 import leaselab.cmd_mutants as cmd_mutants
 from leaselab.cli import app
 from model.policy import FLAG_NAMES, HEAD
-from scenarios.known_defects import KNOWN_DEFECTS
+from register.known_defects import KNOWN_DEFECTS
 from sim.explore.base import Budget, Target
 from sim.explore.code_mutants import CODE_MUTANTS, CodeMutant, applied, code_mutant
 from sim.explore.mutants import (

@@ -172,7 +172,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.mark.parametrize(
     "stored",
     [
-        "scenarios/findings/F-18-stale-snapshot-requeue-reruns-write.toml",
+        "register/entries/F-18-stale-snapshot-requeue-reruns-write.toml",
         "tests/properties/data/ng-sync-outer-requeued.toml",
     ],
 )

@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from checks import COVERAGE, INVARIANTS
 from leaselab.cli import app
-from model.invariants import COVERAGE, INVARIANTS
 from model.policy import FLAG_NAMES, PRESET_ALIASES, PRESETS
 from reports.timeline import LEGEND, render
+from scenarios.families import FAMILIES
 from scenarios.loader import library_names
-from scenarios.schema import FAMILIES
 from sim.world.simulate import simulate
 
 ROOT = Path(__file__).resolve().parents[2]

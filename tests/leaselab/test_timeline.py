@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from model import history as H
-from model.history import Op, OpType
+from checks import history as H
+from checks.history import Op, OpType
 from reports.timeline import LEGEND, render
 from sim.world.simulate import simulate
 

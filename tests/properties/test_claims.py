@@ -1,4 +1,4 @@
-"""Every claim of scenarios/claims.py holds, or fails only through a registered finding that names it.
+"""Every claim of register/claims.py holds, or fails only through a registered finding that names it.
 
 Each claim is searched twice: by a swarm batch (the swarm explorer's draws, every simulation judged,
 so a second mechanism behind the same invariant cannot hide behind the first) and by the Hypothesis
@@ -23,12 +23,15 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import settings
 
-from model.invariants import INVARIANTS, Index
+from checks import INVARIANTS
+from checks.fused import index_of
 from model.policy import PRESETS
-from scenarios.claims import CLAIMS, MIN_JUDGED, PRESET_ORDER, Claim
-from scenarios.findings import FINDINGS, NON_GUARANTEES, Finding, NonGuarantee, explain
+from register.claims import CLAIMS, MIN_JUDGED, PRESET_ORDER, Claim
+from register.explain import explain
+from register.findings import FINDINGS, Finding
+from register.nonguarantees import NON_GUARANTEES, NonGuarantee
+from scenarios.families import FAMILIES
 from scenarios.loader import library_names, load_scenario
-from scenarios.schema import FAMILIES
 from sim.explore.base import Budget, Target
 from sim.explore.counterexample import Counterexample, to_toml
 from sim.explore.hypo import HypothesisExplorer
@@ -75,7 +78,7 @@ def judge(claim: Claim, preset: str, result: SimulationResult, cx: Counterexampl
     """The id of the registered finding (or tolerated non-guarantee) that explains this violation of
     the claim; anything else fails with its counterexample."""
     verdict = result.verdicts[claim.invariant]
-    explained = explain(claim.invariant, Index.of(result.history), verdict)
+    explained = explain(claim.invariant, index_of(result.history), verdict)
     if isinstance(explained, Finding) and claim.id in explained.explains:
         return explained.id
     if isinstance(explained, NonGuarantee) and explained.id in claim.tolerates:

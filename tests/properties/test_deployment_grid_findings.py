@@ -9,10 +9,12 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from model import history as H
-from model.history import Op, OpType
-from model.invariants import Index
-from scenarios.findings import explain, finding
+from checks import Index
+from checks import history as H
+from checks.fused import index_of
+from checks.history import Op, OpType
+from register.explain import explain
+from register.findings import finding
 from sim.explore.counterexample import read
 from sim.world.simulate import SimulationResult
 
@@ -34,13 +36,13 @@ def edited(result: SimulationResult, pick: Callable[[Op], bool], change: Mapping
     """The result's history with ``change`` merged into the value of every record ``pick`` selects."""
     ops = [op._replace(value={**op.value, **change}) if pick(op) else op for op in result.history]
     assert ops != list(result.history), "the edit selected no record"
-    return Index.of(ops)
+    return index_of(ops)
 
 
 def retyped(result: SimulationResult, pick: Callable[[Op], bool], type_: OpType) -> Index:
     ops = [op._replace(type=type_) if pick(op) else op for op in result.history]
     assert ops != list(result.history), "the edit selected no record"
-    return Index.of(ops)
+    return index_of(ops)
 
 
 def witness(result: SimulationResult, invariant: str) -> tuple[Op, ...]:
@@ -52,14 +54,14 @@ def witness(result: SimulationResult, invariant: str) -> tuple[Op, ...]:
 
 def test_a_stalled_position_read_then_an_unguarded_settle_is_f15() -> None:
     result = replay(F15.path)
-    ix, verdict = Index.of(result.history), result.verdicts[SBO]
+    ix, verdict = index_of(result.history), result.verdicts[SBO]
     assert explain(SBO, ix, verdict) is F15
     assert not F12.recognise(ix, verdict), "the settle itself did not stall: not F-12"
 
 
 def test_the_same_route_through_a_resume_is_f15() -> None:
     result = replay(DATA / "f15-resume-position-read.toml")
-    assert explain(SBO, Index.of(result.history), result.verdicts[SBO]) is F15
+    assert explain(SBO, index_of(result.history), result.verdicts[SBO]) is F15
     assert witness(result, SBO)[1].get("site") == "resume.position_failed"
 
 
@@ -93,7 +95,7 @@ def test_the_same_settle_without_the_reapers_requeue_is_not_f15() -> None:
 
 def test_a_settle_issued_before_the_new_claim_is_f12_not_f15() -> None:
     result = replay(F12.path)
-    ix, verdict = Index.of(result.history), result.verdicts[SBO]
+    ix, verdict = index_of(result.history), result.verdicts[SBO]
     assert not F15.recognise(ix, verdict)
     assert explain(SBO, ix, verdict) is F12
 
@@ -103,7 +105,7 @@ def test_a_settle_issued_before_the_new_claim_is_f12_not_f15() -> None:
 
 def test_a_dead_letter_over_a_live_lagging_worker_that_cleared_its_fence_is_f16() -> None:
     result = replay(F16.path)
-    ix, verdict = Index.of(result.history), result.verdicts[DLR]
+    ix, verdict = index_of(result.history), result.verdicts[DLR]
     assert explain(DLR, ix, verdict) is F16
     assert explain("writes_fenced_under_lease", ix, result.verdicts["writes_fenced_under_lease"]) is F09
 
@@ -132,7 +134,7 @@ def test_a_clear_whose_renewal_reached_the_future_is_not_f16() -> None:
     """With a true clock the clear's renewal moves the lease ahead, and T14 would have been refused."""
     result = replay(F16.path)
     clear = witness(result, DLR)[0]
-    row = {**clear.value["row"], "lease_expires": Index.of(result.history).epoch_s + int(clear.time_s) + 900}
+    row = {**clear.value["row"], "lease_expires": index_of(result.history).epoch_s + int(clear.time_s) + 900}
     ix = edited(result, lambda op: op.index == clear.index, {"row": row})
     assert not F16.recognise(ix, result.verdicts[DLR])
 
@@ -142,7 +144,7 @@ def test_the_sync_variant_whose_window_is_the_reapers_nested_attempts_is_f16() -
     snapshot and the dead-letter; the worker cleared the fence in that window and renewed (T4) after it,
     each renewal born stale on its lagging clock."""
     result = replay(DATA / "f16-sync-nested-attempt-window.toml")
-    ix, verdict = Index.of(result.history), result.verdicts[DLR]
+    ix, verdict = index_of(result.history), result.verdicts[DLR]
     assert explain(DLR, ix, verdict) is F16
     prior = witness(result, DLR)[0]
     assert ix.number(prior) == "T4", "the statement before the dead-letter is a renewal, not the clear"
@@ -163,7 +165,7 @@ def test_the_sync_variant_without_the_clear_in_the_window_is_not_f16() -> None:
         for op in result.history
     ]
     assert ops != list(result.history)
-    assert not F16.recognise(Index.of(ops), result.verdicts[DLR])
+    assert not F16.recognise(index_of(ops), result.verdicts[DLR])
 
 
 # ---- F-17: the reaper's settle after a failed dispatch ------------------------------------------
@@ -171,7 +173,7 @@ def test_the_sync_variant_without_the_clear_in_the_window_is_not_f16() -> None:
 
 def test_a_reaper_settle_after_a_failed_dispatch_over_a_new_claim_is_f17() -> None:
     result = replay(F17.path)
-    ix, verdict = Index.of(result.history), result.verdicts[SBO]
+    ix, verdict = index_of(result.history), result.verdicts[SBO]
     assert explain(SBO, ix, verdict) is F17
     assert not F12.recognise(ix, verdict) and not F15.recognise(ix, verdict)
 
@@ -179,7 +181,7 @@ def test_a_reaper_settle_after_a_failed_dispatch_over_a_new_claim_is_f17() -> No
 def test_the_seven_fault_case_with_a_stalled_settle_is_f17() -> None:
     """The open case of the last session: the same unguarded settle, its window widened by a stall."""
     result = replay(DATA / "f17-stalled-settle-seven-faults.toml")
-    assert explain(SBO, Index.of(result.history), result.verdicts[SBO]) is F17
+    assert explain(SBO, index_of(result.history), result.verdicts[SBO]) is F17
 
 
 def test_the_same_settle_after_a_dispatch_that_succeeded_is_not_f17() -> None:
@@ -204,12 +206,12 @@ def test_a_settle_whose_requeue_was_not_the_reapers_own_is_not_f17() -> None:
         else op
         for op in result.history
     ]
-    assert not F17.recognise(Index.of(ops), result.verdicts[SBO])
+    assert not F17.recognise(index_of(ops), result.verdicts[SBO])
 
 
 def test_a_stalled_worker_settle_is_not_f17() -> None:
     result = replay(F12.path)
-    assert not F17.recognise(Index.of(result.history), result.verdicts[SBO])
+    assert not F17.recognise(index_of(result.history), result.verdicts[SBO])
 
 
 # ---- F-18: a requeue decided on a snapshot without the fence reruns the write --------------------
@@ -217,7 +219,7 @@ def test_a_stalled_worker_settle_is_not_f17() -> None:
 
 def test_a_requeue_over_a_fence_stamped_after_the_snapshot_is_f18() -> None:
     result = replay(F18.path)
-    ix, verdict = Index.of(result.history), result.verdicts[ONCE]
+    ix, verdict = index_of(result.history), result.verdicts[ONCE]
     assert explain(ONCE, ix, verdict) is F18
     assert not F01.recognise(ix, verdict), "the fence was never cleared before the requeue: not F-01"
     assert not F13.recognise(ix, verdict), "no stale suspend: not F-13"
@@ -228,7 +230,7 @@ def test_the_sync_variant_opened_by_a_nested_attempt_is_f18() -> None:
     """Seed 0 draw 93 of the Sync triage: the stamp was issued under a valid lease after the snapshot, while
     the reaper ran an earlier row's attempt inline; no stalled stamp (no F-11)."""
     result = replay(DATA / "f18-sync-nested-attempt-window.toml")
-    ix = Index.of(result.history)
+    ix = index_of(result.history)
     assert explain(ONCE, ix, result.verdicts[ONCE]) is F18
     assert "writes_fenced_under_lease" not in result.violations
 
@@ -260,7 +262,7 @@ def test_the_same_rerun_whose_fence_was_stamped_by_another_segment_is_not_f18() 
         for op in result.history
     ]
     assert ops != list(result.history)
-    assert not F18.recognise(Index.of(ops), result.verdicts[ONCE])
+    assert not F18.recognise(index_of(ops), result.verdicts[ONCE])
 
 
 def test_the_same_rerun_by_an_attempt_that_did_not_claim_after_the_requeue_is_not_f18() -> None:
@@ -280,18 +282,18 @@ def test_the_same_rerun_by_an_attempt_that_did_not_claim_after_the_requeue_is_no
     assert claims, "the rerun's attempt claimed the run after the requeue"
     moved = {op.index for op in claims}
     ops = [op._replace(process="worker:elsewhere") if op.index in moved else op for op in result.history]
-    assert not F18.recognise(Index.of(ops), result.verdicts[ONCE])
+    assert not F18.recognise(index_of(ops), result.verdicts[ONCE])
 
 
 def test_a_requeue_after_the_fence_was_cleared_is_f01_not_f18() -> None:
     result = replay(F01.path)
-    ix, verdict = Index.of(result.history), result.verdicts[ONCE]
+    ix, verdict = index_of(result.history), result.verdicts[ONCE]
     assert explain(ONCE, ix, verdict) is F01
     assert not F18.recognise(ix, verdict)
 
 
 def test_a_stale_suspend_rerun_is_f13_not_f18() -> None:
     result = replay(F13.path)
-    ix, verdict = Index.of(result.history), result.verdicts[ONCE]
+    ix, verdict = index_of(result.history), result.verdicts[ONCE]
     assert explain(ONCE, ix, verdict) is F13
     assert not F18.recognise(ix, verdict)

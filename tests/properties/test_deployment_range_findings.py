@@ -11,12 +11,14 @@ from typing import Any
 
 import pytest
 
-from model import history as H
+from checks import Index
+from checks import history as H
+from checks.fused import index_of
+from checks.history import Op, OpType
+from checks.index import row_of
 from model.constants import LEASE_S
-from model.history import Op, OpType
-from model.invariants import Index
-from model.invariants.index import row_of
-from scenarios.findings import FINDINGS, FINDINGS_DIR, Finding, explain, finding
+from register.explain import explain
+from register.findings import FINDINGS, FINDINGS_DIR, Finding, finding
 from sim.explore.counterexample import read
 from sim.world.simulate import SimulationResult
 
@@ -35,7 +37,7 @@ def edited(result: SimulationResult, pick: Callable[[Op], bool], change: Mapping
     """The result's history with ``change`` merged into the value of every record ``pick`` selects."""
     ops = [op._replace(value={**op.value, **change}) if pick(op) else op for op in result.history]
     assert ops != list(result.history), "the edit selected no record"
-    return Index.of(ops)
+    return index_of(ops)
 
 
 def is_reaper_requeue(op: Op) -> bool:
@@ -45,7 +47,7 @@ def is_reaper_requeue(op: Op) -> bool:
 def recognised(path: Path, invariant: str) -> tuple[SimulationResult, Index]:
     result = replay(path)
     assert invariant in result.violations
-    return result, Index.of(result.history)
+    return result, index_of(result.history)
 
 
 # ---- F-09: a lagging clock stamps an expired lease ----------------------------------------------
@@ -270,7 +272,7 @@ def test_a_suspend_issued_after_the_later_attempts_claim_is_not_f13() -> None:
         else op
         for op in result.history
     ]
-    assert not F13.recognise(Index.of(ops), verdict)
+    assert not F13.recognise(index_of(ops), verdict)
 
 
 def test_a_completed_write_rerun_is_not_f13() -> None:

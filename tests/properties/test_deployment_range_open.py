@@ -1,12 +1,13 @@
-"""The deployment-range violations the register leaves open (scenarios/findings/README.md, "Under the
+"""The deployment-range violations the register leaves open (register/entries/README.md, "Under the
 fault ranges of real deployments"): each stored counterexample still replays to the same history and
 violation, and nothing in the register explains it. When one stops reproducing (the simulator's epoch
 or quiet phase changed) or gets explained (a finding registered), the README's open list must change."""
 
 from __future__ import annotations
 
-from model.invariants import Index
-from scenarios.findings import FINDINGS_DIR, explain
+from checks.fused import index_of
+from register.explain import explain
+from register.findings import FINDINGS_DIR
 from sim.explore.counterexample import read
 
 OPEN = sorted((FINDINGS_DIR / "open").glob("*.toml"))
@@ -27,4 +28,4 @@ def test_every_open_counterexample_replays_and_stays_unexplained() -> None:
         result = cx.run()
         assert result.digest == cx.digest
         assert cx.invariant in result.violations
-        assert explain(cx.invariant, Index.of(result.history), result.verdicts[cx.invariant]) is None, path.name
+        assert explain(cx.invariant, index_of(result.history), result.verdicts[cx.invariant]) is None, path.name

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.recite import CITED, citations, find, history_of, occurrence, signature, write_ups
-from model.history import Op, OpType
+from checks.history import Op, OpType
 
 PINS = json.loads(CITED.read_text(encoding="utf-8"))
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from model.invariants import Index
-from scenarios.findings import FINDINGS, explain
+from checks.fused import index_of
+from register.explain import explain
+from register.findings import FINDINGS
 from sim.explore.counterexample import read
 
 DATA = Path(__file__).parent / "data"
@@ -21,7 +22,7 @@ def test_a_cancel_between_the_failed_recovery_dispatch_and_the_dead_letter_is_f0
     assert result.digest == cx.digest
     verdict = result.verdicts["segment_outcome_matches_row"]
     assert "'cancelled'" in verdict.explanation
-    assert explain("segment_outcome_matches_row", Index.of(result.history), verdict) is F05
+    assert explain("segment_outcome_matches_row", index_of(result.history), verdict) is F05
 
 
 def test_a_cancel_after_a_failed_position_read_is_the_unchecked_settle_not_f05() -> None:
@@ -31,7 +32,7 @@ def test_a_cancel_after_a_failed_position_read_is_the_unchecked_settle_not_f05()
     cx = read(DATA / "cancel-after-position-failure.toml")
     result = cx.run()
     assert result.digest == cx.digest
-    ix = Index.of(result.history)
+    ix = index_of(result.history)
     verdict = result.verdicts["segment_outcome_matches_row"]
     assert "'cancelled'" in verdict.explanation
     assert not F05.recognise(ix, verdict)
@@ -49,7 +50,7 @@ def test_a_completed_write_rerun_whose_process_took_another_identity_before_the_
     cx = read(DATA / "f01-identity-swapped-before-clear.toml")
     result = cx.run()
     assert result.digest == cx.digest
-    ix = Index.of(result.history)
+    ix = index_of(result.history)
     verdict = result.verdicts["non_idempotent_at_most_once"]
     first = result.history[verdict.witness[0]]
     clear = next(op for op in ix.rows if op.index > first.index and op.process == first.get("process"))

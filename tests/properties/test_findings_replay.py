@@ -1,4 +1,4 @@
-"""Every registered finding (scenarios/findings) replays from its counterexample file: the same
+"""Every registered finding (register/entries) replays from its counterexample file: the same
 history digest, the same invariant violated, and the interleaving its write-up describes."""
 
 from __future__ import annotations
@@ -7,9 +7,12 @@ import re
 
 import pytest
 
-from model.invariants import INVARIANTS, Index
-from scenarios.findings import FINDINGS, FINDINGS_DIR, NON_GUARANTEES, Finding, explain
-from scenarios.schema import FAMILIES
+from checks import INVARIANTS
+from checks.fused import index_of
+from register.explain import explain
+from register.findings import FINDINGS, FINDINGS_DIR, Finding
+from register.nonguarantees import NON_GUARANTEES
+from scenarios.families import FAMILIES
 from sim.explore.counterexample import read
 
 MAX_FAULTS = 3
@@ -47,7 +50,7 @@ def test_the_counterexample_replays_to_the_same_history_and_violation(finding: F
 @EACH
 def test_the_replayed_violation_is_recognised_as_this_finding(finding: Finding) -> None:
     result = read(finding.path).run()
-    ix = Index.of(result.history)
+    ix = index_of(result.history)
     for invariant in finding.invariants:
         if invariant in result.violations:
             assert explain(invariant, ix, result.verdicts[invariant]) is finding, invariant

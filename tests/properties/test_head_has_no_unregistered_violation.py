@@ -1,5 +1,5 @@
 """A swarm sweep of head over the whole scenario library, every fault family allowed: every violation
-it meets is a registered finding (scenarios/findings) or a non-guarantee the spec records.
+it meets is a registered finding (register/entries) or a non-guarantee the spec records.
 
 The recorded non-guarantees accepted here, with the spec's sentence:
 
@@ -13,7 +13,7 @@ The recorded non-guarantees accepted here, with the spec's sentence:
   not retried." The FAILED row keeps the fence of a write that returned.
 - NG-cancel-keeps-fence (spec 3.3 step 3, T8), NG-claim-restamps-started (spec 2 T3) and
   NG-unchecked-settle (spec 3.1: unguarded pre-execution settles whose result is ignored): specified
-  behaviour of head that no ADR promises otherwise; the register says so (scenarios/findings/README.md).
+  behaviour of head that no ADR promises otherwise; the register says so (register/entries/README.md).
 - What the runtime tells its callers (issue 18), specified behaviour each: NG-store-error-lease-lost
   (spec T4: "Persister: store error ⇒ false (treated as lease lost)"), NG-reaper-dispatch-dead-letter
   (spec 5.1 3e: "FAILED with reason provider_failed; counted as dead-lettered", C6),
@@ -27,10 +27,12 @@ from __future__ import annotations
 
 import pytest
 
-from model.invariants import INVARIANTS, Index
-from scenarios.findings import NON_GUARANTEES, explain
+from checks import INVARIANTS
+from checks.fused import index_of
+from register.explain import explain
+from register.nonguarantees import NON_GUARANTEES
+from scenarios.families import FAMILIES
 from scenarios.loader import library_names, load_scenario
-from scenarios.schema import FAMILIES
 from sim.explore.base import Target
 from sim.explore.counterexample import to_toml
 from sim.explore.mutants import swarm_batch
@@ -62,7 +64,7 @@ def sweep(scenario: str, simulations: int, seed: int, *, deployment: bool = Fals
     for draw in swarm_batch(search, simulations, seed):
         if not draw.result.violations:
             continue
-        ix = Index.of(draw.result.history)
+        ix = index_of(draw.result.history)
         for invariant in draw.result.violations:
             verdict = draw.result.verdicts[invariant]
             explained = explain(invariant, ix, verdict)

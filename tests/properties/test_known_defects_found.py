@@ -1,4 +1,4 @@
-"""Every catalogued defect (scenarios/known_defects.py) is found by the swarm explorer in its defective
+"""Every catalogued defect (register/known_defects.py) is found by the swarm explorer in its defective
 policy, never on the same draws in its fixed one, and its minimal counterexample is small and replays.
 
 Budgets are simulations, not seconds, so each run is the same run: the swarm's draws depend only on
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from scenarios.known_defects import KNOWN_DEFECTS, KnownDefect, defect
+from register.known_defects import KNOWN_DEFECTS, KnownDefect, defect
 from sim.explore.base import Budget, Target, Violation
 from sim.explore.counterexample import read, to_toml, write
 from sim.explore.swarm import SwarmExplorer

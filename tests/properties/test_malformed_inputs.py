@@ -46,7 +46,7 @@ Path_ = tuple[str | int, ...]
 SCENARIOS = sorted(LIBRARY_DIR.glob("*.toml"))
 REPLAYS = sorted(
     path
-    for folder in ("scenarios/findings", "scenarios/findings/open", "tests/properties/data")
+    for folder in ("register/entries", "register/entries/open", "tests/properties/data")
     for path in (ROOT / folder).glob("*.toml")
 )
 CONFIG = """name = "prop"

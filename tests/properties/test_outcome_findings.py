@@ -9,10 +9,13 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from model import history as H
-from model.history import Op, OpType
-from model.invariants import INVARIANTS, Index, Verdict
-from scenarios.findings import NON_GUARANTEES, explain, finding
+from checks import INVARIANTS, Index, Verdict
+from checks import history as H
+from checks.fused import index_of
+from checks.history import Op, OpType
+from register.explain import explain
+from register.findings import finding
+from register.nonguarantees import NON_GUARANTEES
 from sim.explore.counterexample import read
 from sim.world.simulate import SimulationResult
 
@@ -26,7 +29,7 @@ def replay(path: Path, invariant: str) -> tuple[SimulationResult, Index]:
     result = cx.run()
     assert result.digest == cx.digest
     assert invariant in result.violations
-    return result, Index.of(result.history)
+    return result, index_of(result.history)
 
 
 def edited(
@@ -35,7 +38,7 @@ def edited(
     """The history with ``change`` merged into the value (and ``fields`` replaced) of every record ``pick`` takes."""
     ops = [op._replace(value={**op.value, **dict(change or {})}, **fields) if pick(op) else op for op in result.history]
     assert ops != list(result.history), "the edit selected no record"
-    return Index.of(ops)
+    return index_of(ops)
 
 
 # ---- F-14: a reaper whose clock runs ahead ------------------------------------------------------
@@ -124,7 +127,7 @@ def _reaper_tick(*, ahead_before_tick: bool) -> tuple[Index, Verdict]:
     (check,) = [inv for inv in INVARIANTS if inv.name == "settles_by_owner"]
     verdict = check.check(ops)
     assert verdict.witness == (1, len(ops) - 1), verdict.explanation
-    return Index.of(ops), verdict
+    return index_of(ops), verdict
 
 
 def test_the_staleness_clock_is_read_when_the_reaper_invocation_begins() -> None:

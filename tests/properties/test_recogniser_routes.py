@@ -12,11 +12,13 @@ from typing import Any
 
 import pytest
 
-from model import history as H
-from model.history import Op, OpType
-from model.invariants import Index, Verdict
-from model.invariants.index import row_of
-from scenarios.findings import Finding, explain, finding
+from checks import Index, Verdict
+from checks import history as H
+from checks.fused import index_of
+from checks.history import Op, OpType
+from checks.index import row_of
+from register.explain import explain
+from register.findings import Finding, finding
 from sim.explore.counterexample import read
 from sim.world.simulate import SimulationResult
 
@@ -26,7 +28,7 @@ def replayed(f: Finding) -> tuple[SimulationResult, Index, Verdict]:
     result = cx.run()
     assert result.digest == cx.digest
     verdict = result.verdicts[f.invariant]
-    ix = Index.of(result.history)
+    ix = index_of(result.history)
     assert explain(f.invariant, ix, verdict) is f
     return result, ix, verdict
 
@@ -35,7 +37,7 @@ def edited(result: SimulationResult, pick: Callable[[Op], bool], change: Mapping
            **fields: Any) -> Index:  # fmt: skip
     ops = [op._replace(value={**op.value, **dict(change or {})}, **fields) if pick(op) else op for op in result.history]
     assert ops != list(result.history), "the edit selected no record"
-    return Index.of(ops)
+    return index_of(ops)
 
 
 def number(op: Op) -> str:
@@ -121,7 +123,7 @@ def test_f08_needs_the_enqueues_failed_dispatch() -> None:
 @pytest.mark.parametrize("finding_id", [f"F-0{i}" for i in range(1, 9)])
 def test_no_other_finding_claims_the_counterexample(finding_id: str) -> None:
     """Recognisers of different routes do not overlap on each other's counterexamples."""
-    from scenarios.findings import FINDINGS
+    from register.findings import FINDINGS
 
     f = finding(finding_id)
     _, ix, verdict = replayed(f)

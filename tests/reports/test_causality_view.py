@@ -8,7 +8,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
-from model.history import FAULT, NEMESIS, Op, OpType
+from checks.history import FAULT, NEMESIS, Op, OpType
 from reports import causality, swimlane
 from reports.stats import wilson
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from model.invariants import Index
+from checks.fused import index_of
+from register.explain import explain
 from reports.register import verification_rows, verification_summary
-from scenarios.findings import explain
 from sim.explore.base import Target
 from sim.explore.exhaustive import ExhaustiveExplorer
 from sim.review.jobs import VerifyJob, run_verify
@@ -80,7 +80,7 @@ def test_the_review_matches_each_enumerated_violation_with_the_sweep_recognisers
     report = ExhaustiveExplorer().verify(Target("single_run", "head"), 1)
     for (name, key, faults), (same, cx) in zip(outcome.explained, report.violations, strict=True):
         replay = cx.run()
-        entry = explain(name, Index.of(replay.history), replay.verdicts[name])
+        entry = explain(name, index_of(replay.history), replay.verdicts[name])
         assert same == name and key == ("" if entry is None else entry.id)
         assert faults == tuple(f.text() for f in cx.faults)
     assert all(key for _, key, _ in outcome.explained), "head's bound-1 violations of single_run are all registered"

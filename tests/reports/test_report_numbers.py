@@ -10,10 +10,10 @@ import pandas as pd
 import pytest
 from markupsafe import escape
 
+from register.findings import FINDINGS
 from reports.frames import violated_mask
 from reports.sections import SECTIONS, explanations_view
 from reports.stats import percent, wilson
-from scenarios.findings import FINDINGS
 
 KEYS = ["grid", "scenario", "intensity", "latency_ratio", "transport", "seed"]
 
@@ -296,7 +296,7 @@ def test_the_provenance_gives_the_wall_time_per_simulation_and_per_phase(
 
 def test_the_glossary_carries_the_outcome_table(report_json: dict[str, Any], small_review: Any) -> None:
     """Issue 18: what every entry point may tell its caller and when that is true, in both documents."""
-    from model.invariants.outcome_table import OUTCOME_TABLE, table_rows
+    from checks.outcome_table import OUTCOME_TABLE, table_rows
 
     assert report_json["outcome_table"] == table_rows()
     markdown = small_review.paths["markdown"].read_text(encoding="utf-8")

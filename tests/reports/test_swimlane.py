@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from register.findings import FINDINGS_DIR
 from reports import swimlane
-from scenarios.findings import FINDINGS_DIR
 from sim.explore.counterexample import read
 
 

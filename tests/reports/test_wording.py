@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from register.findings import FINDINGS
 from reports import timeline, wording
-from scenarios.findings import FINDINGS
 from sim.explore.counterexample import read
 
 
@@ -54,7 +54,7 @@ def test_numbers_read_as_people_write_them() -> None:
 
 
 def test_a_segment_with_nothing_to_do_says_so() -> None:
-    from model.history import Op, OpType
+    from checks.history import Op, OpType
 
     op = Op(0, 1.0, "worker1", "segment", "run-001", OpType.OK, {"outcome": None})
     assert timeline.describe(op) == "■ nothing to do (no outcome)"

@@ -17,8 +17,8 @@ from typer.testing import CliRunner
 from leaselab.cli import app
 from model.constants import LEASE_S
 from model.errors import LeaselabError
+from scenarios.families import MAX_SKEW_S, MAX_STORE_DELAY_S
 from scenarios.loader import LIBRARY_DIR, library_names, load_scenario
-from scenarios.schema import MAX_SKEW_S, MAX_STORE_DELAY_S
 
 runner = CliRunner()
 RUNS = '[[runs]]\nscript = [["t"], []]\n'

@@ -15,7 +15,7 @@ from sim.bench.layers import LAYERS, layer_of, layer_shares, profile_layers
 @pytest.mark.parametrize(
     ("filename", "layer"),
     [
-        ("/repo/model/invariants/index.py", "judge"),
+        ("/repo/checks/index.py", "judge"),
         ("/repo/model/transitions.py", "runtime"),
         ("/venv/site-packages/simpy/core.py", "simpy"),
         ("/repo/sim/world.py", "world"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from model import history as H
+from checks import history as H
 from reports.stats import wilson
 from scenarios.loader import load_scenario
 from scenarios.schema import FaultsModel

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from scenarios.schema import FAMILIES
+from scenarios.families import FAMILIES
 from sim.explore.base import Target
 from sim.explore.counterexample import Counterexample, read, write
 from sim.explore.exhaustive import ExhaustiveExplorer, VerifyReport, fault_menu

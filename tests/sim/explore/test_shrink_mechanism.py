@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from model.invariants import Index, Verdict
-from scenarios.findings import finding
-from scenarios.findings.mechanism import Mechanism, mechanism_of, witness_shape
+from checks import Verdict
+from checks.fused import index_of
+from register.findings import finding
+from register.mechanism import Mechanism, mechanism_of, witness_shape
 from sim.explore.base import KEEP_INVARIANT, KEEP_MECHANISM, Target, shrink
 from sim.explore.counterexample import Counterexample, read, to_toml, write
 from sim.world.simulate import SimulationResult
@@ -115,7 +116,7 @@ def test_an_unexplained_violation_is_named_by_the_shape_of_its_witness() -> None
 
 def test_the_shape_has_no_index_run_identity_or_time() -> None:
     result, verdict = _f12()
-    text = " ".join(witness_shape(Index.of(result.history), verdict))
+    text = " ".join(witness_shape(index_of(result.history), verdict))
     for op in (result.history[i] for i in verdict.witness):
         assert op.run not in text
         assert str(op.index) not in text.split()

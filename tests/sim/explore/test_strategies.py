@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scenarios.schema import FAMILIES, FAULT_KINDS
+from scenarios.families import FAMILIES, FAULT_KINDS
 from scenarios.script import Fault, parse_fault
 from scenarios.strategies import faults, profile_then_schedule, profiles, schedules, uniform_schedules
 

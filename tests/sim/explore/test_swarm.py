@@ -10,7 +10,7 @@ from collections import Counter
 from functools import cache
 from typing import Any
 
-from model import history as H
+from checks import history as H
 from sim.explore.base import Budget, ExploreReport, Target, signature
 from sim.explore.swarm import SwarmExplorer
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+from register.known_defects import defect
 from scenarios.intensity import Tempo, with_tempo
-from scenarios.known_defects import defect
 from scenarios.loader import load_scenario
 from sim.explore.base import Budget, Target
 from sim.explore.counterexample import read, write

@@ -10,8 +10,8 @@ import pytest
 
 from model.errors import LeaselabError
 from model.policy import FLAG_DOCS
+from scenarios.families import MAX_SKEW_S, MAX_STORE_DELAY_S
 from scenarios.loader import library_names, load_scenario
-from scenarios.schema import MAX_SKEW_S, MAX_STORE_DELAY_S
 from sim.review.builtin import builtin_review
 from sim.sweep.config import load_config, loads_config
 from sim.sweep.engine import run_task

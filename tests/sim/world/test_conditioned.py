@@ -15,7 +15,7 @@ import simpy
 from hypothesis import given
 from hypothesis import strategies as st
 
-from model import history as H
+from checks import history as H
 from model.policy import resolve_policy
 from model.requests import FindRun
 from scenarios.intensity import scale_faults

@@ -1,15 +1,16 @@
 """The world's clocks read a realistic epoch: true time plus ``EPOCH_S``, so a clock that lags by more
 than the elapsed time still reads a positive time, and a lease stamped from it is a moment in the past
 that the reaper reclaims (with an epoch of 0 it was ``<= 0``, which T12 reads as "no lease", and the
-run was stranded: scenarios/findings/README.md, the resolved open case)."""
+run was stranded: register/entries/README.md, the resolved open case)."""
 
 from __future__ import annotations
 
-from model import history as H
+from checks import Index
+from checks import history as H
+from checks.fused import index_of
+from checks.history import OpType, epoch_of
+from checks.index import row_of
 from model.constants import LEASE_S
-from model.history import OpType, epoch_of
-from model.invariants import Index
-from model.invariants.index import row_of
 from scenarios.intensity import Tempo, with_tempo
 from scenarios.loader import load_scenario
 from scenarios.script import parse_script
@@ -39,20 +40,20 @@ def test_a_clock_reads_the_epoch_plus_the_floor_of_its_true_time() -> None:
 
 def test_the_history_states_its_epoch_and_every_row_time_is_after_it() -> None:
     result = simulate("default", "head", 3)
-    assert epoch_of(result.history) == EPOCH_S == Index.of(result.history).epoch_s
-    leases = [row_of(op)["lease_expires"] for op in Index.of(result.history).rows]
+    assert epoch_of(result.history) == EPOCH_S == index_of(result.history).epoch_s
+    leases = [row_of(op)["lease_expires"] for op in index_of(result.history).rows]
     assert leases and all(lease == 0 or lease > EPOCH_S for lease in leases)
 
 
 def test_a_hand_built_history_without_an_epoch_keeps_its_own_axis() -> None:
     assert epoch_of([]) == 0
-    assert Index.of([]).time_of(905.0) == 905.0
+    assert index_of([]).time_of(905.0) == 905.0
 
 
 def _lagging_run() -> tuple[Index, object]:
     scenario = with_tempo(load_scenario("happy_path").at_deployment_ranges(), LAGGING_TEMPO)
     result = simulate(scenario, "head", LAGGING_SEED, script=parse_script(list(LAGGING_SCRIPT)))
-    return Index.of(result.history), result
+    return index_of(result.history), result
 
 
 def test_a_lease_stamped_from_a_clock_lagging_past_the_start_is_positive_and_reclaimed() -> None:
@@ -92,5 +93,5 @@ def test_a_statement_states_the_clock_it_read_on_the_same_axis_as_the_lease_it_w
 
 def test_a_users_cancel_reads_the_true_clock_plus_the_epoch() -> None:
     result = simulate("cancel_mid_run", "head", 3)
-    cancels = [op for op in Index.of(result.history).of_type(H.STORE, OpType.INVOKE) if op.get("site") == "cancel"]
+    cancels = [op for op in index_of(result.history).of_type(H.STORE, OpType.INVOKE) if op.get("site") == "cancel"]
     assert cancels and all(op.get("clock_s") == EPOCH_S + int(op.time_s) for op in cancels)

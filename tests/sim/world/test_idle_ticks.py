@@ -2,7 +2,7 @@
 
 The recorder holds a tick's segment invoke and its empty SelectStale read until the tick closes; any
 other record appends them first, at their own times. So a folded history written out again
-(:func:`model.history.unfolded`) is exactly the history recorded without folding, and every judge,
+(:func:`checks.history.unfolded`) is exactly the history recorded without folding, and every judge,
 every metric and every recogniser says the same of both, witnesses mapped record for record.
 """
 
@@ -15,11 +15,11 @@ import simpy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from model import history as H
-from model.history import Op, OpType, unfolded
+from checks import history as H
+from checks.history import Op, OpType, unfolded
+from checks.metrics import run_metrics
 from model.policy import resolve_policy
 from scenarios.loader import library_names, load_scenario
-from sim.sweep.metrics import run_metrics
 from sim.sweep.rows import explain_violations
 from sim.world.recorder import INFO, INVOKE, OK, Recorder
 from sim.world.simulate import SimulationResult, _judged, build_world, gc_paused, run_world

@@ -8,18 +8,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from model import history as H
-from model.history import OpType
-from model.invariants import Index
-from model.invariants.index import TERMINAL_STATUSES, row_of
+from checks import history as H
+from checks.fused import index_of
+from checks.history import OpType
+from checks.index import TERMINAL_STATUSES, row_of
+from scenarios.families import MAX_STORE_DELAY_S
 from scenarios.intensity import Tempo, with_tempo
 from scenarios.loader import library_names, load_scenario
-from scenarios.schema import LIBRARY_STORE_SLOW_S, MAX_STORE_DELAY_S, quiet_phase_s
+from scenarios.schema import LIBRARY_STORE_SLOW_S, quiet_phase_s
 from scenarios.script import parse_script
 from sim.explore.counterexample import read
 from sim.world.simulate import simulate
 
-# The open case of the last session (scenarios/findings/README.md, "the quiet phase ends too soon"):
+# The open case of the last session (register/entries/README.md, "the quiet phase ends too soon"):
 # reaper_races_heartbeat at deployment ranges, where every provider call outlives its lease, so each run
 # spends three requeues; chaos-phase stalls of 20-30 minutes delay the workers into the quiet phase.
 HORIZON_SEED = 2387346798
@@ -73,7 +74,7 @@ def test_at_deployment_ranges_it_grows_by_the_stall_range_beyond_the_library() -
 def test_a_run_delayed_by_stalls_into_the_quiet_phase_terminates_before_liveness_is_judged() -> None:
     scenario = with_tempo(load_scenario("reaper_races_heartbeat").at_deployment_ranges(), HORIZON_TEMPO)
     result = simulate(scenario, "head", HORIZON_SEED, script=parse_script(list(HORIZON_SCRIPT)))
-    ix = Index.of(result.history)
+    ix = index_of(result.history)
     assert "every_run_terminates" not in result.violations
     assert all(row_of(op)["status"] in TERMINAL_STATUSES for op in ix.finals.values())
     old_end_s = scenario.world.chaos_s + scenario.world.quiet_s

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from model import history as H
-from model.history import OpType
-from model.invariants import Index
+from checks import Index
+from checks import history as H
+from checks.fused import index_of
+from checks.history import OpType
 from scenarios.intensity import Tempo, with_tempo
 from scenarios.loader import load_scenario
 from scenarios.script import parse_script
@@ -35,7 +36,7 @@ SCRIPT = ("4 crash after 0.0", "15 clock_skew offset -2532.3535809525074", "85 s
 def _run() -> tuple[Index, object]:
     scenario = with_tempo(load_scenario(SINGLE_RUN_SYNC).at_deployment_ranges(), TEMPO)
     result = simulate(scenario, "head", SEED, script=parse_script(list(SCRIPT)))
-    return Index.of(result.history), result
+    return index_of(result.history), result
 
 
 def test_a_nested_attempt_reads_true_time_once_the_quiet_phase_began() -> None:

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from model import history as H
-from model.history import Op, OpType
-from model.invariants import INVARIANTS, Validity
+from checks import INVARIANTS, Validity
+from checks import history as H
+from checks.history import Op, OpType
 from scenarios.loader import load_scenario
 from scenarios.schema import Scenario, ScriptedFaultModel
 from sim.world.simulate import simulate

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from model import history as H
+from checks import history as H
+from checks.history import Op, OpType
 from model.constants import LEASE_S
-from model.history import Op, OpType
 from scenarios.loader import load_scenario
 from scenarios.schema import FaultsModel, Scenario, ScriptedFaultModel
 from sim.world.faults import FAMILIES

@@ -1,0 +1,208 @@
+"""Outcome oracles of the calls that are not segments of a run: the reaper's account, enqueue, cancel.
+
+- ``reaper_account_true`` (spec 5.1): a reaper tick counts each row it acted on as requeued,
+  dead-lettered or skipped (an ``account`` record per row; the counts it prints are their sums).
+  *requeued* is true when its requeue (T13) of the row matched and the wake-up dispatch returned;
+  *dead_lettered, reason R* when a statement of the tick on the row matched and left it FAILED with
+  reason R, and R is a dead-letter reason (not_retryable, retries_exhausted: ADR-104 "dead-letter =
+  FAILED + retries_exhausted/not_retryable"); *skipped* when no statement of the tick on the row
+  matched. The printed counts must equal the tick's per-row accounts.
+- ``enqueue_cancel_result_true`` (spec T2, T8): enqueue returns the run's uuid only when its insert
+  (T2) matched and its wake-up dispatch returned, and throws RunEnqueueFailedException only when the
+  insert never matched or the dispatch threw; cancel returns true exactly when its T8 matched.
+
+Judged from the store's completions and the dispatches the bus answered, never from the runtime's
+own words beyond the claim under judgement. Checkers fed by the single pass (machines judging once
+it is over); history only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import ClassVar
+
+from checks.fused import Key, Machine
+from checks.history import ACCOUNT, DISPATCH, SEGMENT, STORE, Op, OpType
+from checks.index import Index, Span, row_of
+from checks.judgement import Finding, Tally, run_alone
+from checks.own import matched, number, records_in, spans_of_entries, statements
+
+DEAD_LETTER_REASONS = frozenset({"not_retryable", "retries_exhausted"})
+_COUNTS = ("requeued", "dead_lettered", "skipped")
+_CLIENT_ENTRIES = frozenset({"enqueue", "cancel"})
+
+
+class ReaperAccountTrue(Machine):
+    """Each per-row account of a reaper tick is true of the tick's statements on that row: the
+    accounts the pass kept, each with the tick it ran in, judged once the pass is over."""
+
+    __slots__ = ("accounts",)
+    STREAMS: ClassVar[Mapping[str, Key]] = {"accounts": (ACCOUNT, OpType.OK)}
+    accounts: list[Op]
+
+    def finish(self, ix: Index) -> Finding:
+        tally = Tally()
+        ticks: dict[int, tuple[Span, list[Op]]] = {}
+        for account in self.accounts:
+            span = ix.span_at(account)
+            if span is None or span.entry != "reap":
+                continue
+            ticks.setdefault(span.key, (span, []))[1].append(account)
+        for span, accounts in ticks.values():
+            previous = span.key
+            by_run: dict[str, list[Op]] | None = None
+            for account in accounts:
+                run = account[4]
+                if run == span.run:
+                    source: Sequence[Op] = records_in(ix, span, run)
+                else:
+                    if by_run is None:
+                        by_run = _tick_records(ix, span, accounts[-1][0])
+                    source = by_run.get(run, ())
+                mine = [op for op in source if previous < op[0] < account[0]]
+                _judge_account(tally, account, mine)
+                previous = account[0]
+            _judge_counts(tally, span, accounts)
+        return tally.finding("reaper accounts")
+
+
+def _tick_records(ix: Index, span: Span, last: int) -> dict[str, list[Op]]:
+    """The records the tick's process made while the tick was open, before history index ``last``
+    (its last account), by run: ``records_in`` for every row the tick acted on, in one walk."""
+    process = span.invoke[2]
+    found: dict[str, list[Op]] = {}
+    for op in ix.history[span.key + 1 : min(span.end, len(ix.history), last)]:
+        if op[2] == process and op[3] != SEGMENT:
+            same = found.get(op[4])
+            if same is None:
+                found[op[4]] = [op]
+            else:
+                same.append(op)
+    return found
+
+
+def reaper_account_true(ix: Index) -> Finding:
+    """Each per-row account of a reaper tick is true of the tick's statements on that row, and the
+    tick's printed counts are the sums of its accounts."""
+    return run_alone(ReaperAccountTrue(), ix)
+
+
+def _judge_account(tally: Tally, account: Op, mine: Sequence[Op]) -> None:
+    said, reason = account[6].get("account"), account[6].get("reason")
+    took = [op for op in mine if op[3] == STORE and matched(op)]
+    why: str | None = None
+    witness = tuple(op[0] for op in took)
+    if said == "skipped":
+        if took:
+            why = f"its {took[0][6].get('transition')!r} of the row matched at {took[0][0]}"
+    elif said == "requeued":
+        requeues = [op for op in took if number(op) == "T13"]
+        sent = requeues and any(op[3] == DISPATCH and op[5] is OpType.OK and op[0] > requeues[-1][0] for op in mine)
+        if not sent:
+            why = "no requeue (T13) of it matched" if not requeues else "its wake-up dispatch did not return"
+    elif said == "dead_lettered":
+        failed = [op for op in took if row_of(op).get("status") == "failed"]
+        if not failed:
+            why = "no statement of the tick left the row FAILED"
+        else:
+            written = row_of(failed[-1]).get("termination_reason")
+            if written != reason or written not in DEAD_LETTER_REASONS:
+                why = f"the row records reason {written!r} (the account says {reason!r})"
+    else:
+        why = f"{said!r} is no account the reaper gives"
+    if why is None:
+        tally.hold()
+        return
+    tally.violate(
+        (*witness, account[0]),
+        f"the reaper counted run {account[4]!r} as {said} ({reason or 'no reason'}) at {account[0]}, but {why}",
+        at=account[0],
+    )
+
+
+def _judge_counts(tally: Tally, span: Span, accounts: list[Op]) -> None:
+    done = span.completion
+    if done is None or done[5] is not OpType.OK or not isinstance(done[6].get("outcome"), dict):
+        return
+    printed = done[6]["outcome"]
+    counted = {name: sum(1 for a in accounts if a[6].get("account") == name) for name in _COUNTS}
+    wrong = [f"{name} {printed.get(name)!r} (accounts: {counted[name]})" for name in _COUNTS
+             if printed.get(name) != counted[name]]  # fmt: skip
+    if not wrong:
+        tally.hold()
+        return
+    tally.violate((done[0],), f"the reaper tick ending at {done[0]} printed " + ", ".join(wrong), at=done[0])
+
+
+# ---- enqueue and cancel -------------------------------------------------------------------------
+
+
+class EnqueueCancelResultTrue(Machine):
+    """What enqueue and cancel return is true of their statements and dispatches: judged once the pass
+    is over, from the client segments it indexed and the records it listed for each."""
+
+    __slots__ = ()
+
+    def finish(self, ix: Index) -> Finding:
+        tally = Tally()
+        for span in spans_of_entries(ix, _CLIENT_ENTRIES):
+            done = span.completion
+            if done is None or done[5] is OpType.INFO:
+                continue
+            if span.entry == "enqueue":
+                _judge_enqueue(tally, span, done)
+            elif span.entry == "cancel" and done[5] is OpType.OK:
+                _judge_cancel(tally, span, done)
+        return tally.finding("enqueue and cancel results")
+
+
+def enqueue_cancel_result_true(ix: Index) -> Finding:
+    """What enqueue and cancel return (or throw) is true of their statements and dispatches."""
+    return run_alone(EnqueueCancelResultTrue(), ix)
+
+
+def _judge_enqueue(tally: Tally, span: Span, done: Op) -> None:
+    own = statements(span)
+    inserted = any(number(op) == "T2" and matched(op) for op in own)
+    dispatches = [op for op in span.records if op[3] == DISPATCH and op[5] is not OpType.INVOKE]
+    sent = any(op[5] is OpType.OK for op in dispatches)
+    threw = any(op[5] is OpType.FAIL for op in dispatches)
+    if done[5] is OpType.OK:
+        true = inserted and sent
+        told = f"returned {done[6].get('outcome')!r}"
+    else:
+        true = not inserted or threw
+        told = f"threw {done[6].get('error')!r}"
+    if true:
+        tally.hold()
+        return
+    facts = f"its insert {'matched' if inserted else 'never matched'}, its dispatch " + (
+        "threw" if threw else "returned" if sent else "was never made"
+    )
+    tally.violate(
+        (*[op[0] for op in own], done[0]), f"enqueue of run {span.run!r} {told} at {done[0]}, but {facts}", at=done[0]
+    )
+
+
+def _judge_cancel(tally: Tally, span: Span, done: Op) -> None:
+    cancels = [op for op in statements(span) if number(op) == "T8"]
+    took = any(matched(op) for op in cancels)
+    said = bool(done[6].get("outcome"))
+    if said == took:
+        tally.hold()
+        return
+    tally.violate(
+        (*[op[0] for op in cancels], done[0]),
+        f"cancel of run {span.run!r} returned {said} at {done[0]}, but its T8 "
+        + ("matched" if took else "did not take effect"),
+        at=done[0],
+    )
+
+
+__all__ = [
+    "DEAD_LETTER_REASONS",
+    "EnqueueCancelResultTrue",
+    "ReaperAccountTrue",
+    "enqueue_cancel_result_true",
+    "reaper_account_true",
+]

@@ -1,0 +1,195 @@
+"""Invariants of the run row's lifecycle (ADR-092, ADR-095, ADR-104, spec section 2):
+terminal is terminal, settles come from the owner or an unguarded path, the requeue budget
+holds, a retryable failure is not dead-lettered as not retryable, and every run ends.
+
+Pure checkers over the shared index of one history; they know only the history, never the
+runtime or the world that produced it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from operator import attrgetter
+from typing import Any, ClassVar
+
+from checks.fused import Key, Machine
+from checks.history import PROVIDER, READ, Op, OpType
+from checks.index import REQUEUES, TERMINAL_STATUSES, Index, Span, merged, row_of
+from checks.judgement import Finding, Tally, run_alone
+from checks.own import fence_is_strict
+from model.constants import MAX_REQUEUES
+
+_TOTALS = ("status", "iterations", "total_tokens")
+_STRANDED = frozenset({"queued", "running"})
+# ADR-095 / spec 4: the failure classes FailureClass::isRetryable accepts.
+RETRYABLE_CLASSES: frozenset[str] = frozenset({"connection", "rateLimit", "serverError", "circuitOpen"})
+_WORKER_ENTRY = "run_queued"
+_by_index = attrgetter("index")
+_REQUEUE_NUMBERS = tuple(sorted(REQUEUES))
+_RESOLVES = frozenset({"T7", "T11"})  # how a queued segment's recovery settles a failure: dead-letter or requeue
+
+
+class TerminalIsTerminal(Machine):
+    """Once a run's row is terminal, no later row of it changes status, iterations or tokens:
+    the index's rows, in order."""
+
+    __slots__ = ()
+
+    def finish(self, ix: Index) -> Finding:
+        terminal: dict[str, Op] = {}
+        tally = Tally()
+        for op in ix.rows:
+            first = terminal.get(op[4])
+            if first is None:
+                row = op[6].get("row")
+                if (row if type(row) is dict else row_of(op)).get("status") in TERMINAL_STATUSES:
+                    terminal[op[4]] = op
+                    tally.hold()  # a case: a run that reached a terminal row (its later writes are judged too)
+                continue
+            changed = _changed_totals(row_of(first), row_of(op))
+            if not changed:
+                tally.hold()
+                continue
+            tally.violate(
+                (first.index, op.index),
+                f"run {op.run!r} was terminal at {first.index}; {op.get('transition')!r} at {op.index} "
+                f"changed {', '.join(changed)}",
+            )
+        return tally.finding("writes to terminal rows")
+
+
+def terminal_is_terminal(ix: Index) -> Finding:
+    """Once a run's row is terminal, no later row of it changes status, iterations or tokens."""
+    return run_alone(TerminalIsTerminal(), ix)
+
+
+def _changed_totals(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
+    return [f"{k} {before.get(k)!r}->{after.get(k)!r}" for k in _TOTALS if before.get(k) != after.get(k)]
+
+
+class RequeueBudgetRespected(Machine):
+    """No requeue (T11/T13) leaves a row with requeue_count above MAX_REQUEUES: each of the index's
+    requeue rows, in history order, once the pass is over."""
+
+    __slots__ = ()
+
+    def finish(self, ix: Index) -> Finding:
+        tally = Tally()
+        for op in merged(*[ix.rows_of(number) for number in _REQUEUE_NUMBERS]):
+            count = row_of(op).get("requeue_count")
+            if isinstance(count, int) and count > MAX_REQUEUES:
+                tally.violate(
+                    (op.index,),
+                    f"{op.get('transition')!r} at {op.index} requeued run {op.run!r} a {count}th time "
+                    f"(MAX_REQUEUES={MAX_REQUEUES})",
+                )
+            else:
+                tally.hold()
+        return tally.finding("requeues")
+
+
+def requeue_budget_respected(ix: Index) -> Finding:
+    """No requeue (T11/T13) leaves a row with requeue_count above MAX_REQUEUES."""
+    return run_alone(RequeueBudgetRespected(), ix)
+
+
+class RetryableFailureRetried(Machine):
+    """On a worker segment, a provider failure whose true class is retryable is not settled
+    ``not_retryable`` by that segment, unless its recovery's read of the row returned a write fence whose
+    stamped call truly is a non-idempotent write (or an unknown name): the fence's true effect, never
+    its value or the decider's note.
+
+    The failure is resolved by the segment's next matched T7 or T11 of the run under the
+    segment's identity: a requeue, or a dead-letter ``retries_exhausted``, holds. A failure
+    with no true class, or a segment that never settles (lease lost, crashed), is not judged.
+    Fed the provider failures; the worker segments that had one are walked at the end.
+    """
+
+    __slots__ = ("spans",)
+
+    def __init__(self) -> None:
+        self.spans: dict[int, Span] = {}
+
+    HANDLERS: ClassVar[Mapping[Key, str]] = {(PROVIDER, OpType.FAIL): "on_failure"}
+
+    def on_failure(self, op: Op) -> None:
+        span = self.live.own_span(op)
+        if span is not None and span.entry == _WORKER_ENTRY:
+            self.spans[span.key] = span
+
+    def finish(self, ix: Index) -> Finding:
+        tally = Tally()
+        numbers = ix.numbers
+        for span in self.spans.values():
+            failure: Op | None = None
+            fenced: Op | None = None
+            for op in span.records:
+                name, type_ = op[3], op[5]
+                if name == PROVIDER:
+                    if type_ is OpType.FAIL:
+                        fenced = None
+                        failure = op if op.get("true_class") in RETRYABLE_CLASSES else None
+                elif failure is None:
+                    continue
+                elif name == READ:
+                    if type_ is OpType.OK and fence_is_strict(ix, op.run, op.get("fence"), op.index):
+                        fenced = op
+                elif numbers.get(op[0]) in _RESOLVES and op.get("identity") == span.identity:
+                    _judge_retry(tally, ix, failure, op, fenced)
+                    failure = fenced = None
+        return tally.finding("retryable provider failures")
+
+
+def retryable_failure_retried(ix: Index) -> Finding:
+    """A retryable provider failure is retried while budget remains, never dead-lettered not_retryable."""
+    return run_alone(RetryableFailureRetried(), ix)
+
+
+def _judge_retry(tally: Tally, ix: Index, failure: Op, store: Op, fence: Op | None) -> None:
+    reason = row_of(store).get("termination_reason")
+    if ix.number(store) != "T7" or reason != "not_retryable" or fence is not None:
+        tally.hold()
+        return
+    tally.violate(
+        (failure.index, store.index),
+        f"run {store.run!r} was dead-lettered not_retryable at {store.index} after a retryable provider "
+        f"failure ({failure.get('true_class')}, classified {failure.get('failure_class')!r}) at "
+        f"{failure.index}, with no non-idempotent fence standing",
+        at=store.index,
+    )
+
+
+class EveryRunTerminates(Machine):
+    """At the end no run's final row is QUEUED or RUNNING: the final rows the index kept."""
+
+    __slots__ = ()
+
+    def finish(self, ix: Index) -> Finding:
+        tally = Tally()
+        if not ix.finals:
+            tally.unknown((), "the history has no final rows")
+        for final in sorted(ix.finals.values(), key=_by_index):
+            status = row_of(final).get("status")
+            if status in _STRANDED:
+                tally.violate((final.index,), f"run {final.run!r} ended {status!r} (stranded)")
+            else:
+                tally.hold()
+        return tally.finding("final rows")
+
+
+def every_run_terminates(ix: Index) -> Finding:
+    """At the end no run's final row is QUEUED or RUNNING; no final rows at all is unknown."""
+    return run_alone(EveryRunTerminates(), ix)
+
+
+__all__ = [
+    "RETRYABLE_CLASSES",
+    "EveryRunTerminates",
+    "RequeueBudgetRespected",
+    "RetryableFailureRetried",
+    "TerminalIsTerminal",
+    "every_run_terminates",
+    "requeue_budget_respected",
+    "retryable_failure_retried",
+    "terminal_is_terminal",
+]

@@ -1,0 +1,127 @@
+"""What the recognisers share: the witness records of a verdict, the invoke of a completion, a run's
+rows, and the few routes several mechanisms take (a lagging clock, a settle over a new owner's claim,
+the reaper's snapshot of a row).
+
+Every recogniser is a pure function of one judged history (through the shared invariant index) and
+the verdict of the violated invariant: it reads the records the verdict names as its witness and
+checks the interleaving an entry's write-up describes, read from ground truth (which process wrote a
+row, which fault struck whom, what a decider read), never from the runtime's own labels alone, so
+that a new mechanism with the same symptom stays unexplained.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from checks import Index, Verdict
+from checks import history as H
+from checks.history import Op, OpType
+from checks.index import row_of
+
+Recogniser = Callable[[Index, Verdict], bool]
+
+
+def witness_of(ix: Index, verdict: Verdict) -> list[Op]:
+    return [ix.history[i] for i in verdict.witness if 0 <= i < len(ix.history)]
+
+
+def invoke_of(ix: Index, completion: Op) -> Op | None:
+    """The invoke record that ``completion`` completed (same op type): where a statement or a
+    segment was issued, as opposed to where it took effect."""
+    completions = ix.completions
+    return next((i for i in ix.of_type(completion.op, OpType.INVOKE) if completions.get(i.index) is completion), None)
+
+
+def rows_of_run(ix: Index, run: str) -> list[Op]:
+    return [op for op in ix.rows if op.run == run]
+
+
+def own_expired_stamp(ix: Index, verdict: Verdict) -> tuple[Op, Op, Op] | None:
+    """(the stamp's invoke, the stamp, the write's invoke) when the write ran under its own
+    segment's fence stamp with only the lease wrong: already past when the tool was invoked."""
+    witness = witness_of(ix, verdict)
+    stores = [op for op in witness if op.op == H.STORE]
+    invokes = [op for op in witness if op.op == H.TOOL]
+    if len(stores) != 1 or len(invokes) != 1:
+        return None
+    stamp, invoke = stores[0], invokes[0]
+    row = row_of(stamp)
+    lease = row.get("lease_expires")
+    own = (
+        ix.number(stamp) == "T5"
+        and stamp.get("site") == "executor.fence"
+        and stamp.process == invoke.process
+        and row.get("status") == "running"
+        and row.get("claimed_by") == invoke.get("identity")
+        and row.get("pending_effect") == invoke.get("true_effect")
+    )
+    if not own or not isinstance(lease, (int, float)) or ix.time_of(lease) >= invoke.time_s:
+        return None
+    issued = invoke_of(ix, stamp)
+    return None if issued is None else (issued, stamp, invoke)
+
+
+def lagging(ix: Index, process: str, index: int) -> bool:
+    """Whether a ``clock_skew`` fault set a negative offset on ``process`` before ``index`` that is
+    still (or was, up to the last fault before ``index``) in force: not reset by the quiet phase."""
+    quiet = [op.index for op in ix.of_type(H.PHASE, OpType.INFO) if op.get("phase") == "quiet" and op.index < index]
+    offsets = [
+        float(fault.get("offset_s") or 0.0)
+        for fault in ix.of_type(H.FAULT, OpType.INFO)
+        if fault.index < index
+        and fault.get("family") == "clock_skew"
+        and fault.get("target") == process
+        and not (quiet and fault.index < quiet[-1])
+    ]
+    return any(offset < 0 for offset in offsets[-2:])
+
+
+def settle_over_claim(ix: Index, verdict: Verdict, sites: frozenset[str]) -> tuple[Op, Op] | None:
+    """For a ``settles_by_owner`` witness (prior row, settle): (prior, settle) when the settle is a T7
+    from one of ``sites`` and the prior row was written by another process."""
+    ops = witness_of(ix, verdict)
+    if len(ops) != 2 or ops[1].op != H.STORE or ix.number(ops[1]) != "T7":
+        return None
+    prior, settle = ops
+    if settle.get("site") not in sites or prior.process == settle.process:
+        return None
+    return prior, settle
+
+
+UNCHECKED_SETTLE_SITES = frozenset(
+    {
+        "resume.position_failed",
+        "resume.state_unreadable",
+        "resume.release_failed",
+        "run_queued.position_failed",
+        "run_queued.rehydration_failed",
+    }
+)
+
+
+CLAIM_STATEMENTS = ("T3", "T10")
+
+
+def tick_snapshot(ix: Index, dead_letter: Op) -> Op | None:
+    """The SelectStale read (T12) of the reaper invocation that issued ``dead_letter``: the process's last
+    before the statement."""
+    reads = [
+        op
+        for op in ix.of_type(H.READ, OpType.OK)
+        if op.process == dead_letter.process and op.get("what") == "SelectStale" and op.index < dead_letter.index
+    ]
+    return reads[-1] if reads else None
+
+
+__all__ = [
+    "CLAIM_STATEMENTS",
+    "UNCHECKED_SETTLE_SITES",
+    "Recogniser",
+    "invoke_of",
+    "lagging",
+    "own_expired_stamp",
+    "rows_of_run",
+    "settle_over_claim",
+    "tick_snapshot",
+    "witness_of",
+]

@@ -1,0 +1,182 @@
+"""Recognisers of stalled store calls overtaken by a new owner: a fence stamp, a resume's event, a
+settle or a position read that lands after the lease moved on, and a store error read as a lost
+lease."""
+
+from __future__ import annotations
+
+from checks import Index, Verdict
+from checks import history as H
+from checks.history import Op, OpType
+from checks.index import row_of
+from checks.own import number
+from model.constants import LEASE_S
+from register.recognisers.common import (
+    CLAIM_STATEMENTS,
+    UNCHECKED_SETTLE_SITES,
+    invoke_of,
+    lagging,
+    own_expired_stamp,
+    rows_of_run,
+    settle_over_claim,
+    witness_of,
+)
+
+
+def stalled_fence_stamp(ix: Index, verdict: Verdict) -> bool:
+    """F-11: the write ran under its own segment's fence stamp (T5), whose statement stalled in the
+    store (a ``store`` slow fault on it) past the lease it was computing: ``lease_expires = now + 900``
+    was read before the statement, the statement committed after that moment (T5 has no lease-expiry
+    predicate), and the tool ran at once under a lease already past. Had the statement committed
+    when issued, the lease would have covered the call (with a lagging clock also corrected, when
+    the stamping process had one)."""
+    found = own_expired_stamp(ix, verdict)
+    if found is None:
+        return False
+    issued, stamp, invoke = found
+    stalled = any(
+        fault.get("family") == "store" and fault.get("kind") == "slow" and fault.get("target") == stamp.process
+        for fault in ix.of_type(H.FAULT, OpType.INFO)
+        if issued.index < fault.index < stamp.index
+    )
+    if not stalled:
+        return False
+    lease = ix.time_of(float(row_of(stamp).get("lease_expires") or 0))
+    if lagging(ix, stamp.process, issued.index):
+        lease = max(lease, float(int(issued.time_s) + LEASE_S))
+    return lease + 1 >= invoke.time_s - (stamp.time_s - issued.time_s)
+
+
+_RESUME_EVENT_KINDS = frozenset({"approval", "input"})
+
+
+def stalled_resume_event(ix: Index, verdict: Verdict) -> bool:
+    """F-10: one of the colliding events is a resume's approval (or input) event, which the resume
+    coordinator stores after its claim (T10) with no renewal in between; the reaper requeued the run
+    (T13) between that claim and the event (a store statement of the resume stalled past the lease),
+    so the event landed in the stream of the attempt that claimed the run next."""
+    events = [op for op in witness_of(ix, verdict) if op.op == H.EVENT]
+    if len(events) != 2 or events[0].process == events[1].process:
+        return False
+    for event in events:
+        if event.get("kind") not in _RESUME_EVENT_KINDS:
+            continue
+        own = [op for op in rows_of_run(ix, event.run) if op.index < event.index and op.process == event.process]
+        if not own or ix.number(own[-1]) != "T10":
+            continue
+        claim = own[-1]
+        if any(claim.index < op.index < event.index and ix.number(op) == "T13" for op in rows_of_run(ix, event.run)):
+            return True
+    return False
+
+
+def stalled_settle_over_new_owner(ix: Index, verdict: Verdict) -> bool:
+    """F-12: an unguarded pre-execution settleFailed (spec 3.1: runQueued's position/rehydration
+    failures, the resume coordinator's own failures; ownedBy null) was issued by a segment right
+    after its own claim (T3 or T10), before any other change to the row; the statement stalled in
+    the store until the reaper had reclaimed the run (T13) and another segment had claimed it, and
+    its WHERE (non-terminal status only) then matched that segment's RUNNING row."""
+    found = _settle_issued_before(ix, verdict, UNCHECKED_SETTLE_SITES)
+    if found is None:
+        return False
+    settle, own, later = found
+    return (
+        ix.number(own) in ("T3", "T10")
+        and any(ix.number(op) == "T13" for op in later)
+        and any(ix.number(op) in ("T3", "T10") and op.process != settle.process for op in later)
+    )
+
+
+def _settle_issued_before(ix: Index, verdict: Verdict, sites: frozenset[str]) -> tuple[Op, Op, list[Op]] | None:
+    """For a ``settles_by_owner`` witness (prior row, settle): when the settle is a T7 from one of
+    ``sites`` by a process other than the prior row's writer, and its statement was issued before
+    every row change since that process's own last row change: (the settle, that own row, the rows
+    written between it and the settle)."""
+    found = settle_over_claim(ix, verdict, sites)
+    if found is None:
+        return None
+    _, settle = found
+    issued = invoke_of(ix, settle)
+    if issued is None:
+        return None
+    rows = rows_of_run(ix, settle.run)
+    own = [op for op in rows if op.index < issued.index and op.process == settle.process]
+    if not own:
+        return None
+    later = [op for op in rows if own[-1].index < op.index < settle.index]
+    if not later or any(op.index < issued.index for op in later):
+        return None
+    return settle, own[-1], later
+
+
+_POSITION_FAILED_SITES = frozenset({"run_queued.position_failed", "resume.position_failed"})
+
+
+_POSITION_READ_SITES = frozenset({"run_queued.position", "resume.position"})
+
+
+def stalled_position_read_settle(ix: Index, verdict: Verdict) -> bool:
+    """F-15: a segment claimed the run (T3 by runQueued, or T10 by a resume) and its post-claim
+    position read (the fresh FindRun / MAX(sequence) of spec 3.1) stalled in the store: a ``store``
+    slow fault struck that process after its claim and before the reaper's requeue (T13). Meanwhile
+    another segment claimed the run. The stalled read then failed, and the unguarded settleFailed that
+    follows (ownedBy null) was issued after that other claim and failed its RUNNING row.
+
+    Not F-12, where the settle statement itself stalled and was issued before the other claim."""
+    found = settle_over_claim(ix, verdict, _POSITION_FAILED_SITES)
+    if found is None:
+        return False
+    _, settle = found
+    rows = rows_of_run(ix, settle.run)
+    own = [op for op in rows if op.index < settle.index and op.process == settle.process]
+    if not own or ix.number(own[-1]) not in CLAIM_STATEMENTS:
+        return False
+    claim = own[-1]
+    between = [op for op in rows if claim.index < op.index < settle.index]
+    requeues = [op for op in between if ix.number(op) == "T13"]
+    reclaims = [op for op in between if ix.number(op) in CLAIM_STATEMENTS and op.process != settle.process]
+    issued = invoke_of(ix, settle)
+    if not requeues or not reclaims or issued is None or issued.index < reclaims[0].index:
+        return False
+    stalled = any(
+        fault.get("family") == "store" and fault.get("kind") == "slow" and fault.get("target") == settle.process
+        for fault in ix.of_type(H.FAULT, OpType.INFO)
+        if claim.index < fault.index < requeues[0].index
+    )
+    read_failed = any(
+        read.process == settle.process and read.run == settle.run and read.get("site") in _POSITION_READ_SITES
+        for read in ix.of_type(H.READ, OpType.FAIL)
+        if reclaims[0].index < read.index < issued.index
+    )
+    return stalled and read_failed
+
+
+_LEASE_STATEMENTS = frozenset({"T4", "T5", "T7", "T11", "P1"})
+
+
+def store_error_lease_lost(ix: Index, verdict: Verdict) -> bool:
+    """A segment's renewal, fence stamp, settle or requeue threw a store error while the row was still
+    its own, and the runtime reported LEASE_LOST: the persister turns the exception into false and the
+    executor (or recovery) reads false as a lost lease (spec T4, T5, 2 header, 3.5, 5.2). Not a
+    statement that matched (KB-6's no-op renewal) or one refused on a row the segment held."""
+    ops = witness_of(ix, verdict)
+    if verdict.name != "lease_lost_means_lost" or len(ops) != 3:
+        return False
+    before, last, done = ops
+    return (
+        last.op == H.STORE
+        and last.type is OpType.FAIL
+        and number(last) in _LEASE_STATEMENTS
+        and before.op == H.STORE
+        and done.op == H.SEGMENT
+        and done.get("outcome") == "lease_lost"
+        and last.process == done.process
+    )
+
+
+__all__ = [
+    "stalled_fence_stamp",
+    "stalled_position_read_settle",
+    "stalled_resume_event",
+    "stalled_settle_over_new_owner",
+    "store_error_lease_lost",
+]

@@ -1,0 +1,154 @@
+"""The pre-port promises checkers, frozen as they were at 9e85049 (index functions run after the pass): the
+reference the ported machines are compared with (test_ported_checkers.py). Not used by the judge.
+
+
+- ``lost_lease_stops`` (ADR-104, "a worker that lost its lease stops without settling"): once a
+  renewal or fence statement of a segment (T4, T5, the proposal's lease extension) failed or matched
+  nothing, the segment issues no further statement, audit insert, provider call or tool call on
+  that run.
+- ``cancel_observed_at_boundary`` (ADR-103, "cancellation is observed at the next step boundary; the
+  boundary step is still persisted; no further provider call or tool starts"; spec 3.3 step 3): when
+  a segment's cancellation probe (the boundary's read of the row) returns it CANCELLED, the
+  segment's next request on the run is the insert of that boundary's step, it starts no provider or
+  tool call afterwards, and it returns CANCELLED. (The read is known by its call site; what it
+  returned and what followed are physical.)
+- ``lease_within_bound`` (spec T1/T3/T4/T5/T10, LEASE_SECONDS): no statement sets a lease past the
+  ``now`` its process's clock showed (the world records that reading on every statement) plus
+  LEASE_S, or, for a fence stamp or a deadline extension, plus the longest operation deadline the
+  deployed code declares (the chaos ``phase`` record carries both).
+
+Pure checkers over the shared index of one history; they know only the history.
+
+"""
+
+from __future__ import annotations
+
+from checks.history import EVENT, PHASE, PROVIDER, READ, STORE, TOOL, Op, OpType
+from checks.index import Index, Span, merged
+from checks.judgement import Finding, Tally
+from checks.own import matched, number, spans_of_entries
+
+_RENEWALS = frozenset({"T4", "T5", "P1"})
+_STOPPED = frozenset({STORE, EVENT, PROVIDER, TOOL})
+_PROBE = "executor.cancellation_probe"
+_EXECUTING = frozenset({"run_queued", "run_interactive", "approve", "submit_input"})
+_LEASES = ("T1", "T3", "T4", "T5", "T10", "P1")
+_DEADLINED = frozenset({"T5", "P1"})
+_DEFAULT_LEASE_S = 900
+
+
+def lost_lease_stops(ix: Index) -> Finding:
+    """After its first renewal or fence statement that failed or matched nothing, a segment makes no
+    further request on the run (statement, audit insert, provider or tool call)."""
+    tally = Tally()
+    refused = [op for op in ix.of_type(STORE, OpType.OK) if not op[6].get("matched") and number(op) in _RENEWALS]
+    failed = [op for op in ix.of_type(STORE, OpType.FAIL) if number(op) in _RENEWALS]
+    for span in ix.spans_of(merged(refused, failed)):
+        lost: Op | None = None
+        for op in span.records:
+            name, type_ = op[3], op[5]
+            if lost is None:
+                if name == STORE and number(op) in _RENEWALS and type_ is not OpType.INVOKE and not matched(op):
+                    lost = op
+                continue
+            if name in _STOPPED and type_ is OpType.INVOKE:
+                tally.violate(
+                    (lost[0], op[0]),
+                    f"the {span.entry} segment of run {span.run!r} lost its lease at {lost[0]} "
+                    f"({lost[6].get('transition')!r} {'failed' if lost[5] is OpType.FAIL else 'matched nothing'}) "
+                    f"and went on to a {name} request at {op[0]}",
+                    at=op[0],
+                )
+                break
+        else:
+            if lost is not None:
+                tally.hold()
+    return tally.finding("lost leases")
+
+
+def cancel_observed_at_boundary(ix: Index) -> Finding:
+    """A cancellation probe that reads the run CANCELLED is followed by the insert of its boundary
+    step, by no provider or tool call, and by the outcome CANCELLED."""
+    tally = Tally()
+    cancelled = {op[4] for op in ix.rows_of("T8")}  # only a run a cancel took can be read cancelled
+    if not cancelled:
+        return tally.finding("cancellations observed")
+    for span in spans_of_entries(ix, _EXECUTING):
+        if span.run not in cancelled:
+            continue
+        records = span.records
+        for i, op in enumerate(records):
+            probe = op[3] == READ and op[5] is OpType.OK and op[6].get("site") == _PROBE
+            if probe and op[6].get("result") == "cancelled":
+                _judge_probe(tally, span, op, records[i + 1 :])
+                break
+    return tally.finding("cancellations observed")
+
+
+def _judge_probe(tally: Tally, span: Span, probe: Op, after: list[Op]) -> None:
+    requests = [op for op in after if op[5] is OpType.INVOKE and op[3] != "emit"]
+    done = span.completion
+    if not requests and (done is None or done[5] is OpType.INFO):
+        return  # the process died right after the read: nothing of what follows can be judged
+    why = ""
+    witness = [probe[0]]
+    if not requests or requests[0][3] != EVENT:
+        nxt = requests[0] if requests else None
+        why = "its next request was " + (f"a {nxt[3]} at {nxt[0]}" if nxt else "none") + ", not the step's insert"
+        witness += [nxt[0]] if nxt else []
+    calls = [op for op in requests if op[3] in (PROVIDER, TOOL)]
+    if not why and calls:
+        why, witness = f"it started a {calls[0][3]} call at {calls[0][0]}", [*witness, calls[0][0]]
+    if not why and done is not None and done[5] is not OpType.INFO:
+        told = done[6].get("outcome") if done[5] is OpType.OK else done[6].get("error")
+        if told != "cancelled":
+            why, witness = f"it returned {told!r} at {done[0]}", [*witness, *_insert(requests), done[0]]
+    if not why:
+        tally.hold()
+        return
+    tally.violate(
+        witness,
+        f"the {span.entry} segment of run {span.run!r} read the run cancelled at its boundary ({probe[0]}), but {why}",
+        at=probe[0],
+    )
+
+
+def _insert(requests: list[Op]) -> list[int]:
+    return [requests[0][0]] if requests and requests[0][3] == EVENT else []
+
+
+def lease_within_bound(ix: Index) -> Finding:
+    """No matched statement sets ``lease_expires`` past its process's clock reading plus LEASE_S (or,
+    for a fence stamp or an extension, plus the longest declared operation deadline)."""
+    tally = Tally()
+    lease_s, deadline_s = _DEFAULT_LEASE_S, 0
+    for phase in ix.of_type(PHASE, OpType.INFO):
+        if phase[6].get("phase") == "chaos":
+            lease_s = int(phase[6].get("lease_s") or _DEFAULT_LEASE_S)
+            deadline_s = int(phase[6].get("deadline_s") or 0)
+    for transition in _LEASES:
+        for op in ix.rows_of(transition):
+            _judge_lease(tally, op, transition, lease_s, deadline_s)
+    return tally.finding("leases set")
+
+
+def _judge_lease(tally: Tally, op: Op, transition: str, lease_s: int, deadline_s: int) -> None:
+    clock = op[6].get("clock_s")
+    if not isinstance(clock, (int, float)):
+        return
+    lease = op[6]["row"].get("lease_expires")
+    if not isinstance(lease, (int, float)) or (transition not in ("T4", "T5", "P1") and lease == 0):
+        return
+    bound = clock + (max(lease_s, deadline_s) if transition in _DEADLINED else lease_s)
+    if lease <= bound:
+        tally.hold()
+        return
+    tally.violate(
+        (op[0],),
+        f"{op[6].get('transition')!r} at {op[0]} set run {op[4]!r}'s lease to {lease}, past the issuing "
+        f"process's clock ({clock}) plus {bound - clock} s",
+        at=op[0],
+    )
+
+
+__all__ = ["cancel_observed_at_boundary", "lease_within_bound", "lost_lease_stops"]
