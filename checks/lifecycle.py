@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 from checks.fused import Key, Machine
 from checks.history import PROVIDER, READ, Op, OpType
+from checks.horizon import movers
 from checks.index import REQUEUES, TERMINAL_STATUSES, Index, Span, merged, row_of
 from checks.judgement import Finding, Tally, run_alone
 from checks.own import fence_is_strict
@@ -160,7 +161,9 @@ def _judge_retry(tally: Tally, ix: Index, failure: Op, store: Op, fence: Op | No
 
 
 class EveryRunTerminates(Machine):
-    """At the end no run's final row is QUEUED or RUNNING: the final rows the index kept."""
+    """At the end no run's final row is QUEUED or RUNNING with nothing left to move it: the final rows
+    the index kept. A run something still moves (an open segment, a wake-up on the bus, a lease the
+    reaper has yet to find: :mod:`checks.horizon`) was cut by the horizon: unknown, never violated."""
 
     __slots__ = ()
 
@@ -168,17 +171,25 @@ class EveryRunTerminates(Machine):
         tally = Tally()
         if not ix.finals:
             tally.unknown((), "the history has no final rows")
+        unfinished = [f for f in sorted(ix.finals.values(), key=_by_index) if row_of(f).get("status") in _STRANDED]
+        moving = movers(ix.history) if unfinished else None
         for final in sorted(ix.finals.values(), key=_by_index):
             status = row_of(final).get("status")
-            if status in _STRANDED:
+            if status not in _STRANDED:
+                tally.hold()
+                continue
+            assert moving is not None
+            mover = moving.mover(final, ix.epoch_s)
+            if mover is None:
                 tally.violate((final.index,), f"run {final.run!r} ended {status!r} (stranded)")
             else:
-                tally.hold()
+                tally.unknown((final.index,), f"run {final.run!r} ended {status!r}, cut by the horizon: {mover}")
         return tally.finding("final rows")
 
 
 def every_run_terminates(ix: Index) -> Finding:
-    """At the end no run's final row is QUEUED or RUNNING; no final rows at all is unknown."""
+    """At the end no run's final row is QUEUED or RUNNING with nothing left to move it (stranded); a run
+    the horizon cut short is unknown; no final rows at all is unknown."""
     return run_alone(EveryRunTerminates(), ix)
 
 

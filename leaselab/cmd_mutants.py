@@ -20,6 +20,10 @@ sim/explore/sweep_mutants.py). A mutant the sweep alone misses is reported, not 
 ``unexercised`` lists the invariants nothing violated (no kill, known defect or finding).
 Exit 0 when no mutant survives and every unexercised invariant has a reason, 1 otherwise,
 2 on bad input.
+
+``--auto [--sample N] [--seed S] [--workers W]``: automatic mutants of ``model/`` made with cosmic-ray's
+operators, judged by the head sweep alone and by the unit tests (leaselab/auto_mutants_cli.py); the
+sweep's seed is the property suite's (``--seed`` draws the sample), exit 0 once judged.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ import typer
 
 from model.errors import LeaselabError, unknown_name
 from model.policy import FLAG_NAMES
-from scenarios.limits import MAX_BUDGET_S, MAX_SEED, MAX_SIMULATIONS
+from scenarios.limits import MAX_BUDGET_S, MAX_SEED, MAX_SIMULATIONS, MAX_WORKERS
 
 if TYPE_CHECKING:
     from sim.explore.code_mutants import CodeMutant
@@ -128,8 +132,30 @@ def mutants(
     only: Annotated[
         list[str] | None, typer.Option("--only", help="Mutate only this flag or code mutant (repeatable).")
     ] = None,
+    auto: Annotated[
+        bool,
+        typer.Option("--auto", help="Automatic mutants of model/ (cosmic-ray): sweep-only score among test kills."),
+    ] = False,
+    sample: Annotated[
+        int | None, typer.Option("--sample", min=1, max=MAX_SIMULATIONS, help="With --auto: mutants to judge.")
+    ] = None,
+    workers: Annotated[
+        int, typer.Option("--workers", min=1, max=MAX_WORKERS, help="With --auto: mutants judged at once.")
+    ] = 1,
+    timeout_s: Annotated[
+        float, typer.Option("--timeout-s", min=1.0, max=MAX_BUDGET_S, help="With --auto: stop a mutant's process.")
+    ] = 300.0,
 ) -> None:
-    """Flip each flag of head, one at a time; every mutant must be killed or listed as equivalent."""
+    """Flip each flag of head, one at a time; every mutant must be killed or listed as equivalent.
+    With --auto: judge automatic mutants of the runtime by the head sweep alone and by the unit tests."""
+    if auto:
+        from leaselab.auto_mutants_cli import run_auto
+
+        if only:
+            raise LeaselabError("--only names flag and code mutants; --auto samples its own", field="--only")
+        lines, document = run_auto(sample, seed, workers, sweep_simulations or 1, timeout_s)
+        typer.echo(json.dumps(document, indent=2) if json_out else "\n".join(lines))
+        raise typer.Exit(0)
     from reports.progress import meter
     from sim.explore.mutants import run_mutants
 

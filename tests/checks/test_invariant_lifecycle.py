@@ -4,9 +4,10 @@ every_run_terminates."""
 from __future__ import annotations
 
 import pytest
-from invariant_histories import OTHER, WORKER, History, judge
+from invariant_histories import LEASE, OK, OTHER, WORKER, History, judge
 
 from checks import Validity
+from checks.history import FINAL, IDLE, WORLD
 from model.constants import MAX_REQUEUES
 
 # -- terminal_is_terminal ----------------------------------------------------------------
@@ -202,10 +203,12 @@ def test_requeue_up_to_the_budget_is_valid() -> None:
 
 
 def test_run_ending_running_is_stranded() -> None:
+    """Its lease expired before the reaper's last tick began and nothing else moves it."""
     b = History()
     b.start()
+    b.add(IDLE, OK, process="reaper", time_s=LEASE + 1, identity="reaper:h:1", invoked_s=LEASE + 1)
     b.final(run="r0", status="completed")
-    final = b.final()
+    final = b.add(FINAL, OK, process=WORLD, time_s=LEASE + 2, row=b.rows["r1"])
     verdict = judge("every_run_terminates", b)
     assert verdict.kind.value == "eventually"
     assert verdict.valid is Validity.INVALID

@@ -1,0 +1,69 @@
+"""``leaselab mutants --auto``: automatic mutants of the runtime judged by the head sweep and the unit tests.
+
+Samples mutants of ``model/*.py`` made with cosmic-ray's operators (:mod:`sim.explore.auto_mutants`),
+drops the equivalent and crashing ones with the reason, and judges each in its own process by the
+head sweep alone and by ``tests/model`` (:mod:`sim.explore.auto_judge`). Prints the sweep-only score
+among the mutants the tests kill, with its 95 % Wilson interval, and every survivor (the tests kill it,
+the sweep does not) with its file, line and diff. JSON: :meth:`sim.explore.auto_judge.AutoReport.document`
+plus the interval. Exit 0 always once the mutants are judged (the score is the result), 2 on bad input.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sim.explore.auto_judge import AutoReport
+
+
+def auto_lines(report: AutoReport, interval: tuple[float, float]) -> list[str]:
+    k, n = report.sweep_only
+    equivalent = sum(1 for d in report.dropped if d.kind == "equivalent")
+    crashing = sum(1 for d in report.dropped if d.kind == "crashing")
+    score = f"{k / n:.2f}" if n else "n/a"
+    lines = [
+        f"automatic mutants (cosmic-ray) of model/: {len(report.judged)} judged of a sample of "
+        f"{report.sample if report.sample is not None else 'all'} (seed {report.seed}) from {report.sites} sites; "
+        f"{equivalent} equivalent and {crashing} crashing dropped",
+        f"sweep-only score among the {n} the unit tests kill: {score} ({k} of {n}), "
+        f"95% Wilson interval [{interval[0]:.2f}, {interval[1]:.2f}]",
+        f"the sweep kills {sum(1 for j in report.judged if j.sweep is not None)} of {len(report.judged)} in all; "
+        f"neither kills {len(report.unkilled)}; {report.simulations:,} simulations in {report.elapsed_s:.0f} s "
+        f"on {report.workers} worker(s)",
+    ]
+    if report.baseline_unexplained:
+        lines.append(f"WARNING: the unmutated sweep has unexplained violations: {', '.join(report.baseline_unexplained)}")
+    for judged in report.survivors:
+        lines.append(f"  SURVIVED  {judged.mutant.name}: tests fail at {judged.tests_failed}")
+        lines.extend("            " + line for line in judged.mutant.diff.splitlines()[2:])
+    for judged in report.unkilled:
+        lines.append(f"  unkilled  {judged.mutant.name} (neither the sweep nor the tests)")
+    for dropped in report.dropped:
+        lines.append(f"  {dropped.kind:<9} {dropped.mutant.name}: {dropped.reason}")
+    return lines
+
+
+def run_auto(
+    sample: int | None, seed: int, workers: int, simulations: int, timeout_s: float
+) -> tuple[list[str], dict[str, object]]:
+    """Sample, judge, and render; (text lines, JSON document)."""
+    from reports.progress import meter
+    from reports.stats import wilson
+    from sim.explore.auto_judge import judge_all
+    from sim.explore.auto_mutants import sample as draw
+
+    kept, dropped, sites = draw(sample, seed)
+    with meter("mutants --auto") as show:
+
+        def judged(mutant: str, done: int, total: int) -> None:
+            show("", done, total, unit="mutants", detail=mutant)
+
+        report = judge_all(kept, workers=workers, simulations=simulations, timeout_s=timeout_s, progress=judged)
+    report.sites, report.sample, report.seed = sites, sample, seed
+    report.dropped = [*dropped, *report.dropped]
+    k, n = report.sweep_only
+    interval = wilson(k, n)
+    return auto_lines(report, interval), report.document(interval)
+
+
+__all__ = ["auto_lines", "run_auto"]
