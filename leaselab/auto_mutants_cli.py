@@ -32,7 +32,8 @@ def auto_lines(report: AutoReport, interval: tuple[float, float]) -> list[str]:
         f"on {report.workers} worker(s)",
     ]
     if report.baseline_unexplained:
-        lines.append(f"WARNING: the unmutated sweep has unexplained violations: {', '.join(report.baseline_unexplained)}")
+        found = ", ".join(report.baseline_unexplained)
+        lines.append(f"WARNING: the unmutated sweep has unexplained violations: {found}")
     for judged in report.survivors:
         lines.append(f"  SURVIVED  {judged.mutant.name}: tests fail at {judged.tests_failed}")
         lines.extend("            " + line for line in judged.mutant.diff.splitlines()[2:])

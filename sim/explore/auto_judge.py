@@ -143,7 +143,8 @@ def sign_test(wins: int, losses: int) -> float:
     n = wins + losses
     if n == 0:
         return 1.0
-    return sum(math.comb(n, i) for i in range(wins, n + 1)) / 2**n
+    tail: int = sum(math.comb(n, i) for i in range(wins, n + 1))
+    return tail / float(2**n)
 
 
 Draws = dict[tuple[str, int], tuple[bool, frozenset[str], frozenset[str]]]
@@ -201,7 +202,7 @@ def _run(spec: dict[str, Any], timeout_s: float) -> tuple[dict[str, Any], float]
             return {"crashed": f"timed out after {timeout_s:.0f} s (a loop that never ends?)"}, timeout_s
         if not target.exists():
             return {"crashed": "the worker process died without a result"}, 0.0
-        out = json.loads(target.read_text(encoding="utf-8"))
+        out: dict[str, Any] = json.loads(target.read_text(encoding="utf-8"))
         return out, float(out.get("cpu_s", 0.0))
 
 

@@ -177,14 +177,16 @@ class _Strip(ast.NodeTransformer):
 
 def _drop_docstring(node: Any) -> None:
     body = node.body
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
-        if isinstance(body[0].value.value, str):
-            node.body = body[1:] or [ast.Pass()]
+    first = body[0] if body else None
+    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+        node.body = body[1:] or [ast.Pass()]
 
 
 def _postponed(tree: ast.Module) -> bool:
     return any(
-        isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__" and any(a.name == "annotations" for a in stmt.names)
+        isinstance(stmt, ast.ImportFrom)
+        and stmt.module == "__future__"
+        and any(a.name == "annotations" for a in stmt.names)
         for stmt in tree.body
     )
 
@@ -199,7 +201,9 @@ def normal_form(source: str) -> str:
 
 
 def _code_shape(code: types.CodeType) -> tuple[object, ...]:
-    consts = tuple(_code_shape(c) if isinstance(c, types.CodeType) else (type(c).__name__, repr(c)) for c in code.co_consts)
+    consts = tuple(
+        _code_shape(c) if isinstance(c, types.CodeType) else (type(c).__name__, repr(c)) for c in code.co_consts
+    )
     return (code.co_code, consts, code.co_names, code.co_varnames, code.co_freevars, code.co_cellvars)
 
 

@@ -18,7 +18,8 @@ IN.json: ``{"module": "model.hooks" | null, "source": str | null, "simulations":
 "tests": [path] | [], "scenarios": [name] | null}``; a null module judges the unmutated tree (the
 baseline the paired comparison needs). OUT.json: ``{"crashed": str | null, "draws": [[scenario,
 number, fired, [violated], [unexplained]], ...] (draws with a violation only), "simulations": int,
-"fired": int, "tests_failed": str | null, "tests_rc": int | null, "sweep_s": float, "tests_s": float, "cpu_s": float}`` (``cpu_s``: the whole process, imports included).
+"fired": int, "tests_failed": str | null, "tests_rc": int | null, "sweep_s": float, "tests_s": float,
+"cpu_s": float}`` (``cpu_s``: the whole process, imports included).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from types import ModuleType
 from typing import Any
 
 
-class CosmicRayTestingException(Exception):  # noqa: N818 - cosmic-ray's name, written into the mutant
+class CosmicRayTestingException(Exception):
     """The exception cosmic-ray's exception replacer names in a mutated ``except`` clause."""
 
 
