@@ -206,14 +206,16 @@ def _run(spec: dict[str, Any], timeout_s: float) -> tuple[dict[str, Any], float]
         return out, float(out.get("cpu_s", 0.0))
 
 
-def _spec(mutant: AutoMutant | None, simulations: int, seed: int, tests: Sequence[str]) -> dict[str, Any]:
+def _spec(
+    mutant: AutoMutant | None, simulations: int, seed: int, tests: Sequence[str], scenarios: Sequence[str] | None
+) -> dict[str, Any]:
     return {
         "module": None if mutant is None else mutant.module_name,
         "source": None if mutant is None else mutant.source,
         "simulations": simulations,
         "seed": seed,
         "tests": list(tests),
-        "scenarios": None,
+        "scenarios": None if scenarios is None else list(scenarios),
     }
 
 
@@ -229,13 +231,15 @@ def judge_all(
     tests: Sequence[str] = UNIT_TESTS,
     timeout_s: float = TIMEOUT_S,
     progress: Progress | None = None,
+    scenarios: Sequence[str] | None = None,
 ) -> AutoReport:
-    """Judge ``mutants`` (already sampled, equivalents dropped); the report's sample fields are the caller's."""
+    """Judge ``mutants`` (already sampled, equivalents dropped); the report's sample fields are the caller's.
+    ``scenarios``: the sweep's scenarios (default: the whole library)."""
     from checks import INVARIANTS
 
     report = AutoReport(workers=workers)
     started = time.monotonic()
-    base_out, _ = _run(_spec(None, simulations, seed, ()), timeout_s)
+    base_out, _ = _run(_spec(None, simulations, seed, (), scenarios), timeout_s)
     if base_out.get("crashed"):
         raise RuntimeError(f"the unmutated tree's sweep failed: {base_out['crashed']}")
     baseline = draws_of(base_out)
@@ -247,7 +251,7 @@ def judge_all(
     results: dict[int, Judged | Dropped] = {}
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         futures = {
-            pool.submit(_run, _spec(mutant, simulations, seed, tests), timeout_s): i for i, mutant in enumerate(mutants)
+            pool.submit(_run, _spec(mutant, simulations, seed, tests, scenarios), timeout_s): i for i, mutant in enumerate(mutants)
         }
         for future in as_completed(futures):
             i = futures[future]
