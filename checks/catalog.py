@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from checks import accounts, audit, fencing, ground, lifecycle, outcomes, promises, reasons, rows, writes
+from checks import accounts, audit, fencing, ground, lifecycle, outcomes, promises, reasons, rows, spec_promises, writes
 from checks.coverage import COVERAGE, Coverage, reached_by
 from checks.fused import run_pass
 from checks.history import Op
@@ -238,6 +238,31 @@ INVARIANTS: tuple[Invariant, ...] = (
 NEW_IN_ISSUE_18: frozenset[str] = frozenset(inv.name for inv in INVARIANTS[20:])
 """The invariants issue 18 added (outcome oracles and ADR promises): ``leaselab mutants`` reports which
 code mutants the head sweep alone flags through one of them."""
+
+# Promises of the spec that automatic mutants showed no invariant judged (checks/spec_promises.py).
+INVARIANTS = (
+    *INVARIANTS,
+    Invariant(
+        "lease_is_the_specs",
+        _ALWAYS,
+        "every claim, renewal or fence statement that leaves a lease leaves its clock reading plus the spec's "
+        "900 s (spec 1.3, 2)",
+        spec_promises.lease_is_the_specs,
+    ),
+    Invariant(
+        "requeue_backoff_per_spec",
+        _ALWAYS,
+        "a wake-up after an owner requeue carries min(30 s x 2^c, 600 s); after a reaper requeue or an insert "
+        "none (spec 1.3)",
+        spec_promises.requeue_backoff_per_spec,
+    ),
+    Invariant(
+        "entry_points_throw_as_specified",
+        _ALWAYS,
+        "no segment lets escape an exception the spec does not let escape its entry point (spec 3.1, T2, T3, T10, C4)",
+        spec_promises.entry_points_throw_as_specified,
+    ),
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -52,6 +52,9 @@ NAMES_AND_KINDS = [
     ("lost_lease_stops", "always"),
     ("cancel_observed_at_boundary", "always"),
     ("lease_within_bound", "always"),
+    ("lease_is_the_specs", "always"),
+    ("requeue_backoff_per_spec", "always"),
+    ("entry_points_throw_as_specified", "always"),
 ]
 
 

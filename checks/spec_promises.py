@@ -1,0 +1,170 @@
+"""Promises of the spec that automatic mutants of the runtime showed no invariant judged (issue 28).
+
+Each is judged from what the store, the bus and the segments physically did, against the spec's own
+numbers written here (never the runtime's constants: a runtime whose ``LEASE_S`` drifted would carry
+the drift into any check that imported it):
+
+- ``lease_is_the_specs`` (spec 1.3 ``LEASE_SECONDS`` = 900; spec 2 T1, T3, T4, T5, T10:
+  "lease_expires=now+900"): every matched claim, renewal or fence statement that leaves a lease on the
+  row leaves exactly the issuing process's clock reading (``clock_s``, the world's record of what the
+  process read) plus 900 s. (A proposal's deadline extension, the chaos phase's ``deadline_s`` > 0, is
+  judged by ``lease_within_bound`` instead.)
+- ``requeue_backoff_per_spec`` (spec 1.3 "Requeue backoff": "delay_ms = min(30 000 x 2^c, 600 000),
+  where c is the requeue_count read before the requeue added one ... When the reaper re-dispatches a run
+  it attaches no delay"): the wake-up dispatched after an owner requeue (T11, the run's latest row)
+  carries that delay; one dispatched after the reaper's requeue (T13) or an insert (T2) carries none.
+- ``entry_points_throw_as_specified`` (spec 3.1, T2, T3, T10, 5.1, and C4 of spec 9): a worker's
+  ``run_queued`` segment, an interactive run and a reaper tick throw nothing ("A lost claim or a store
+  error also returns null"; "After the claim it does not throw for an outcome"), except C4, a store error
+  right after the segment's own matched claim (T1, T3 or T10); ``approve`` / ``submit_input`` throw only
+  ``RunAlreadyResumingException`` (T10), ``enqueue`` only ``RunEnqueueFailedException`` (T2), ``cancel``
+  nothing. A segment's failure is the world's record of the exception that escaped it.
+
+Functions of the index, run after the single pass; they know only the history.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from checks.history import DISPATCH, PHASE, Op, OpType
+from checks.index import CLAIMS, Index, Span, row_of
+from checks.judgement import Finding, Tally
+from checks.own import matched, number
+
+SPEC_LEASE_S = 900
+"""Spec 1.3, ``LEASE_SECONDS``."""
+SPEC_BACKOFF_MS = 30_000
+SPEC_BACKOFF_CAP_MS = 600_000
+"""Spec 1.3, ``REQUEUE_BACKOFF_MS`` and ``REQUEUE_BACKOFF_CAP_MS``."""
+_RENEWALS = frozenset({"T4", "T5"})
+"""Spec 2: renewLease and markPendingEffect, which push the lease out like a claim."""
+_LEASING = CLAIMS | _RENEWALS
+_OWNER_REQUEUE = "T11"
+"""Spec 2: the owner's requeue, after which recovery dispatches with backoff (spec 5.2)."""
+
+THROWS: Mapping[str, frozenset[str]] = {
+    "run_queued": frozenset(),
+    "run_interactive": frozenset(),
+    "reap": frozenset(),
+    "cancel": frozenset(),
+    "approve": frozenset({"RunAlreadyResumingException"}),
+    "submit_input": frozenset({"RunAlreadyResumingException"}),
+    "enqueue": frozenset({"RunEnqueueFailedException"}),
+}
+"""Entry point -> the exceptions the spec lets escape it (beyond C4)."""
+
+
+def spec_backoff_ms(count_before: int) -> int:
+    """Spec 1.3: min(30 000 x 2^c, 600 000)."""
+    return int(min(SPEC_BACKOFF_MS * 2**count_before, SPEC_BACKOFF_CAP_MS))
+
+
+def _deadline_declared(ix: Index) -> bool:
+    return any(
+        op[6].get("phase") == "chaos" and (op[6].get("deadline_s") or 0) > 0 for op in ix.of_type(PHASE, OpType.INFO)
+    )
+
+
+def lease_is_the_specs(ix: Index) -> Finding:
+    """Every lease a claim, renewal or fence statement leaves is its clock reading plus 900 s."""
+    tally = Tally()
+    if _deadline_declared(ix):
+        tally.unknown((), "the deployed code declares an operation deadline: lease_within_bound judges its leases")
+        return tally.finding("leases set")
+    for transition in sorted(_LEASING):
+        for op in ix.rows_of(transition):
+            clock = op[6].get("clock_s")
+            lease = row_of(op).get("lease_expires")
+            if not isinstance(clock, (int, float)) or not isinstance(lease, (int, float)) or lease == 0:
+                continue
+            if lease == clock + SPEC_LEASE_S:
+                tally.hold()
+                continue
+            tally.violate(
+                (op[0],),
+                f"{op[6].get('transition')!r} at {op[0]} left run {op[4]!r} a lease of {lease - clock:g} s past the "
+                f"issuing process's clock ({clock}); the spec's lease is {SPEC_LEASE_S} s",
+                at=op[0],
+            )
+    return tally.finding("leases set")
+
+
+def requeue_backoff_per_spec(ix: Index) -> Finding:
+    """A wake-up after an owner requeue carries the spec's backoff; one after a reaper requeue or an
+    insert carries none."""
+    tally = Tally()
+    for invoke in ix.of_type(DISPATCH, OpType.INVOKE):
+        row = ix.row_before(invoke[4], invoke[0])
+        delay = invoke[6].get("delay_ms")
+        if row is None or not isinstance(delay, (int, float)) or row[2] != invoke[2]:
+            continue  # not right after a statement of the dispatching process on the run
+        if number(row) == _OWNER_REQUEUE:
+            count = row_of(row).get("requeue_count")
+            if not isinstance(count, int) or count < 1:
+                continue
+            expected = spec_backoff_ms(count - 1)
+        else:
+            expected = 0
+        if delay == expected:
+            tally.hold()
+            continue
+        tally.violate(
+            (row[0], invoke[0]),
+            f"the wake-up of run {invoke[4]!r} dispatched at {invoke[0]} after {row[6].get('transition')!r} at "
+            f"{row[0]} carries a delay of {delay} ms; the spec's is {expected} ms",
+            at=invoke[0],
+        )
+    return tally.finding("dispatches")
+
+
+def entry_points_throw_as_specified(ix: Index) -> Finding:
+    """No segment lets an exception escape that the spec does not let escape its entry point (C4 aside)."""
+    tally = Tally()
+    for span in ix.spans:
+        done = span.completion
+        allowed = THROWS.get(span.entry)
+        if done is None or allowed is None:
+            continue
+        if done[5] is not OpType.FAIL:
+            tally.hold()
+            continue
+        error = str(done[6].get("error", ""))
+        if error in allowed or _c4(span):
+            tally.hold()
+            continue
+        tally.violate(
+            (span.key, done[0]),
+            f"the {span.entry} segment of run {span.run!r} threw {error} at {done[0]}; the spec lets "
+            f"{', '.join(sorted(allowed)) or 'nothing'} escape it",
+            at=done[0],
+        )
+    return tally.finding("segments")
+
+
+def _c4(span: Span) -> bool:
+    """Spec 9 C4: a store error right after the segment's own matched claim escapes."""
+    statements = span.statements
+    if len(statements) < 2:
+        return False
+    claim, failed = statements[-2], statements[-1]
+    claimed = matched(claim) and number(claim) in CLAIMS
+    return claimed and failed[5] is OpType.FAIL and _next_request(span, claim, failed)
+
+
+def _next_request(span: Span, claim: Op, failed: Op) -> bool:
+    """No completed request of the segment lies between its claim and the failed statement."""
+    between = [op for op in span.records if claim[0] < op[0] < failed[0] and op[5] is not OpType.INVOKE]
+    return not between
+
+
+__all__ = [
+    "SPEC_BACKOFF_CAP_MS",
+    "SPEC_BACKOFF_MS",
+    "SPEC_LEASE_S",
+    "THROWS",
+    "entry_points_throw_as_specified",
+    "lease_is_the_specs",
+    "requeue_backoff_per_spec",
+    "spec_backoff_ms",
+]

@@ -1,0 +1,172 @@
+"""checks/spec_promises.py on hand-built histories: the lease is the spec's 900 s, the requeue backoff is
+the spec's, and no entry point lets escape an exception the spec does not let escape it."""
+
+from __future__ import annotations
+
+import pytest
+from invariant_histories import FAIL, INFO, INVOKE, OK, WORKER, History, judge
+
+from checks import Validity
+from checks.history import DISPATCH, SEGMENT
+from checks.spec_promises import SPEC_LEASE_S, spec_backoff_ms
+
+
+def verdict(name: str, b: History) -> Validity:
+    return judge(name, b).valid
+
+
+# ---- lease_is_the_specs ---------------------------------------------------------------------------
+
+
+def claim_with_lease(lease: int, clock: int = 1_000) -> History:
+    b = History()
+    b.enqueue()
+    b.store("T3 claimQueued", status="running", claimed_by=WORKER, lease_expires=lease, clock_s=clock)
+    return b
+
+
+def test_a_claim_that_leases_the_specs_900_seconds_holds() -> None:
+    assert verdict("lease_is_the_specs", claim_with_lease(1_000 + SPEC_LEASE_S)) is Validity.VALID
+
+
+@pytest.mark.parametrize("lease", [1_000 + SPEC_LEASE_S + 1, 1_000 + SPEC_LEASE_S - 1, 1_000 + 2 * SPEC_LEASE_S])
+def test_a_lease_longer_or_shorter_than_the_specs_is_a_violation(lease: int) -> None:
+    found = judge("lease_is_the_specs", claim_with_lease(lease))
+    assert found.valid is Validity.INVALID
+    assert "900" in found.explanation
+
+
+def test_a_renewal_that_clears_the_lease_is_not_judged() -> None:
+    b = claim_with_lease(1_000 + SPEC_LEASE_S)
+    b.store("T4 renewLease", lease_expires=0, clock_s=1_010)
+    assert judge("lease_is_the_specs", b).judged == 1
+
+
+def test_a_renewal_is_judged_on_its_own_clock_reading() -> None:
+    b = claim_with_lease(1_000 + SPEC_LEASE_S)
+    b.store("T4 renewLease", lease_expires=1_010 + SPEC_LEASE_S, clock_s=1_010)
+    assert verdict("lease_is_the_specs", b) is Validity.VALID
+    b.store("T5 markPendingEffect", pending_effect="non_idempotent_write", lease_expires=1_010 + SPEC_LEASE_S,
+            clock_s=1_020)  # fmt: skip
+    assert verdict("lease_is_the_specs", b) is Validity.INVALID
+
+
+def test_a_declared_operation_deadline_leaves_the_lease_to_lease_within_bound() -> None:
+    b = History()
+    b.phase(deadline_s=1_800)
+    b.store("T3 claimQueued", status="running", lease_expires=9_999, clock_s=1_000)
+    assert verdict("lease_is_the_specs", b) is Validity.UNKNOWN
+
+
+# ---- requeue_backoff_per_spec ---------------------------------------------------------------------
+
+
+def test_the_spec_backoff() -> None:
+    assert [spec_backoff_ms(c) for c in range(6)] == [30_000, 60_000, 120_000, 240_000, 480_000, 600_000]
+
+
+def requeue_then_dispatch(delay_ms: int, count: int = 1, transition: str = "T11 requeue") -> History:
+    b = History()
+    b.claim()
+    b.store(transition, status="queued", requeue_count=count, claimed_by="", lease_expires=0)
+    b.add(DISPATCH, INVOKE, delay_ms=delay_ms, site="anything")
+    return b
+
+
+def test_an_owner_requeues_wakeup_carries_the_specs_backoff() -> None:
+    assert verdict("requeue_backoff_per_spec", requeue_then_dispatch(30_000)) is Validity.VALID
+    assert verdict("requeue_backoff_per_spec", requeue_then_dispatch(120_000, count=3)) is Validity.VALID
+
+
+@pytest.mark.parametrize("delay_ms", [0, 60_000, 30_001])
+def test_another_backoff_after_an_owner_requeue_is_a_violation(delay_ms: int) -> None:
+    found = judge("requeue_backoff_per_spec", requeue_then_dispatch(delay_ms))
+    assert found.valid is Validity.INVALID
+    assert "30000 ms" in found.explanation
+
+
+def test_the_reapers_requeue_dispatches_without_delay() -> None:
+    assert verdict("requeue_backoff_per_spec", requeue_then_dispatch(0, transition="T13 requeueStale")) is (
+        Validity.VALID
+    )
+    assert verdict("requeue_backoff_per_spec", requeue_then_dispatch(30_000, transition="T13 requeueStale")) is (
+        Validity.INVALID
+    )
+
+
+def test_a_dispatch_by_another_process_than_the_requeues_is_not_judged() -> None:
+    b = History()
+    b.claim()
+    b.store("T11 requeue", status="queued", requeue_count=1)
+    b.add(DISPATCH, INVOKE, process="reaper", delay_ms=5, site="x")
+    assert judge("requeue_backoff_per_spec", b).judged == 0
+
+
+# ---- entry_points_throw_as_specified ----------------------------------------------------------------
+
+
+def failed_segment(entry: str, error: str) -> History:
+    b = History()
+    b.segment(entry)
+    b.add(SEGMENT, FAIL, error=error)
+    return b
+
+
+@pytest.mark.parametrize(
+    ("entry", "error"),
+    [("approve", "RunAlreadyResumingException"), ("submit_input", "RunAlreadyResumingException"),
+     ("enqueue", "RunEnqueueFailedException")],
+)  # fmt: skip
+def test_the_exceptions_the_spec_lets_escape_hold(entry: str, error: str) -> None:
+    assert verdict("entry_points_throw_as_specified", failed_segment(entry, error)) is Validity.VALID
+
+
+@pytest.mark.parametrize(
+    ("entry", "error"),
+    [("run_queued", "StoreError"), ("run_queued", "RunEnqueueFailedException"), ("approve", "StoreError"),
+     ("cancel", "StoreError"), ("reap", "StoreError"), ("enqueue", "StoreError")],
+)  # fmt: skip
+def test_any_other_escape_is_a_violation(entry: str, error: str) -> None:
+    found = judge("entry_points_throw_as_specified", failed_segment(entry, error))
+    assert found.valid is Validity.INVALID
+    assert error in found.explanation
+
+
+def test_a_crashed_or_returning_segment_holds() -> None:
+    b = History()
+    b.segment("run_queued")
+    b.segment_done(OK, outcome="completed")
+    b.segment("run_queued", process="worker:h:7")
+    b.add(SEGMENT, INFO, process="worker:h:7", crashed=True)
+    assert verdict("entry_points_throw_as_specified", b) is Validity.VALID
+
+
+def test_c4_a_store_error_right_after_the_claim_escapes() -> None:
+    b = History()
+    b.enqueue()
+    b.segment("run_queued")
+    b.claim()
+    b.store_fail("T4 renewLease")
+    b.add(SEGMENT, FAIL, error="StoreError")
+    assert verdict("entry_points_throw_as_specified", b) is Validity.VALID
+
+
+def test_a_store_error_later_than_right_after_the_claim_is_a_violation() -> None:
+    b = History()
+    b.enqueue()
+    b.segment("run_queued")
+    b.claim()
+    b.store("T4 renewLease", lease_expires=2_000)
+    b.store_fail("T7 finishRun")
+    b.add(SEGMENT, FAIL, error="StoreError")
+    assert verdict("entry_points_throw_as_specified", b) is Validity.INVALID
+
+
+def test_a_failed_claim_that_throws_is_a_violation() -> None:
+    """Spec T3: a store error on the claim returns null."""
+    b = History()
+    b.enqueue()
+    b.segment("run_queued")
+    b.store_fail("T3 claimQueued")
+    b.add(SEGMENT, FAIL, error="StoreError")
+    assert verdict("entry_points_throw_as_specified", b) is Validity.INVALID
