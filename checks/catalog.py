@@ -262,6 +262,12 @@ INVARIANTS = (
         "no segment lets escape an exception the spec does not let escape its entry point (spec 3.1, T2, T3, T10, C4)",
         spec_promises.entry_points_throw_as_specified,
     ),
+    Invariant(
+        "event_sequence_without_gap",
+        _ALWAYS,
+        "no stored event's sequence skips past one more than the highest its run's stream held (spec 1.2)",
+        spec_promises.event_sequence_without_gap,
+    ),
 )
 
 

@@ -19,6 +19,10 @@ the drift into any check that imported it):
   right after the segment's own matched claim (T1, T3 or T10); ``approve`` / ``submit_input`` throw only
   ``RunAlreadyResumingException`` (T10), ``enqueue`` only ``RunEnqueueFailedException`` (T2), ``cancel``
   nothing. A segment's failure is the world's record of the exception that escaped it.
+- ``event_sequence_without_gap`` (spec 1.2: "A successful insert uses the current value and then
+  increments it; a failed insert leaves it alone, so the numbers have no gaps"; the counter starts at 0
+  or at MAX(sequence)+1): no event the store took has a sequence more than one past the highest the
+  run's stream held just before it (a collision, a zombie's repeat, is ``unique_event_sequence``'s).
 
 Functions of the index, run after the single pass; they know only the history.
 """
@@ -27,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from checks.history import DISPATCH, PHASE, Op, OpType
+from checks.history import DISPATCH, EVENT, PHASE, Op, OpType
 from checks.index import CLAIMS, Index, Span, row_of
 from checks.judgement import Finding, Tally
 from checks.own import matched, number
@@ -142,6 +146,28 @@ def entry_points_throw_as_specified(ix: Index) -> Finding:
     return tally.finding("segments")
 
 
+def event_sequence_without_gap(ix: Index) -> Finding:
+    """No stored event's sequence skips past one more than the highest its run's stream held before it."""
+    tally = Tally()
+    highest: dict[str, int] = {}
+    for op in ix.of_type(EVENT, OpType.OK):
+        seq = op[6].get("seq")
+        if not isinstance(seq, int):
+            continue
+        before = highest.get(op[4], -1)
+        if seq <= before + 1:
+            tally.hold()
+        else:
+            tally.violate(
+                (op[0],),
+                f"run {op[4]!r}'s event at {op[0]} has sequence {seq}, but its stream held sequences up to {before}: "
+                f"a gap the spec's counter cannot leave",
+                at=op[0],
+            )
+        highest[op[4]] = max(before, seq)
+    return tally.finding("stored events")
+
+
 def _c4(span: Span) -> bool:
     """Spec 9 C4: a store error right after the segment's own matched claim escapes."""
     statements = span.statements
@@ -164,6 +190,7 @@ __all__ = [
     "SPEC_LEASE_S",
     "THROWS",
     "entry_points_throw_as_specified",
+    "event_sequence_without_gap",
     "lease_is_the_specs",
     "requeue_backoff_per_spec",
     "spec_backoff_ms",

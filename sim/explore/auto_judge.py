@@ -251,7 +251,8 @@ def judge_all(
     results: dict[int, Judged | Dropped] = {}
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         futures = {
-            pool.submit(_run, _spec(mutant, simulations, seed, tests, scenarios), timeout_s): i for i, mutant in enumerate(mutants)
+            pool.submit(_run, _spec(mutant, simulations, seed, tests, scenarios), timeout_s): i
+            for i, mutant in enumerate(mutants)
         }
         for future in as_completed(futures):
             i = futures[future]

@@ -55,6 +55,7 @@ NAMES_AND_KINDS = [
     ("lease_is_the_specs", "always"),
     ("requeue_backoff_per_spec", "always"),
     ("entry_points_throw_as_specified", "always"),
+    ("event_sequence_without_gap", "always"),
 ]
 
 

@@ -7,7 +7,7 @@ import pytest
 from invariant_histories import FAIL, INFO, INVOKE, OK, WORKER, History, judge
 
 from checks import Validity
-from checks.history import DISPATCH, SEGMENT
+from checks.history import DISPATCH, EVENT, SEGMENT
 from checks.spec_promises import SPEC_LEASE_S, spec_backoff_ms
 
 
@@ -170,3 +170,42 @@ def test_a_failed_claim_that_throws_is_a_violation() -> None:
     b.store_fail("T3 claimQueued")
     b.add(SEGMENT, FAIL, error="StoreError")
     assert verdict("entry_points_throw_as_specified", b) is Validity.INVALID
+
+
+# ---- event_sequence_without_gap -------------------------------------------------------------------
+
+
+def events(*seqs: int, run: str = "r1") -> History:
+    b = History()
+    for seq in seqs:
+        b.add(EVENT, OK, run=run, seq=seq, kind="llm", round=1)
+    return b
+
+
+def test_a_stream_from_zero_without_gap_holds() -> None:
+    assert verdict("event_sequence_without_gap", events(0, 1, 2)) is Validity.VALID
+
+
+def test_a_repeated_sequence_is_not_a_gap() -> None:
+    """A zombie's repeat is unique_event_sequence's."""
+    assert verdict("event_sequence_without_gap", events(0, 1, 1, 2)) is Validity.VALID
+
+
+@pytest.mark.parametrize("seqs", [(1,), (0, 2), (0, 1, 3)])
+def test_a_sequence_past_one_more_than_the_highest_is_a_violation(seqs: tuple[int, ...]) -> None:
+    found = judge("event_sequence_without_gap", events(*seqs))
+    assert found.valid is Validity.INVALID
+    assert "gap" in found.explanation
+
+
+def test_a_failed_insert_holds_no_sequence() -> None:
+    b = events(0)
+    b.add(EVENT, FAIL, seq=1, kind="llm", round=1, error="StoreError")
+    b.add(EVENT, OK, seq=1, kind="llm", round=1)
+    assert verdict("event_sequence_without_gap", b) is Validity.VALID
+
+
+def test_each_run_has_its_own_stream() -> None:
+    b = events(0, 1)
+    b.add(EVENT, OK, run="r2", seq=0, kind="llm", round=1)
+    assert verdict("event_sequence_without_gap", b) is Validity.VALID
