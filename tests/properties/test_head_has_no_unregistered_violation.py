@@ -30,6 +30,7 @@ import pytest
 from checks import INVARIANTS
 from checks.fused import index_of
 from register.explain import explain
+from register.met import gone, new_met
 from register.nonguarantees import NON_GUARANTEES
 from scenarios.families import FAMILIES
 from scenarios.loader import library_names, load_scenario
@@ -97,16 +98,27 @@ def test_the_accepted_non_guarantees_are_the_registered_ones() -> None:
     assert {ng.id for ng in NON_GUARANTEES} == ACCEPTED_NON_GUARANTEES
 
 
+def assert_met_as_recorded(grid: str, scenario: str, met: dict[str, int]) -> None:
+    """A registered entry the grid met before and meets no longer is news (register/met.py); so is one
+    it meets now that the register did not record there."""
+    lost = gone(grid, scenario, met)
+    assert not lost, "\n".join(g.line() for g in lost)
+    fresh = new_met(grid, scenario, met)
+    assert not fresh, f"{', '.join(fresh)} now met on {scenario} (grid {grid}): record it in register/met.py"
+
+
 @pytest.mark.parametrize("scenario", library_names())
 def test_every_violation_of_head_is_registered(scenario: str) -> None:
-    sweep(scenario, SIMULATIONS // 5 if scenario in SLOW_SCENARIOS else SIMULATIONS, SEED)
+    met = sweep(scenario, SIMULATIONS // 5 if scenario in SLOW_SCENARIOS else SIMULATIONS, SEED)
+    assert_met_as_recorded("head-sweep", scenario, met)
 
 
 @pytest.mark.parametrize("scenario", library_names())
 def test_every_violation_of_head_at_deployment_ranges_is_registered(scenario: str) -> None:
     """The same at the fault ranges of real deployments (issue 18's triage: 30,360 simulations over
     seeds 0-3 and 5, every violation explained once F-15 .. F-17 (then numbered F-14 .. F-16) were registered)."""
-    sweep(scenario, SIMULATIONS // 5 if scenario in SLOW_SCENARIOS else SIMULATIONS, SEED, deployment=True)
+    met = sweep(scenario, SIMULATIONS // 5 if scenario in SLOW_SCENARIOS else SIMULATIONS, SEED, deployment=True)
+    assert_met_as_recorded("head-sweep-deployment", scenario, met)
 
 
 @pytest.mark.nightly
