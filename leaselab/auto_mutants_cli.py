@@ -48,6 +48,14 @@ def run_auto(
     sample: int | None, seed: int, workers: int, simulations: int, timeout_s: float
 ) -> tuple[list[str], dict[str, object]]:
     """Sample, judge, and render; (text lines, JSON document)."""
+    import importlib.util
+
+    from model.errors import LeaselabError
+
+    if importlib.util.find_spec("cosmic_ray") is None:
+        raise LeaselabError(
+            "needs cosmic-ray, which is not installed", field="--auto", hint="pip install 'leaselab[mutants]'"
+        )
     from reports.progress import meter
     from reports.stats import wilson
     from sim.explore.auto_judge import judge_all

@@ -1,0 +1,41 @@
+"""``leaselab mutants --auto``: its bad input, and its text report from a judged report."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from leaselab.auto_mutants_cli import auto_lines
+from sim.explore.auto_judge import AutoReport, Judged, SweepKill
+from sim.explore.auto_mutants import AutoMutant, Dropped, MutationSite
+
+
+def test_auto_refuses_only(refused: Callable[..., str]) -> None:
+    line = refused("mutants", "--auto", "--only", "kb1_finish_unguarded", names="--only")
+    assert "--auto" in line
+
+
+def test_auto_refuses_a_zero_sample(refused: Callable[..., str]) -> None:
+    refused("mutants", "--auto", "--sample", "0", names="Invalid value for '--sample'")
+
+
+def mutant(line: int) -> AutoMutant:
+    site = MutationSite("hooks.py", "core/AddNot", 0, line)
+    return AutoMutant(site, "", f"--- a/model/hooks.py\n+++ b/model/hooks.py\n@@ -{line} @@\n-    a\n+    not a")
+
+
+def test_the_text_report_gives_the_score_its_interval_and_every_survivor_with_its_diff() -> None:
+    report = AutoReport(sites=100, sample=4, seed=0)
+    report.judged = [
+        Judged(mutant(1), SweepKill("terminal_is_terminal", "unexplained", "default", 3), "tests/x.py::t", 1.0),
+        Judged(mutant(2), None, "tests/x.py::u", 1.0),
+        Judged(mutant(3), None, None, 1.0),
+    ]
+    report.dropped = [Dropped(mutant(4), "equivalent", "the same bytecode")]
+    lines = auto_lines(report, (0.1, 0.9))
+    text = "\n".join(lines)
+    assert "sweep-only score among the 2 the unit tests kill: 0.50 (1 of 2)" in text
+    assert "95% Wilson interval [0.10, 0.90]" in text
+    assert "SURVIVED  hooks.py:2:AddNot#0: tests fail at tests/x.py::u" in text
+    assert "+    not a" in text
+    assert "unkilled  hooks.py:3:AddNot#0" in text
+    assert "equivalent hooks.py:4:AddNot#0: the same bytecode" in text
