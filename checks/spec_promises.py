@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from checks.history import DISPATCH, EVENT, PHASE, Op, OpType
+from checks.history import DISPATCH, EVENT, IDLE, PHASE, Op, OpType
 from checks.index import CLAIMS, Index, Span, row_of
 from checks.judgement import Finding, Tally
 from checks.own import matched, number
@@ -143,6 +143,8 @@ def entry_points_throw_as_specified(ix: Index) -> Finding:
             f"{', '.join(sorted(allowed)) or 'nothing'} escape it",
             at=done[0],
         )
+    for _tick in ix.of_type(IDLE, OpType.OK):  # a folded reaper tick: a reap segment that returned
+        tally.hold()
     return tally.finding("segments")
 
 
