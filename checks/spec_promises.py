@@ -87,11 +87,19 @@ def lease_is_the_specs(ix: Index) -> Finding:
                 continue
             tally.violate(
                 (op[0],),
-                f"{op[6].get('transition')!r} at {op[0]} left run {op[4]!r} a lease of {lease - clock:g} s past the "
-                f"issuing process's clock ({clock}); the spec's lease is {SPEC_LEASE_S} s",
+                f"{op[6].get('transition')!r} at {op[0]} left run {op[4]!r} a lease {_seconds(lease - clock)} past "
+                f"the issuing process's clock ({clock}); the spec's lease is {SPEC_LEASE_S} s",
                 at=op[0],
             )
     return tally.finding("leases set")
+
+
+def _seconds(value: float) -> str:
+    """A lease length for a message; a mutant's absurd one (an integer of thousands of digits, which
+    ``str`` refuses and a float cannot hold) is described by its size."""
+    if isinstance(value, int) and value.bit_length() > 64:
+        return f"a {value.bit_length()}-bit number of seconds"
+    return f"of {value:g} s" if isinstance(value, float) else f"of {value} s"
 
 
 def requeue_backoff_per_spec(ix: Index) -> Finding:

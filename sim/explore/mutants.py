@@ -281,8 +281,8 @@ UNEXERCISED_REASONS: Mapping[str, str] = {
     "`leaselab mutants --auto`, issue 28); no flag or code mutant changes the backoff",
     "entry_points_throw_as_specified": "violated by the automatic mutants that let a claim's or recovery's store "
     "error escape (entrypoints.py, recovery.py, `leaselab mutants --auto`, issue 28)",
-    "event_sequence_without_gap": "violated by the automatic mutants of the resume position (resume.py, "
-    "`leaselab mutants --auto`, issue 28); no flag or code mutant skips a sequence number",
+    "event_sequence_without_gap": "violated by the automatic mutants of the stream position (resume.py, "
+    "entrypoints.py, hooks.py; `leaselab mutants --auto`, issue 28); no flag or code mutant skips a sequence number",
 }
 """Invariants that no flag mutant, code mutant, known defect or registered finding violates, each
 with the reason it is kept (or the mutant that would violate it)."""

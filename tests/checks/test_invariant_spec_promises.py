@@ -209,3 +209,10 @@ def test_each_run_has_its_own_stream() -> None:
     b = events(0, 1)
     b.add(EVENT, OK, run="r2", seq=0, kind="llm", round=1)
     assert verdict("event_sequence_without_gap", b) is Validity.VALID
+
+
+def test_an_absurd_lease_is_a_violation_not_a_checker_error() -> None:
+    """A mutant's ``now ** LEASE_S``: an integer of thousands of digits."""
+    found = judge("lease_is_the_specs", claim_with_lease(1_000**900))
+    assert found.valid is Validity.INVALID
+    assert "bit number" in found.explanation
