@@ -1,4 +1,8 @@
-"""The explorer interface: a target, a budget, and a report of distinct, shrunk violations."""
+"""The explorer interface: a target, a budget, and a report of distinct, shrunk violations.
+
+Distinct means a distinct mechanism (:mod:`sim.explore.discovery`): each registered finding, recorded
+non-guarantee or unexplained witness shape is reported once, shrunk while it keeps that mechanism.
+"""
 
 from __future__ import annotations
 
@@ -16,6 +20,7 @@ from scenarios.loader import load_scenario
 from scenarios.schema import FaultsModel, Scenario
 from scenarios.script import Fault
 from sim.explore.counterexample import Counterexample
+from sim.explore.discovery import mechanism_key
 from sim.explore.shrink import ddmin
 from sim.world.simulate import SimulationResult, simulate
 
@@ -53,9 +58,15 @@ class Budget:
     shrink_tests: int = 300
     invariants: frozenset[str] | None = None
     """Only violations of these invariants are shrunk, reported and stopped at (None = all)."""
+    mechanisms: frozenset[str] | None = None
+    """With ``stop_at_first``: stop only at one of these mechanisms (register ids or keys; None = any)."""
 
     def wants(self, invariant: str) -> bool:
         return self.invariants is None or invariant in self.invariants
+
+    def stops_at(self, key: str) -> bool:
+        """Whether meeting the mechanism ``key`` ends a ``stop_at_first`` search."""
+        return self.mechanisms is None or key in self.mechanisms
 
 
 @dataclass(frozen=True)
@@ -70,6 +81,20 @@ class Violation:
     @property
     def faults_in_minimal(self) -> int:
         return len(self.counterexample.faults)
+
+    @property
+    def mechanism(self) -> str:
+        """The shrunk counterexample's mechanism: a register id, or 'unexplained: <witness shape>'."""
+        return self.counterexample.mechanism
+
+    @property
+    def known(self) -> str:
+        """How the terminal names a violation the register explains ('known: F-06', 'non-guarantee:
+        NG-identity'), '' for an unexplained one."""
+        label = self.mechanism
+        if not label or label.startswith("unexplained"):
+            return ""
+        return ("non-guarantee: " if label.startswith("NG-") else "known: ") + label
 
 
 @dataclass
@@ -93,6 +118,8 @@ class ExploreReport:
             "violations": [
                 {
                     "invariant": v.invariant,
+                    "mechanism": v.mechanism,
+                    "explained": bool(v.known),
                     "found_after_s": round(v.found_after_s, 3),
                     "simulations_until_found": v.simulations_until_found,
                     "counterexample": str(v.path) if v.path else None,
@@ -202,7 +229,7 @@ def shrink(
 
 def report_shrunk(
     report: ExploreReport,
-    seen: set[tuple[str, ...]],
+    seen: set[str],
     budget: Budget,
     *,
     profile: FaultsModel,
@@ -212,7 +239,8 @@ def report_shrunk(
     found: tuple[float, int],
     tempo: Tempo | None = None,
 ) -> bool:
-    """Shrink one violation and add it to ``report`` unless its signature was already reported."""
+    """Shrink one violation (keeping its mechanism) and add it to ``report`` unless its mechanism was
+    already reported (``seen`` holds the keys of :func:`sim.explore.discovery.mechanism_key`)."""
     cx, _ = shrink(
         report.target,
         profile,
@@ -225,9 +253,10 @@ def report_shrunk(
         tempo=tempo,
     )
     sig = signature(invariant, cx.faults)
-    if sig in seen:
+    key = mechanism_key(invariant, cx.mechanism)
+    if key in seen:
         return False
-    seen.add(sig)
+    seen.add(key)
     report.violations.append(Violation(invariant, found[0], found[1], cx, sig))
     return True
 

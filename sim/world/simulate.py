@@ -96,8 +96,9 @@ def build_world(
     script: Sequence[Fault] | None = None,
     ties: TieControl | None = None,
     anchored: Sequence[Fault] | None = None,
+    keep: Sequence[Fault] = (),
 ) -> World:
-    """A world with every process started, ready to run."""
+    """A world with every process started, ready to run (``keep``: see :func:`simulate`)."""
     rng = random.Random(seed)
     runs = plan_runs(scenario, rng)
     world = World(
@@ -108,6 +109,9 @@ def build_world(
         ties,
         list(anchored) if anchored is not None else None,
     )
+    if keep:
+        world.plan.keep(keep)
+        world._decide = world.plan.decide
     env, cfg = world.env, scenario.world
     env.process(processes.phases(world))
     world.open_creators = len(runs)
@@ -152,18 +156,21 @@ def simulate(
     judge: bool = True,
     ties: TieControl | None = None,
     anchored: Sequence[Fault] | None = None,
+    keep: Sequence[Fault] = (),
 ) -> SimulationResult:
     """Run one simulation and judge its history.
 
     ``script`` switches the fault plan to script mode: exactly those faults fire, at
     their request indexes (the scenario's own targeted faults do not: a recorded
     script already holds those that fired). ``anchored`` is the shrinker's mode: the
-    faults fire at their anchors (run, request type, occurrence) instead.
+    faults fire at their anchors (run, request type, occurrence) instead. ``keep`` (profile
+    mode only) fires those faults at their anchors on top of the profile's draws
+    (:meth:`FaultPlan.keep`); the result's ``fault_script`` replays it in script mode.
     """
     loaded = load_scenario(scenario)
     resolved = resolve_policy(policy, flags)
     with gc_paused():
-        world = build_world(loaded, resolved, seed, script, ties, anchored)
+        world = build_world(loaded, resolved, seed, script, ties, anchored, keep)
         run_world(world)
         result = _judged(world, loaded.name, resolved, seed, ties, judge)
         _release(world)
