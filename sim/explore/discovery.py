@@ -68,6 +68,8 @@ class Discovery:
     met: dict[str, Met] = field(default_factory=dict)
     branched: int = 0
     """Simulations that were branches of earlier ones (the guided explorer's; 0 for the swarm)."""
+    interrupted: bool = False
+    """The search was ended by Ctrl-C (SIGINT): what it met so far is all there is."""
 
     def see(
         self, result: SimulationResult, simulations: int, seconds: float, wants: Callable[[str], bool]
@@ -97,6 +99,7 @@ class Discovery:
         """Fold another search's mechanisms into this one (a parallel worker's: ``renumber`` maps its
         simulation numbers to the whole search's); the earlier first meeting wins."""
         self.branched += other.branched
+        self.interrupted = self.interrupted or other.interrupted
         for key, theirs in other.met.items():
             number = renumber(theirs.simulations)
             mine = self.met.get(key)

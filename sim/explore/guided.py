@@ -49,7 +49,7 @@ from scenarios.schema import FaultsModel, Scenario
 from scenarios.script import Fault
 from sim.explore.base import Budget, Clock, ExploreReport, Progress, Target
 from sim.explore.discovery import Discovery
-from sim.explore.swarm import Candidate, explorer_draws, keep_new, refine_minimal, shrink_candidates
+from sim.explore.swarm import Candidate, explorer_draws, finish, keep_new
 from sim.world.simulate import SimulationResult, simulate
 
 BRANCH_SHARE = (0.25, 0.85)
@@ -246,39 +246,42 @@ def guided_search(
     timed: dict[Tempo, Scenario] = {}
     yields = {"fresh": 1.0, "branch": 1.0}
     simulations = branched = 0
-    while clock.elapsed() < budget.seconds and (budget.simulations is None or simulations < budget.simulations):
-        if stop is not None and stop():
-            break
-        share = yields["branch"] / (yields["branch"] + yields["fresh"])
-        share = min(BRANCH_SHARE[1], max(BRANCH_SHARE[0], share))
-        branch = simulations >= WARMUP and bool(pool.milestones) and rng.random() < share
-        keep: tuple[Fault, ...] = ()
-        if branch:
-            milestone = pool.pick(rng)
-            milestone.branches += 1
-            keep = branch_faults(milestone, rng)
-            seed, profile, tempo = rng.getrandbits(32), milestone.profile, milestone.tempo
-            branched += 1
-        else:
-            seed, profile, tempo = next(draws)
-        scenario = timed.get(tempo)
-        if scenario is None:
-            scenario = with_tempo(base, tempo)
-            if len(timed) < 256:
-                timed[tempo] = scenario
-        result = simulate(scenario.with_faults(profile), policy, seed, keep=keep)
-        simulations += 1
-        met: list[str] = []
-        stopping = keep_new(
-            found, candidates, budget, result, (seed, profile, tempo), clock.elapsed(), simulations, met
-        )
-        new = pool.observe(result, (seed, profile, tempo), met)
-        side = "branch" if branch else "fresh"
-        yields[side] = DECAY * yields[side] + (1 - DECAY) * 10.0 * new
-        if progress is not None:
-            progress(simulations, len(candidates))
-        if stopping:
-            break
+    try:
+        while clock.elapsed() < budget.seconds and (budget.simulations is None or simulations < budget.simulations):
+            if stop is not None and stop():
+                break
+            share = yields["branch"] / (yields["branch"] + yields["fresh"])
+            share = min(BRANCH_SHARE[1], max(BRANCH_SHARE[0], share))
+            branch = simulations >= WARMUP and bool(pool.milestones) and rng.random() < share
+            keep: tuple[Fault, ...] = ()
+            if branch:
+                milestone = pool.pick(rng)
+                milestone.branches += 1
+                keep = branch_faults(milestone, rng)
+                seed, profile, tempo = rng.getrandbits(32), milestone.profile, milestone.tempo
+                branched += 1
+            else:
+                seed, profile, tempo = next(draws)
+            scenario = timed.get(tempo)
+            if scenario is None:
+                scenario = with_tempo(base, tempo)
+                if len(timed) < 256:
+                    timed[tempo] = scenario
+            result = simulate(scenario.with_faults(profile), policy, seed, keep=keep)
+            simulations += 1
+            met: list[str] = []
+            stopping = keep_new(
+                found, candidates, budget, result, (seed, profile, tempo), clock.elapsed(), simulations, met
+            )
+            new = pool.observe(result, (seed, profile, tempo), met)
+            side = "branch" if branch else "fresh"
+            yields[side] = DECAY * yields[side] + (1 - DECAY) * 10.0 * new
+            if progress is not None:
+                progress(simulations, len(candidates))
+            if stopping:
+                break
+    except KeyboardInterrupt:
+        found.interrupted = True  # Ctrl-C: the simulation in flight is dropped, the rest is kept
     found.branched = branched
     return candidates, simulations
 
@@ -295,8 +298,6 @@ class GuidedExplorer:
         candidates, report.simulations = guided_search(target, budget, clock, progress, discovery=found)
         report.extra["search_s"] = round(clock.elapsed(), 3)
         report.extra["branched"] = found.branched
-        report.extra["mechanisms"] = found.documents()
-        shrink_candidates(report, candidates, budget)
-        refine_minimal(target, budget, report)
+        finish(report, candidates, budget, found)
         report.elapsed_s = clock.elapsed()
         return report

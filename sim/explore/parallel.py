@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import multiprocessing
+import signal
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -28,7 +29,7 @@ from typing import Any
 from sim.explore.base import Budget, Clock, ExploreReport, Progress, Target
 from sim.explore.discovery import Discovery
 from sim.explore.guided import guided_search
-from sim.explore.swarm import Candidate, refine_minimal, search, shrink_candidates
+from sim.explore.swarm import Candidate, finish, search
 
 SEARCHES = {"swarm": search, "guided": guided_search}
 """The searches a worker can run: the same signature, candidates and simulations out."""
@@ -65,6 +66,8 @@ class WorkerResult:
 def _install(event: Any) -> None:
     global _STOP
     _STOP = event
+    # Ctrl-C is the coordinator's to handle: it sets the event, and the workers stop at their next draw
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _stopped() -> bool:
@@ -77,7 +80,7 @@ def _work(target: Target, budget: Budget, workers: int, worker: int, stop_early:
     started = time.process_time()
     found = Discovery()
     searcher = SEARCHES[kind]
-    candidates, simulations = searcher(target, mine, Clock(), None, _stopped if stop_early else None, found)
+    candidates, simulations = searcher(target, mine, Clock(), None, _stopped, found)
     if (
         stop_early
         and budget.stop_at_first
@@ -129,7 +132,13 @@ class ParallelSwarmExplorer:
                 pool.submit(_work, target, budget, self.workers, worker, not deterministic, self.name)
                 for worker in range(self.workers)
             ]
-            results = [future.result() for future in futures]
+            try:
+                results = [future.result() for future in futures]
+            except KeyboardInterrupt:
+                # Ctrl-C: tell the workers to stop (a terminal's Ctrl-C reached them too) and keep what they found
+                event.set()
+                results = [future.result() for future in futures]
+                results[0].discovery.interrupted = True
         report.simulations = sum(r.simulations for r in results)
         ranked = sorted(
             (
@@ -144,13 +153,12 @@ class ParallelSwarmExplorer:
         for r in results:
             found.merge(r.discovery, _renumber(self.workers, r.worker))
         report.extra["search_s"] = round(clock.elapsed(), 3)
-        report.extra["mechanisms"] = found.documents()
         report.extra["workers"] = self.workers
         report.extra["worker_cpu_s"] = [round(r.cpu_s, 3) for r in results]
+        report.extra["branched"] = found.branched
         if progress is not None:
             progress(report.simulations, len(candidates))
-        shrink_candidates(report, candidates, budget)
-        refine_minimal(target, budget, report)
+        finish(report, candidates, budget, found)
         report.elapsed_s = clock.elapsed()
         return report
 

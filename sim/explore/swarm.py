@@ -19,7 +19,7 @@ from itertools import islice
 
 from scenarios.intensity import Tempo, with_tempo
 from scenarios.schema import FaultsModel, Scenario
-from sim.explore.base import Budget, Clock, ExploreReport, Progress, Target, report_shrunk
+from sim.explore.base import Budget, Clock, ExploreReport, Progress, Target, Violation, report_shrunk, signature
 from sim.explore.counterexample import Counterexample
 from sim.explore.discovery import UNEXPLAINED_PREFIX, Discovery, mechanism_key
 from sim.explore.profiles import draw_profile, draw_tempo
@@ -123,22 +123,25 @@ def search(
     simulations = 0
     timed: dict[Tempo, Scenario] = {}
     draws = explorer_draws(target, budget.seed)
-    while clock.elapsed() < budget.seconds and (budget.simulations is None or simulations < budget.simulations):
-        if stop is not None and stop():
-            break
-        seed, profile, tempo = next(draws)
-        scenario = timed.get(tempo)
-        if scenario is None:
-            scenario = with_tempo(base, tempo)
-            if len(timed) < 64:
-                timed[tempo] = scenario
-        result = simulate(scenario.with_faults(profile), policy, seed)
-        simulations += 1
-        stopping = keep_new(found, candidates, budget, result, (seed, profile, tempo), clock.elapsed(), simulations)
-        if progress is not None:
-            progress(simulations, len(candidates))
-        if stopping:
-            break
+    try:
+        while clock.elapsed() < budget.seconds and (budget.simulations is None or simulations < budget.simulations):
+            if stop is not None and stop():
+                break
+            seed, profile, tempo = next(draws)
+            scenario = timed.get(tempo)
+            if scenario is None:
+                scenario = with_tempo(base, tempo)
+                if len(timed) < 64:
+                    timed[tempo] = scenario
+            result = simulate(scenario.with_faults(profile), policy, seed)
+            simulations += 1
+            stopping = keep_new(found, candidates, budget, result, (seed, profile, tempo), clock.elapsed(), simulations)
+            if progress is not None:
+                progress(simulations, len(candidates))
+            if stopping:
+                break
+    except KeyboardInterrupt:
+        found.interrupted = True  # Ctrl-C: the simulation in flight is dropped, the rest is kept
     return candidates, simulations
 
 
@@ -173,6 +176,40 @@ def keep_new(
                 continue
         candidates.append(Candidate(invariant, seed, profile, tempo, result, found_at, simulations, met.key))
     return stopping
+
+
+def report_unshrunk(report: ExploreReport, candidates: Sequence[Candidate], found: Discovery) -> None:
+    """After Ctrl-C: report each candidate as the search met it (no time to shrink), as a replayable
+    counterexample of its whole fault script, labelled with its mechanism."""
+    for c in candidates:
+        label = found.met[c.mechanism].label if c.mechanism in found.met else ""
+        cx = Counterexample(
+            scenario=report.target.scenario_ref,
+            policy=report.target.policy_name,
+            seed=c.seed,
+            invariant=c.invariant,
+            digest=c.result.digest,
+            faults=tuple(c.result.fault_script),
+            profile=c.profile,
+            flags=dict(report.target.flags),
+            explorer=report.explorer,
+            tempo=None if c.tempo == Tempo() else c.tempo,
+            mechanism=label,
+            note="not shrunk: the search was interrupted",
+        )
+        sig = signature(c.invariant, cx.faults)
+        report.violations.append(Violation(c.invariant, c.found_after_s, c.simulations_until_found, cx, sig))
+
+
+def finish(report: ExploreReport, candidates: Sequence[Candidate], budget: Budget, found: Discovery) -> None:
+    """Shrink and report the candidates (after Ctrl-C, report them unshrunk), then refine."""
+    report.extra["mechanisms"] = found.documents()
+    if found.interrupted:
+        report.extra["interrupted"] = True
+        report_unshrunk(report, candidates, found)
+        return
+    shrink_candidates(report, candidates, budget)
+    refine_minimal(target=report.target, budget=budget, report=report)
 
 
 def shrink_candidates(report: ExploreReport, candidates: Sequence[Candidate], budget: Budget) -> None:
@@ -257,9 +294,7 @@ class SwarmExplorer:
         found = Discovery()
         candidates, report.simulations = search(target, budget, clock, progress, discovery=found)
         report.extra["search_s"] = round(clock.elapsed(), 3)
-        report.extra["mechanisms"] = found.documents()
         report.extra["search_cpu_s"] = round(time.process_time() - cpu, 3)
-        shrink_candidates(report, candidates, budget)
-        refine_minimal(target, budget, report)
+        finish(report, candidates, budget, found)
         report.elapsed_s = clock.elapsed()
         return report
