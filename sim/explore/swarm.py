@@ -156,7 +156,7 @@ def keep_new(
     met_keys: list[str] | None = None,
 ) -> bool:
     """Name ``result``'s violations by mechanism and keep it as a candidate for each mechanism met for the
-    first time (at most ``2 * max_per_invariant`` unexplained ones per invariant, whose witness shapes
+    first time (at most ``max_per_invariant`` unexplained ones per invariant, whose witness shapes
     can be many); True when, with ``stop_at_first``, a wanted mechanism was met. ``met_keys``, when
     given, receives the key of every mechanism the result showed."""
     seed, profile, tempo = drawn
@@ -172,7 +172,7 @@ def keep_new(
             continue
         if not met.label or met.label.startswith(UNEXPLAINED_PREFIX):
             unexplained = sum(1 for c in candidates if c.invariant == invariant and UNEXPLAINED_PREFIX in c.mechanism)
-            if unexplained >= 2 * budget.max_per_invariant:
+            if unexplained >= budget.max_per_invariant:
                 continue
         candidates.append(Candidate(invariant, seed, profile, tempo, result, found_at, simulations, met.key))
     return stopping
