@@ -77,6 +77,8 @@ def first_line(report: ExploreReport) -> str:
         f"{report.explorer}: {report.simulations:,} simulations in {report.elapsed_s:.1f} s, "
         f"{len(report.violations)} distinct mechanisms"
     )
+    if report.extra.get("interrupted"):
+        return f"{head} before Ctrl-C: {known} known to the register, {unexplained} unexplained (exit 130)"
     if not report.violations:
         return head + ": no violation"
     return (
@@ -183,7 +185,8 @@ def explore(
     if interrupted:
         typer.echo(
             f"interrupted after {report.simulations:,} simulations: {len(report.violations)} counterexamples "
-            f"(not shrunk) and summary.json written to {out}/; search on with: {resume_command(seed)}",
+            f"(not shrunk) and summary.json written to {out}/; search on (the next seed, a stream this one "
+            f"did not draw) with: {resume_command(seed)}",
             err=True,
         )
         raise typer.Exit(INTERRUPTED_EXIT_CODE)
