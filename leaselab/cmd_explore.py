@@ -7,7 +7,9 @@ report's directory). The terminal names what the register explains beside each v
 F-06", "non-guarantee: NG-identity"). ``--explorer guided`` (the default) branches from milestone
 histories (:mod:`sim.explore.guided`), ``swarm`` draws afresh every time; ``--workers N`` spreads one
 search over N processes (:mod:`sim.explore.parallel`). ``--ranges deployment`` widens the scenario's
-fault ranges to those of real deployments. Progress (simulations, violations, the budget left) goes to
+fault ranges to those of real deployments. ``--target cost:NAME`` searches for one instance of a cost
+the report counts (:mod:`sim.explore.costs`) and writes it like a violation (exit 1 when found).
+Progress (simulations, violations, the budget left) goes to
 stderr.
 
 Exit 1 if any violation was found, known ones included (the first line of output says how many the
@@ -46,6 +48,8 @@ def file_tag(violation: Any) -> str:
     known: str = violation.known
     if known:
         return str(violation.mechanism)
+    if str(violation.mechanism).startswith("cost:"):
+        return "cost"
     text = violation.mechanism or "|".join(violation.signature)
     return hashlib.blake2b(text.encode(), digest_size=3).hexdigest()
 
@@ -57,7 +61,8 @@ def write_counterexamples(report: ExploreReport, out: Path) -> None:
 
     scenario = Path(report.target.scenario_ref).stem
     for i, violation in enumerate(report.violations, 1):
-        name = f"{scenario}-{report.target.policy_name}-{violation.invariant}-{file_tag(violation)}.toml"
+        what = violation.invariant.replace(":", "-")  # cost:NAME -> cost-NAME: a portable file name
+        name = f"{scenario}-{report.target.policy_name}-{what}-{file_tag(violation)}.toml"
         path = write(violation.counterexample, out / name)
         report.violations[i - 1] = type(violation)(
             violation.invariant,
@@ -77,6 +82,9 @@ def first_line(report: ExploreReport) -> str:
         f"{report.explorer}: {report.simulations:,} simulations in {report.elapsed_s:.1f} s, "
         f"{len(report.violations)} distinct mechanisms"
     )
+    if report.target.cost:
+        found = "found" if report.violations else "not found"
+        return f"{head.rsplit(',', 1)[0]}: {report.target.cost} {found} (exit {1 if report.violations else 0})"
     if report.extra.get("interrupted"):
         return f"{head} before Ctrl-C: {known} known to the register, {unexplained} unexplained (exit 130)"
     if not report.violations:
@@ -88,8 +96,8 @@ def first_line(report: ExploreReport) -> str:
 
 
 def violation_line(v: Any) -> str:
-    label = v.known or "unexplained"
-    shape = "" if v.known else f" [{v.mechanism.removeprefix('unexplained: ')[:120]}]"
+    label = v.known or ("instance" if v.mechanism.startswith("cost:") else "unexplained")
+    shape = "" if v.known or label == "instance" else f" [{v.mechanism.removeprefix('unexplained: ')[:120]}]"
     return (
         f"  {label}: {v.invariant}{shape}: first met after {v.found_after_s:.2f} s / "
         f"{v.simulations_until_found:,} simulations, {v.faults_in_minimal} faults in the "
@@ -117,6 +125,14 @@ def explore(
     ranges: Annotated[
         str, typer.Option("--ranges", help="library (the scenario's own fault ranges) or deployment.")
     ] = "library",
+    target_name: Annotated[
+        str | None,
+        typer.Option(
+            "--target",
+            help="cost:NAME: find one instance of a cost the report counts (e.g. cost:progressing_reaped) "
+            "instead of violations.",
+        ),
+    ] = None,
     budget_s: Annotated[float, typer.Option("--budget-s", min=0.1, max=MAX_BUDGET_S, help="Wall-clock budget.")] = 30.0,
     simulations: Annotated[
         int | None,
@@ -148,16 +164,25 @@ def explore(
     from sim.explore.parallel import ParallelSwarmExplorer
     from sim.explore.registry import explorer_named
 
+    wanted: frozenset[str] | None = None
+    if target_name is not None:
+        from sim.explore.costs import check_cost, is_cost
+
+        if not is_cost(target_name):
+            raise LeaselabError(f"unknown target '{target_name}'", field="--target", hint="give cost:NAME (see --help)")
+        wanted = frozenset({check_cost(target_name)})
     target = target_from_cli(scenario, policy, flag or [], faults)
     if ranges == "deployment":
         target = replace(target, scenario_override=target.scenario.at_deployment_ranges())
+    if target_name is not None:
+        target = replace(target, cost=target_name)
     search = explorer_named(explorer)
     if workers > 1:
         if explorer not in ("guided", "swarm"):
             what = f"--workers applies to the guided and swarm explorers, not {explorer}"
             raise LeaselabError(what, field="--workers", hint="add --explorer guided")
         search = ParallelSwarmExplorer(workers, explorer)
-    budget = Budget(seconds=budget_s, simulations=simulations, seed=seed)
+    budget = Budget(seconds=budget_s, simulations=simulations, seed=seed, invariants=wanted)
     started = time.perf_counter()
     with meter("explore") as show:
 

@@ -19,6 +19,7 @@ from scenarios.intensity import Tempo, with_tempo
 from scenarios.loader import load_scenario
 from scenarios.schema import FaultsModel, Scenario
 from scenarios.script import Fault
+from sim.explore.costs import is_cost, with_cost
 from sim.explore.counterexample import Counterexample
 from sim.explore.discovery import mechanism_key
 from sim.explore.shrink import ddmin
@@ -38,6 +39,13 @@ class Target:
     flags: Mapping[str, bool] = field(default_factory=dict)
     families: tuple[str, ...] = FAMILIES
     scenario_override: Scenario | None = None
+    cost: str = ""
+    """``cost:NAME`` to search for an instance of a cost the report counts (:mod:`sim.explore.costs`)
+    as if it were a violated invariant; '' to search for violations."""
+
+    def judged(self, result: SimulationResult) -> SimulationResult:
+        """``result`` as this target judges it: with its cost's pseudo-verdict when it names one."""
+        return with_cost(result, self.cost) if self.cost else result
 
     @property
     def scenario(self) -> Scenario:
@@ -92,7 +100,7 @@ class Violation:
         """How the terminal names a violation the register explains ('known: F-06', 'non-guarantee:
         NG-identity'), '' for an unexplained one."""
         label = self.mechanism
-        if not label or label.startswith("unexplained"):
+        if not label or label.startswith("unexplained") or is_cost(label):
             return ""
         return ("non-guarantee: " if label.startswith("NG-") else "known: ") + label
 
@@ -159,6 +167,8 @@ def mechanism_of_result(result: SimulationResult, invariant: str) -> Mechanism |
     """The mechanism of ``result``'s violation of ``invariant`` (None when it does not violate it)."""
     if invariant not in result.violations:
         return None
+    if is_cost(invariant):
+        return Mechanism(invariant, invariant)
     return mechanism_of(invariant, result.history, result.verdicts[invariant])
 
 
@@ -187,7 +197,7 @@ def shrink(
         raise ValueError(f"keep must be {KEEP_MECHANISM!r} or {KEEP_INVARIANT!r}, not {keep!r}")
     scenario = with_tempo(target.scenario, tempo).with_faults(profile)
     policy = target.policy
-    replay = simulate(scenario, policy, seed, script=script)
+    replay = target.judged(simulate(scenario, policy, seed, script=script))
     if expected_digest is not None and replay.digest != expected_digest:
         raise NondeterminismError(
             f"the fault script of seed {seed} replayed to digest {replay.digest}, not {expected_digest}"
@@ -200,12 +210,12 @@ def shrink(
         return wanted is None or mechanism_of_result(result, invariant) == wanted
 
     def fails(candidate: Sequence[Fault]) -> bool:
-        return shows(simulate(scenario, policy, seed, anchored=candidate))
+        return shows(target.judged(simulate(scenario, policy, seed, anchored=candidate)))
 
     minimal, _ = ddmin(script, fails, max_tests=max_tests)
     anchored_run = simulate(scenario, policy, seed, anchored=minimal)
     concrete = anchored_run.fault_script
-    final = simulate(scenario, policy, seed, script=concrete)
+    final = target.judged(simulate(scenario, policy, seed, script=concrete))
     if final.digest != anchored_run.digest:
         raise NondeterminismError(f"the anchored script of seed {seed} and its concrete replay differ")
     if not shows(final):

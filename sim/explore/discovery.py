@@ -24,6 +24,7 @@ from register.mechanism import mechanism_of
 from sim.world.simulate import SimulationResult
 
 UNEXPLAINED_PREFIX = "unexplained: "
+COST_PREFIX = "cost:"
 
 
 def mechanism_key(invariant: str, label: str) -> str:
@@ -81,8 +82,11 @@ class Discovery:
         for invariant in result.violations:
             if not wants(invariant):
                 continue
-            ix = ix if ix is not None else index_of(result.history)
-            label = mechanism_of(invariant, ix, result.verdicts[invariant]).label()
+            if invariant.startswith(COST_PREFIX):
+                label = invariant  # a cost's mechanism is the cost itself (sim.explore.costs)
+            else:
+                ix = ix if ix is not None else index_of(result.history)
+                label = mechanism_of(invariant, ix, result.verdicts[invariant]).label()
             key = mechanism_key(invariant, label)
             entry = self.met.get(key)
             first = entry is None

@@ -267,7 +267,7 @@ def guided_search(
                 scenario = with_tempo(base, tempo)
                 if len(timed) < 256:
                     timed[tempo] = scenario
-            result = simulate(scenario.with_faults(profile), policy, seed, keep=keep)
+            result = target.judged(simulate(scenario.with_faults(profile), policy, seed, keep=keep))
             simulations += 1
             met: list[str] = []
             stopping = keep_new(

@@ -133,7 +133,7 @@ def search(
                 scenario = with_tempo(base, tempo)
                 if len(timed) < 64:
                     timed[tempo] = scenario
-            result = simulate(scenario.with_faults(profile), policy, seed)
+            result = target.judged(simulate(scenario.with_faults(profile), policy, seed))
             simulations += 1
             stopping = keep_new(found, candidates, budget, result, (seed, profile, tempo), clock.elapsed(), simulations)
             if progress is not None:
