@@ -23,7 +23,7 @@ from typing import Any
 from checks.history import Op
 from checks.metrics import run_metrics
 from checks.verdict import Kind, Validity, Verdict
-from model.errors import LeaselabError
+from model.errors import LeaselabError, unknown_name
 from sim.world.simulate import SimulationResult
 
 PREFIX = "cost:"
@@ -64,11 +64,8 @@ def check_cost(name: str) -> str:
     bare = name.removeprefix(PREFIX)
     if bare in COLUMNS or (bare.startswith("dl.") and len(bare) > 3 and bare[3:].replace("_", "").isalnum()):
         return name
-    raise LeaselabError(
-        f"unknown cost '{bare}'",
-        field="--target",
-        hint="valid: " + ", ".join(cost_names()) + ", cost:dl.REASON (e.g. cost:dl.lease_expired)",
-    )
+    what, _ = unknown_name("cost", name, [*cost_names(), "cost:dl.REASON"], see="")
+    raise LeaselabError(what, field="--target", hint=f"{len(COLUMNS) + 1} in all: sim/explore/costs.py")
 
 
 def count(name: str, history: Sequence[Op], request_types: Sequence[Any] = ()) -> int:
