@@ -32,11 +32,14 @@ def test_sigint_writes_what_was_found_says_how_to_search_on_and_exits_130(tmp_pa
     assert process.stderr is not None
     started = time.monotonic()
     line = ""
-    while " simulations" not in line or line.startswith("explore search: 0 "):  # progress: it is searching
+    # one worker shows its progress per simulation: wait until it is searching; the parallel search
+    # reports only at its end, so give its workers time to start and meet something
+    while workers == "1" and (" simulations" not in line or line.startswith("explore search: 0 ")):
         line = process.stderr.readline()
         assert line or process.poll() is None, "explore ended before it was interrupted"
         assert time.monotonic() - started < 120
-    time.sleep(1.0)
+    time.sleep(1.0 if workers == "1" else 15.0)
+    assert process.poll() is None, "explore ended before it was interrupted"
     process.send_signal(signal.SIGINT)
     stdout, stderr = process.communicate(timeout=120)
     assert process.returncode == 130, stderr[-2000:]
