@@ -81,6 +81,14 @@ def _t(n: int) -> float:
     return _T975[keys[-1]] if keys else _T975[1]
 
 
+def _sig(x: float) -> str:
+    """Two significant digits, written out: 0.034 -> '0.034', 342.5 -> '340', 12345 -> '12,000'."""
+    if x == 0:
+        return "0"
+    digits = 1 - math.floor(math.log10(abs(x)))
+    return f"{round(x, digits):,.{max(0, digits)}f}"
+
+
 def _suffix_seed(seed: int, root: int, split: int) -> int:
     digest = hashlib.blake2b(f"leaselab-splitting/{seed}/{root}/{split}".encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big") >> 1
@@ -104,8 +112,8 @@ class Estimate:
     def sentence(self) -> str:
         per = 100_000
         return (
-            f"{self.mechanism}: about {self.rate * per:.2g} in {per:,} simulations "
-            f"[{self.low * per:.2g}, {self.high * per:.2g}] (two-level splitting, {self.roots:,} roots, "
+            f"{self.mechanism}: about {_sig(self.rate * per)} in {per:,} simulations "
+            f"[{_sig(self.low * per)}, {_sig(self.high * per)}] (two-level splitting, {self.roots:,} roots, "
             f"{self.reached:,} at the level x {self.splits} continuations, {self.simulations:,} simulations; "
             f"plain: {self.plain_met} of {self.roots:,})"
         )

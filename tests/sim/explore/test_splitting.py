@@ -54,3 +54,16 @@ def test_a_scenario_with_targeted_faults_is_refused_saying_why() -> None:
     with pytest.raises(ValueError, match="targeted faults"):
         estimate(scenario, "head", "F-18", roots=1, splits=1)
     assert applies(load_scenario("default")) == ""
+
+
+def test_rates_are_written_with_two_significant_digits() -> None:
+    from sim.explore.splitting import _sig
+
+    assert [_sig(x) for x in (0.0345, 343.75, 121.8, 12345.0, 1.0, 0.0)] == [
+        "0.035",
+        "340",
+        "120",
+        "12,000",
+        "1.0",
+        "0",
+    ]
