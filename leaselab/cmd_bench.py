@@ -104,6 +104,10 @@ def bench(
     entry: Annotated[
         list[str] | None, typer.Option("--entry", help="With --search --findings: only this entry (F-18), repeatable.")
     ] = None,
+    origin: Annotated[
+        list[str] | None,
+        typer.Option("--origin", help="With --search --findings: own or default (default: both), repeatable."),
+    ] = None,
     max_simulations: Annotated[
         int | None,
         typer.Option(
@@ -128,10 +132,11 @@ def bench(
             budget_s or 600.0,
             entry or [],
             max_simulations or 20_000,
+            origin or ["own", "default"],
         )
         return
-    if findings or entry or max_simulations:
-        name = "--findings" if findings else "--entry" if entry else "--max-simulations"
+    if findings or entry or max_simulations or origin:
+        name = "--findings" if findings else "--entry" if entry else "--origin" if origin else "--max-simulations"
         raise LeaselabError(f"{name} applies to the search benchmark only", field=name, hint="add --search --findings")
     if search:
         _search(
@@ -203,7 +208,9 @@ def _search(
         typer.echo(line)
 
 
-def _findings(json_out: bool, seeds: int, budget_s: float, only: list[str], max_simulations: int) -> None:
+def _findings(
+    json_out: bool, seeds: int, budget_s: float, only: list[str], max_simulations: int, origins: list[str]
+) -> None:
     from reports.progress import meter
     from sim.bench.mechanisms import bench as mechanism_bench
     from sim.bench.mechanisms import entries, table
@@ -212,6 +219,9 @@ def _findings(json_out: bool, seeds: int, budget_s: float, only: list[str], max_
     unknown = [e for e in only if e not in known]
     if unknown:
         raise LeaselabError(f"unknown register entry '{unknown[0]}'", field="--entry", hint="e.g. F-18, NG-identity")
+    bad = [o for o in origins if o not in ("own", "default")]
+    if bad:
+        raise LeaselabError(f"unknown origin '{bad[0]}'", field="--origin", hint="valid: own, default")
     with meter("bench --search --findings", every_s=0.0) as show:
         done = [0]
 
@@ -220,7 +230,7 @@ def _findings(json_out: bool, seeds: int, budget_s: float, only: list[str], max_
             show("", done[0], None, unit="searches", detail=line)
 
         document = mechanism_bench(
-            seeds=seeds, max_simulations=max_simulations, budget_s=budget_s, only=only, progress=say
+            seeds=seeds, max_simulations=max_simulations, budget_s=budget_s, only=only, origins=origins, progress=say
         )
     if json_out:
         typer.echo(json.dumps(document, indent=2))

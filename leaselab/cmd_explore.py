@@ -171,6 +171,9 @@ def explore(
         if not is_cost(target_name):
             raise LeaselabError(f"unknown target '{target_name}'", field="--target", hint="give cost:NAME (see --help)")
         wanted = frozenset({check_cost(target_name)})
+        if explorer not in ("guided", "swarm"):
+            what = f"--target applies to the guided and swarm explorers, not {explorer}"
+            raise LeaselabError(what, field="--target", hint="add --explorer guided")
     target = target_from_cli(scenario, policy, flag or [], faults)
     if ranges == "deployment":
         target = replace(target, scenario_override=target.scenario.at_deployment_ranges())

@@ -88,3 +88,9 @@ def test_cli_target_writes_a_file_replay_reproduces(tmp_path: Path) -> None:
 def test_cli_refuses_a_target_that_is_not_a_cost(tmp_path: Path) -> None:
     result = runner.invoke(app, ["explore", "--target", "F-18", "--out", str(tmp_path)])
     assert result.exit_code == 2 and "--target" in result.stderr
+
+
+def test_cli_refuses_a_cost_target_for_the_hypothesis_explorer(tmp_path: Path) -> None:
+    args = ["explore", "--target", "cost:requeues", "--explorer", "hypothesis", "--out", str(tmp_path)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2 and "--explorer guided" in result.stderr
