@@ -16,7 +16,7 @@ from collections.abc import Callable
 from checks import Index, Verdict
 from checks import history as H
 from checks.history import Op, OpType
-from checks.index import row_of
+from checks.index import NON_IDEMPOTENT_WRITE, row_of
 
 Recogniser = Callable[[Index, Verdict], bool]
 
@@ -113,6 +113,65 @@ def tick_snapshot(ix: Index, dead_letter: Op) -> Op | None:
     return reads[-1] if reads else None
 
 
+def reaper_decision(ix: Index, statement: Op, select: Op) -> Op | None:
+    """The note the reaper made about ``statement``'s run on its snapshot (``decide`` by the same
+    process, after the invocation's SelectStale and before the statement): what it read and chose."""
+    notes = [
+        op
+        for op in ix.of_type(H.DECIDE, OpType.OK)
+        if op.process == statement.process and op.run == statement.run and select.index < op.index < statement.index
+    ]
+    return notes[-1] if notes else None
+
+
+def stale_fence_dead_letter(ix: Index, verdict: Verdict) -> tuple[Op, Op, Op, Op] | None:
+    """For a ``dead_letter_reason_matches_cause`` witness (prior row, reaper dead-letter): (the row before
+    the dead-letter, the dead-letter, the invocation's snapshot, the segment's fence clear) when the reaper
+    dead-lettered the run ``not_retryable`` (T14) on a snapshot (T12) and a decision that read a
+    non-idempotent fence, and the segment holding the run cleared that fence (its boundary T5 with '')
+    after the snapshot, by the process that wrote the row the dead-letter found: the reason names a
+    fence that no longer stood (spec 5.1: decisions use the snapshot; T14 has no pending_effect
+    predicate). What let the staleness re-check pass is each finding's own route."""
+    ops = witness_of(ix, verdict)
+    if verdict.name != "dead_letter_reason_matches_cause" or len(ops) != 2:
+        return None
+    prior, dead_letter = ops
+    if dead_letter.op != H.STORE or ix.number(dead_letter) != "T14" or dead_letter.get("actor") != "reaper":
+        return None
+    if row_of(dead_letter).get("termination_reason") != "not_retryable":
+        return None
+    if row_of(prior).get("pending_effect") != "" or prior.process == dead_letter.process:
+        return None
+    select = tick_snapshot(ix, dead_letter)
+    if select is None:
+        return None
+    listed = dict(zip(select.get("result") or (), select.get("fences") or (), strict=False))
+    if listed.get(dead_letter.run) != NON_IDEMPOTENT_WRITE:
+        return None
+    note = reaper_decision(ix, dead_letter, select)
+    if note is None or note.get("pending_effect") != NON_IDEMPOTENT_WRITE:
+        return None
+    clears = [
+        op
+        for op in rows_of_run(ix, dead_letter.run)
+        if select.index < op.index <= prior.index
+        and ix.number(op) == "T5"
+        and op.process == prior.process
+        and row_of(op).get("pending_effect") == ""
+    ]
+    return (prior, dead_letter, select, clears[0]) if clears else None
+
+
+def reaper_tick(ix: Index, statement: Op) -> Op | None:
+    """The reaper invocation (segment ``reap``) a statement belongs to: the process's last before it."""
+    ticks = [
+        op
+        for op in ix.of_type(H.SEGMENT, OpType.INVOKE)
+        if op.process == statement.process and op.get("entry") == "reap" and op.index < statement.index
+    ]
+    return ticks[-1] if ticks else None
+
+
 __all__ = [
     "CLAIM_STATEMENTS",
     "UNCHECKED_SETTLE_SITES",
@@ -120,8 +179,11 @@ __all__ = [
     "invoke_of",
     "lagging",
     "own_expired_stamp",
+    "reaper_decision",
+    "reaper_tick",
     "rows_of_run",
     "settle_over_claim",
+    "stale_fence_dead_letter",
     "tick_snapshot",
     "witness_of",
 ]

@@ -16,8 +16,10 @@ from register.recognisers.common import (
     invoke_of,
     lagging,
     own_expired_stamp,
+    reaper_tick,
     rows_of_run,
     settle_over_claim,
+    stale_fence_dead_letter,
     witness_of,
 )
 
@@ -173,7 +175,36 @@ def store_error_lease_lost(ix: Index, verdict: Verdict) -> bool:
     )
 
 
+def stalled_clear_dead_letter(ix: Index, verdict: Verdict) -> bool:
+    """F-21: the reaper dead-lettered a run ``not_retryable`` (T14) on its snapshot's non-idempotent
+    fence, which the segment holding the run cleared after the snapshot (:func:`stale_fence_dead_letter`);
+    the clear (T5 with '' at the write's boundary) was issued before the invocation read its ``now`` and
+    stalled in the store (a ``store`` slow fault on it) past the lease it computed, so it committed after
+    the snapshot with ``lease_expires = now + 900`` from its issue already past, and it is the row T14
+    found: the staleness re-check passed with every clock true. The window between snapshot and
+    dead-letter is the invocation's earlier rows (a stalled statement, or on the Sync transport the
+    attempts it runs inline). Not F-16's route (a lagging clock) nor F-20's (a reaper clock ahead)."""
+    found = stale_fence_dead_letter(ix, verdict)
+    if found is None:
+        return False
+    prior, dead_letter, _, clear = found
+    issued = invoke_of(ix, clear)
+    tick = reaper_tick(ix, dead_letter)
+    lease = row_of(clear).get("lease_expires")
+    if clear is not prior or issued is None or tick is None or not isinstance(lease, (int, float)) or lease <= 0:
+        return False
+    stalled = any(
+        fault.get("family") == "store" and fault.get("kind") == "slow" and fault.get("target") == clear.process
+        for fault in ix.of_type(H.FAULT, OpType.INFO)
+        if issued.index < fault.index < clear.index
+    )
+    at = ix.time_of(lease)
+    true_clock = at >= int(issued.time_s) + LEASE_S - 1
+    return stalled and true_clock and at < clear.time_s and at < int(tick.time_s) and issued.time_s < tick.time_s
+
+
 __all__ = [
+    "stalled_clear_dead_letter",
     "stalled_fence_stamp",
     "stalled_position_read_settle",
     "stalled_resume_event",
