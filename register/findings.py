@@ -391,7 +391,7 @@ FINDINGS: tuple[Finding, ...] = (
         ("store",),
         ("store",),
         "ADR-104",
-        "reaper mutations re-check staleness so a live worker wins",
+        "retries follow the failure class",
         "a segment's fence clear (T5 with '') stalls in the store past the lease it computed; the reaper "
         "selects the run with the fence still standing and decides not_retryable; the clear commits after the "
         "snapshot with a lease already past, and when the dead-letter applies (after the invocation's earlier "

@@ -128,8 +128,9 @@ def stale_fence_dead_letter(ix: Index, verdict: Verdict) -> tuple[Op, Op, Op, Op
     """For a ``dead_letter_reason_matches_cause`` witness (prior row, reaper dead-letter): (the row before
     the dead-letter, the dead-letter, the invocation's snapshot, the segment's fence clear) when the reaper
     dead-lettered the run ``not_retryable`` (T14) on a snapshot (T12) and a decision that read a
-    non-idempotent fence, and the segment holding the run cleared that fence (its boundary T5 with '')
-    after the snapshot, by the process that wrote the row the dead-letter found: the reason names a
+    non-idempotent fence, and the process that stamped that fence cleared it (its boundary T5 with '')
+    after the snapshot; the row the dead-letter found was written after that by the same process (the
+    clear, or a renewal) or is a claim of the run by another one (after a requeue): the reason names a
     fence that no longer stood (spec 5.1: decisions use the snapshot; T14 has no pending_effect
     predicate). What let the staleness re-check pass is each finding's own route."""
     ops = witness_of(ix, verdict)
@@ -151,15 +152,30 @@ def stale_fence_dead_letter(ix: Index, verdict: Verdict) -> tuple[Op, Op, Op, Op
     note = reaper_decision(ix, dead_letter, select)
     if note is None or note.get("pending_effect") != NON_IDEMPOTENT_WRITE:
         return None
+    rows = rows_of_run(ix, dead_letter.run)
+    stamps = [
+        op
+        for op in rows
+        if op.index < select.index
+        and ix.number(op) == "T5"
+        and row_of(op).get("pending_effect") == NON_IDEMPOTENT_WRITE
+    ]
+    if not stamps:
+        return None
+    holder = stamps[-1].process
     clears = [
         op
-        for op in rows_of_run(ix, dead_letter.run)
+        for op in rows
         if select.index < op.index <= prior.index
         and ix.number(op) == "T5"
-        and op.process == prior.process
+        and op.process == holder
         and row_of(op).get("pending_effect") == ""
     ]
-    return (prior, dead_letter, select, clears[0]) if clears else None
+    if not clears:
+        return None
+    if prior.process != holder and ix.number(prior) not in CLAIM_STATEMENTS:
+        return None
+    return prior, dead_letter, select, clears[0]
 
 
 def reaper_tick(ix: Index, statement: Op) -> Op | None:
