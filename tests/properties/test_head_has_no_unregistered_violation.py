@@ -55,7 +55,9 @@ ACCEPTED_NON_GUARANTEES = {
 }
 
 
-def sweep(scenario: str, simulations: int, seed: int, *, deployment: bool = False, sync: bool = False) -> dict[str, int]:
+def sweep(
+    scenario: str, simulations: int, seed: int, *, deployment: bool = False, sync: bool = False
+) -> dict[str, int]:
     """Sweep head on ``scenario`` (widened to the fault ranges of real deployments when asked, on the Sync
     transport when asked); fail on the first unexplained violation. Counts per finding id."""
     widened = load_scenario(scenario).at_deployment_ranges() if deployment else None
