@@ -9,13 +9,16 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.triage_ranges import SEARCH_DRAWS, SEARCH_SEEDS, TRANSPORTS, planned, triage
+from reports.explained import LARGER_SEARCH
 from scenarios.loader import library_names
 
 MIN_SIMULATIONS = 200_000
 
 
 def test_the_deployment_search_runs_at_least_200000_simulations() -> None:
-    assert planned(len(SEARCH_SEEDS), SEARCH_DRAWS, library_names(), len(TRANSPORTS)) >= MIN_SIMULATIONS
+    total = planned(len(SEARCH_SEEDS), SEARCH_DRAWS, library_names(), len(TRANSPORTS))
+    assert total >= MIN_SIMULATIONS
+    assert f"{total:,} simulations" in LARGER_SEARCH, "the report names the search's size"
 
 
 @pytest.mark.nightly
