@@ -361,7 +361,7 @@ FINDINGS: tuple[Finding, ...] = (
         "Sync transport the attempts it runs inline), the owner's retries (T11) spend the budget and a new "
         "claim stamps a lease still before the reaper's clock; T13 re-checks staleness only and sets "
         "requeue_count + 1 in SQL: the run is requeued a fourth time",
-        (),
+        ("adr104-shared-requeue-budget",),
         recognisers.reaper_clock_ahead_requeue_past_budget,
         deployment_ranges=True,
     ),
