@@ -196,11 +196,19 @@ def stale_snapshot_requeue_reruns_write(ix: Index, verdict: Verdict) -> bool:
     held the fence, cleared it and re-dispatched the run; a later attempt (a claim of the run by the
     second landing's process, after the requeue) then ran the same call again.
     Not a requeue after the write completed and cleared its fence (F-01), not a stale suspend (F-13),
-    not a reaper that read the fence (it dead-letters, spec 5.1 3a)."""
+    not a reaper that read the fence (it dead-letters, spec 5.1 3a). The first attempt's call may land
+    after the second's (a call slower than the whole next attempt): the landings are tried in both orders."""
     landings = [op for op in witness_of(ix, verdict) if op.op == H.LANDING]
     if verdict.name != "non_idempotent_at_most_once" or len(landings) != 2:
         return False
-    first, second = landings
+    return _snapshot_requeue_reran(ix, landings[0], landings[1]) or _snapshot_requeue_reran(
+        ix, landings[1], landings[0]
+    )
+
+
+def _snapshot_requeue_reran(ix: Index, first: Op, second: Op) -> bool:
+    """F-18's route with ``first`` the landing of the attempt whose fence the requeue cleared and
+    ``second`` the landing of the attempt that claimed the run after that requeue."""
     rows = rows_of_run(ix, first.run)
     stamps = [
         op

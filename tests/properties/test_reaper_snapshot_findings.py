@@ -238,3 +238,25 @@ def test_a_claimer_with_a_true_clock_is_not_f16() -> None:
         {"offset_s": 30.0},
     )
     assert not F16.recognise(ix, verdict)
+
+
+# ---- F-18: the first attempt's write may land after the re-run's --------------------------------
+
+
+def test_a_rerun_that_lands_before_the_first_attempts_call_is_f18() -> None:
+    result = replay(DATA / "f18-sync-rerun-lands-first.toml")
+    verdict, landings = witness(result, "non_idempotent_at_most_once")
+    assert landings[0].get("execution") > landings[1].get("execution"), "the re-run landed first"
+    assert explain("non_idempotent_at_most_once", index_of(result.history), verdict) is finding("F-18")
+
+
+def test_the_same_double_landing_after_a_snapshot_that_read_the_fence_is_not_f18() -> None:
+    """A snapshot that lists the fence makes the reaper dead-letter (spec 5.1 3a): not F-18's route."""
+    result = replay(DATA / "f18-sync-rerun-lands-first.toml")
+    verdict, (landing, _) = witness(result, "non_idempotent_at_most_once")
+    ix = edited(
+        result,
+        lambda op: op.op == H.READ and op.get("what") == "SelectStale" and landing.run in (op.get("result") or ()),
+        {"fences": ["non_idempotent_write"] * 4},
+    )
+    assert not finding("F-18").recognise(ix, verdict)
