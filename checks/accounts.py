@@ -26,6 +26,7 @@ from checks.history import ACCOUNT, DISPATCH, SEGMENT, STORE, Op, OpType
 from checks.index import Index, Span, row_of
 from checks.judgement import Finding, Tally, run_alone
 from checks.own import matched, number, records_in, spans_of_entries, statements
+from model.statements import CANCEL, ENQUEUE_RUN, REQUEUE_STALE
 
 DEAD_LETTER_REASONS = frozenset({"not_retryable", "retries_exhausted"})
 _COUNTS = ("requeued", "dead_lettered", "skipped")
@@ -96,7 +97,7 @@ def _judge_account(tally: Tally, account: Op, mine: Sequence[Op]) -> None:
         if took:
             why = f"its {took[0][6].get('transition')!r} of the row matched at {took[0][0]}"
     elif said == "requeued":
-        requeues = [op for op in took if number(op) == "T13"]
+        requeues = [op for op in took if number(op) == REQUEUE_STALE]
         sent = requeues and any(op[3] == DISPATCH and op[5] is OpType.OK and op[0] > requeues[-1][0] for op in mine)
         if not sent:
             why = "no requeue (T13) of it matched" if not requeues else "its wake-up dispatch did not return"
@@ -163,7 +164,7 @@ def enqueue_cancel_result_true(ix: Index) -> Finding:
 
 def _judge_enqueue(tally: Tally, span: Span, done: Op) -> None:
     own = statements(span)
-    inserted = any(number(op) == "T2" and matched(op) for op in own)
+    inserted = any(number(op) == ENQUEUE_RUN and matched(op) for op in own)
     dispatches = [op for op in span.records if op[3] == DISPATCH and op[5] is not OpType.INVOKE]
     sent = any(op[5] is OpType.OK for op in dispatches)
     threw = any(op[5] is OpType.FAIL for op in dispatches)
@@ -185,7 +186,7 @@ def _judge_enqueue(tally: Tally, span: Span, done: Op) -> None:
 
 
 def _judge_cancel(tally: Tally, span: Span, done: Op) -> None:
-    cancels = [op for op in statements(span) if number(op) == "T8"]
+    cancels = [op for op in statements(span) if number(op) == CANCEL]
     took = any(matched(op) for op in cancels)
     said = bool(done[6].get("outcome"))
     if said == took:

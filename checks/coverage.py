@@ -16,8 +16,9 @@ from checks.history import CRASH, DELIVER, EVENT, LANDING, SEGMENT, Op, OpType
 from checks.index import IDEMPOTENT_WRITE, NON_IDEMPOTENT_WRITE, WRITE_EFFECTS, Index, merged, row_of
 from checks.own import spans_of_entries
 from checks.verdict import Kind
+from model.statements import DEAD_LETTER_STALE, FINISH_RUN, REAPER_STATEMENTS, REQUEUE, REQUEUE_STALE
 
-_REAPS = frozenset({"T13", "T14"})
+_REAPS = REAPER_STATEMENTS
 _APPROVE = frozenset({"approve"})
 _REAP_NUMBERS = tuple(sorted(_REAPS))
 
@@ -76,12 +77,12 @@ def lease_expired_mid_write(ix: Index) -> bool:
 
 def reaper_requeued(ix: Index) -> bool:
     """A stale row was requeued by the reaper (a matched T13)."""
-    return _any_transition(ix, "T13")
+    return _any_transition(ix, REQUEUE_STALE)
 
 
 def reaper_dead_lettered(ix: Index) -> bool:
     """A stale row was dead-lettered by the reaper (a matched T14)."""
-    return _any_transition(ix, "T14")
+    return _any_transition(ix, DEAD_LETTER_STALE)
 
 
 def _fenced(op: Op) -> bool:
@@ -90,9 +91,9 @@ def _fenced(op: Op) -> bool:
 
 def fenced_run_dead_lettered(ix: Index) -> bool:
     """A run standing under a non-idempotent fence was dead-lettered (T14, or T7 not_retryable)."""
-    if any(_fenced(op) for op in ix.rows_of("T14")):
+    if any(_fenced(op) for op in ix.rows_of(DEAD_LETTER_STALE)):
         return True
-    return any(_fenced(op) and row_of(op).get("termination_reason") == "not_retryable" for op in ix.rows_of("T7"))
+    return any(_fenced(op) and row_of(op).get("termination_reason") == "not_retryable" for op in ix.rows_of(FINISH_RUN))
 
 
 class AuditFailedAfterWriteLanded(_Probe):
@@ -213,7 +214,7 @@ def approval_resumed(ix: Index) -> bool:
 
 def requeued_in_process(ix: Index) -> bool:
     """A failing queued run was requeued by its own worker (a matched T11)."""
-    return _any_transition(ix, "T11")
+    return _any_transition(ix, REQUEUE)
 
 
 class CrashAfterLanding(_Probe):

@@ -31,12 +31,13 @@ from typing import Any, ClassVar
 
 from checks.fused import Key, Machine
 from checks.history import DISPATCH, EVENT, PLAN, PROVIDER, READ, STORE, TOOL, Op, OpType
-from checks.index import CLAIMS, REQUEUES, SETTLES, WRITE_EFFECTS, Index, merged, row_of
+from checks.index import WRITE_EFFECTS, Index, merged, row_of
 from checks.judgement import Finding, Tally, run_alone
+from model.statements import CANCEL, CLAIMS, DEAD_LETTER_STALE, MARK_PENDING_EFFECT, RENEW_LEASE, REQUEUES, SETTLES
 
 _UNKNOWN = "unknown"
 _STRICTEST = "non_idempotent_write"
-_UNRESTRICTED_SETTLES = frozenset({("user", "T8")})
+_UNRESTRICTED_SETTLES = frozenset({("user", CANCEL)})
 """(actor, transition) pairs that may settle a row another process holds: a user's cancel is unguarded
 by design (T8). The reaper's dead-letter (T14) is not exempt for what its WHERE re-checks: it may settle
 another's row only when the row the store held just before it had a lease already past in true time."""
@@ -115,9 +116,9 @@ def _judge_boundary(tally: Tally, event: Op, statement: Op | None) -> None:
     if statement is None:
         return
     number = str(statement.get("transition", "")).partition(" ")[0]
-    if number == "T5":
+    if number == MARK_PENDING_EFFECT:
         tally.hold()
-    elif number == "T4":
+    elif number == RENEW_LEASE:
         tally.violate(
             (statement.index, event.index),
             f"step of unknown tool {event.get('tool')!r} of run {event.run!r} at {event.index} was renewed "
@@ -181,7 +182,7 @@ def _claim_and_stamp(ix: Index, run: str, fence: str, before: int) -> tuple[Op |
                 claim = op
                 if stamp is not None:
                     break
-        elif number == "T5" and stamp is None and row_of(op).get("pending_effect") == fence:
+        elif number == MARK_PENDING_EFFECT and stamp is None and row_of(op).get("pending_effect") == fence:
             stamp = op
             if claim is not None:
                 break
@@ -260,10 +261,10 @@ def _judge_settle(tally: Tally, prior: Op, settle: Op, number: str, epoch_s: int
     leased = isinstance(lease, (int, float)) and lease > 0
     shown = lease - epoch_s if isinstance(lease, (int, float)) and leased else lease  # on the records' axis
     expired = isinstance(shown, (int, float)) and leased and shown < settle.time_s
-    if actor == "reaper" and number == "T14" and expired:
+    if actor == "reaper" and number == DEAD_LETTER_STALE and expired:
         tally.hold()
         return
-    still = f" with its lease to {shown} (true time {settle.time_s:.2f})" if number == "T14" else ""
+    still = f" with its lease to {shown} (true time {settle.time_s:.2f})" if number == DEAD_LETTER_STALE else ""
     tally.violate(
         (prior.index, settle.index),
         f"{settle.get('transition')!r} by {identity!r} (a {actor or 'unrecorded'} process) at {settle.index} "

@@ -31,9 +31,6 @@ WRITE_EFFECTS = frozenset({IDEMPOTENT_WRITE, NON_IDEMPOTENT_WRITE})
 TERMINAL_STATUSES = frozenset({"completed", "failed", "cancelled"})
 AUDIT_FAILED = "AuditPersistenceFailedException"
 
-CLAIMS = frozenset({"T1", "T3", "T10"})
-SETTLES = frozenset({"T7", "T8", "T14"})
-REQUEUES = frozenset({"T11", "T13"})
 
 _EMPTY: tuple[Op, ...] = ()
 _INVOKE, _OK, _FAIL, _INFO = OpType.INVOKE, OpType.OK, OpType.FAIL, OpType.INFO
@@ -375,11 +372,8 @@ def _pair_all(history: Iterable[Op]) -> dict[int, Op]:
 
 __all__ = [
     "AUDIT_FAILED",
-    "CLAIMS",
     "IDEMPOTENT_WRITE",
     "NON_IDEMPOTENT_WRITE",
-    "REQUEUES",
-    "SETTLES",
     "TERMINAL_STATUSES",
     "WRITE_EFFECTS",
     "Index",

@@ -14,10 +14,11 @@ from typing import Any, ClassVar
 
 from checks.fused import Key, Machine
 from checks.history import PROVIDER, READ, Op, OpType
-from checks.index import REQUEUES, TERMINAL_STATUSES, Index, Span, merged, row_of
+from checks.index import TERMINAL_STATUSES, Index, Span, merged, row_of
 from checks.judgement import Finding, Tally, run_alone
 from checks.own import fence_is_strict
 from model.constants import MAX_REQUEUES
+from model.statements import FINISH_RUN, REQUEUE, REQUEUES
 
 _TOTALS = ("status", "iterations", "total_tokens")
 _STRANDED = frozenset({"queued", "running"})
@@ -26,7 +27,9 @@ RETRYABLE_CLASSES: frozenset[str] = frozenset({"connection", "rateLimit", "serve
 _WORKER_ENTRY = "run_queued"
 _by_index = attrgetter("index")
 _REQUEUE_NUMBERS = tuple(sorted(REQUEUES))
-_RESOLVES = frozenset({"T7", "T11"})  # how a queued segment's recovery settles a failure: dead-letter or requeue
+_RESOLVES = frozenset(
+    {FINISH_RUN, REQUEUE}
+)  # how a queued segment's recovery settles a failure: dead-letter or requeue
 
 
 class TerminalIsTerminal(Machine):
@@ -147,7 +150,7 @@ def retryable_failure_retried(ix: Index) -> Finding:
 
 def _judge_retry(tally: Tally, ix: Index, failure: Op, store: Op, fence: Op | None) -> None:
     reason = row_of(store).get("termination_reason")
-    if ix.number(store) != "T7" or reason != "not_retryable" or fence is not None:
+    if ix.number(store) != FINISH_RUN or reason != "not_retryable" or fence is not None:
         tally.hold()
         return
     tally.violate(

@@ -28,6 +28,7 @@ from typing import Any
 
 from checks import history as H
 from checks.history import Op, OpType
+from model.statements import LEASE_SETTING, REAPER_STATEMENTS
 
 RETRYABLE = frozenset({"connection", "rateLimit", "serverError", "circuitOpen"})
 STRICT = frozenset({"non_idempotent_write", "unknown"})
@@ -114,12 +115,12 @@ class _Pass:
             return
         number = str(value.get("transition", "")).partition(" ")[0]
         before = self.rows.get(op.run, {})
-        if number in ("T13", "T14") and value.get("actor") == "reaper":
+        if number in REAPER_STATEMENTS and value.get("actor") == "reaper":
             self._reaped(op, before)
         failed = row.get("status") == "failed" and before.get("status") != "failed"
         if failed and value.get("site") in DEAD_LETTER_SITES:
             self._dead_letter(op.run, before)
-        if number in ("T1", "T3", "T10", "T11", "T13"):
+        if number in LEASE_SETTING:
             self.inflight[op.run] = set()
         self.rows[op.run] = row
 

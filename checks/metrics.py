@@ -23,12 +23,10 @@ from typing import Any
 from checks import history as H
 from checks.history import Op, OpType
 from checks.liveness import Liveness, liveness
+from model.statements import CLAIMS, CREATES, REQUEUES
 
 WRITE_EFFECTS = frozenset({"idempotent_write", "non_idempotent_write"})
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
-CLAIMS = frozenset({"T1", "T3", "T10"})
-CREATES = frozenset({"T1", "T2"})
-REQUEUES = frozenset({"T11", "T13"})
 DEAD_LETTER_SITES = frozenset({"reaper.dead_letter", "recovery.dead_letter", "reaper.dispatch_failed"})
 """The call sites whose FAILED settle the runtime itself counts as a dead-letter (the reaper's
 T14 and its failed re-dispatch, in-process recovery's refusal); a provider failure settled by the

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from checks.history import Op, OpType
 from checks.index import NON_IDEMPOTENT_WRITE, UNLISTED_ENTRIES, WRITE_EFFECTS, Index, Span, row_of
+from model.statements import MARK_PENDING_EFFECT
 
 UNKNOWN_EFFECT = "unknown"
 STRICT_EFFECTS = frozenset({NON_IDEMPOTENT_WRITE, UNKNOWN_EFFECT})
@@ -80,7 +81,7 @@ def stamp_of(ix: Index, run: str, fence: str, before: int) -> Op | None:
         op = rows[i]
         if op.index >= before:
             continue
-        if ix.numbers.get(op.index) == "T5" and row_of(op).get("pending_effect") == fence:
+        if ix.numbers.get(op.index) == MARK_PENDING_EFFECT and row_of(op).get("pending_effect") == fence:
             return op
     return None
 

@@ -28,13 +28,23 @@ from checks.history import EVENT, PHASE, PROVIDER, READ, STORE, TOOL, Op, OpType
 from checks.index import Index, Span, merged
 from checks.judgement import Finding, Tally, run_alone
 from checks.own import matched, number, spans_of_entries
+from model.statements import (
+    CANCEL,
+    CLAIM_FOR_RESUME,
+    CLAIM_QUEUED,
+    EXTEND_LEASE,
+    MARK_PENDING_EFFECT,
+    RENEW_LEASE,
+    RENEWALS,
+    START_RUN,
+)
 
-_RENEWALS = frozenset({"T4", "T5", "P1"})
+_RENEWALS = RENEWALS | {EXTEND_LEASE}
 _STOPPED = frozenset({STORE, EVENT, PROVIDER, TOOL})
 _PROBE = "executor.cancellation_probe"
 _EXECUTING = frozenset({"run_queued", "run_interactive", "approve", "submit_input"})
-_LEASES = ("T1", "T3", "T4", "T5", "T10", "P1")
-_DEADLINED = frozenset({"T5", "P1"})
+_LEASES = (START_RUN, CLAIM_QUEUED, RENEW_LEASE, MARK_PENDING_EFFECT, CLAIM_FOR_RESUME, EXTEND_LEASE)
+_DEADLINED = frozenset({MARK_PENDING_EFFECT, EXTEND_LEASE})
 _DEFAULT_LEASE_S = 900
 
 
@@ -91,7 +101,7 @@ class CancelObservedAtBoundary(Machine):
 
     def finish(self, ix: Index) -> Finding:
         tally = Tally()
-        cancelled = {op[4] for op in ix.rows_of("T8")}
+        cancelled = {op[4] for op in ix.rows_of(CANCEL)}
         if not cancelled:
             return tally.finding("cancellations observed")
         for span in spans_of_entries(ix, _EXECUTING):
@@ -162,7 +172,7 @@ class LeaseWithinBound(Machine):
                 deadline_s = int(phase[6].get("deadline_s") or 0)
         for transition in _LEASES:
             extension = max(lease_s, deadline_s) if transition in _DEADLINED else lease_s
-            renewal = transition in ("T4", "T5", "P1")  # may clear the lease to 0
+            renewal = transition in _RENEWALS  # may clear the lease to 0
             for op in ix.rows_of(transition):
                 value = op[6]
                 clock = value.get("clock_s")

@@ -37,6 +37,7 @@ from checks.history import DISPATCH, EVENT, PLAN, PROVIDER, READ, STORE, Op, OpT
 from checks.index import TERMINAL_STATUSES, WRITE_EFFECTS, Index, merged, row_of
 from checks.judgement import Finding, Tally, run_alone
 from checks.own import UNKNOWN_EFFECT, matched, number, records_in
+from model.statements import DEAD_LETTER_STALE, FINISH_RUN, SUSPEND_RUN
 
 _POLICY_KINDS = {"policy_denied": "guardrail_denied", "approval_denied": "guardrail_approval"}
 _TRUNCATION_KINDS = {"budget_exhausted": "budget_exhausted", "context_truncated": "context_truncated"}
@@ -58,14 +59,14 @@ class TerminalReasonNamesCause(Machine):
     def finish(self, ix: Index) -> Finding:
         tally = Tally()
         plans: dict[str, dict[int, str]] | None = None
-        for settle in merged(ix.rows_of("T7"), ix.rows_of("T14")):
+        for settle in merged(ix.rows_of(FINISH_RUN), ix.rows_of(DEAD_LETTER_STALE)):
             row = row_of(settle)
             if row.get("status") not in TERMINAL_STATUSES or row.get("status") == "cancelled":
                 continue
             span = ix.span_at(settle)
             if span is None:
                 continue
-            if number(settle) == "T14":  # judged on the row alone: not on what the tick did before it
+            if number(settle) == DEAD_LETTER_STALE:  # judged on the row alone: not on what the tick did before it
                 why = _reaper_reason(row)
             else:
                 if plans is None:
@@ -189,7 +190,7 @@ def _failure_named(
             if name in (STORE, READ, EVENT) and error == "DBALException":
                 return True
         refused = type_ is OpType.FAIL or (type_ is OpType.OK and not matched(op))
-        if name == STORE and refused and error in _SUSPEND_FAILURES and number(op) == "T9":
+        if name == STORE and refused and error in _SUSPEND_FAILURES and number(op) == SUSPEND_RUN:
             return True
     if error == "BudgetExceededException":
         return _stops_at(stops, reached, "budget_exhausted")

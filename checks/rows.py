@@ -26,6 +26,7 @@ from checks.index import TERMINAL_STATUSES, WRITE_EFFECTS, Index, Span, merged, 
 from checks.judgement import Finding, Tally, run_alone
 from checks.own import fence_is_strict, spans_of_entries
 from model.constants import MAX_REQUEUES
+from model.statements import DEAD_LETTER_STALE, FINISH_RUN, MARK_PENDING_EFFECT
 
 RETRYABLE = frozenset({"connection", "rateLimit", "serverError", "circuitOpen"})
 _DEAD_LETTER_REASONS = frozenset({"not_retryable", "retries_exhausted"})
@@ -55,7 +56,7 @@ class DeadLetterReasonMatchesCause(Machine):
         tally = Tally()
         numbers = ix.numbers
         scripted: set[str] | None = None
-        for op in merged(ix.rows_of("T7"), ix.rows_of("T14")):
+        for op in merged(ix.rows_of(FINISH_RUN), ix.rows_of(DEAD_LETTER_STALE)):
             before = ix.row_before(op[4], op[0])
             if before is None or not _is_dead_letter(numbers[op[0]], op):
                 continue
@@ -73,7 +74,7 @@ def dead_letter_reason_matches_cause(ix: Index) -> Finding:
 def _is_dead_letter(number: str, op: Op) -> bool:
     row = row_of(op)
     return (
-        number in ("T7", "T14")
+        number in (FINISH_RUN, DEAD_LETTER_STALE)
         and row.get("status") == "failed"
         and row.get("termination_reason") in _DEAD_LETTER_REASONS
     )
@@ -114,7 +115,7 @@ def _cause_before(ix: Index, span: Span, index: int) -> _Cause:
 def _judge_dead_letter(ix: Index, tally: Tally, settle: Op, before: Op, span: Span | None, scripted: bool) -> None:
     reason = row_of(settle).get("termination_reason")
     row = row_of(before)
-    if str(settle.get("transition", "")).startswith("T14"):
+    if str(settle.get("transition", "")).startswith(DEAD_LETTER_STALE):
         fenced = fence_is_strict(ix, settle.run, row.get("pending_effect"), before.index + 1)
         fence_or_no_request = fenced or not row.get("has_request")
         expected = "not_retryable" if fence_or_no_request else "retries_exhausted"
@@ -229,7 +230,7 @@ class TerminalRowNoStaleFence(Machine):
                 row = op[6].get("row")
                 if type(row) is not dict:
                     row = row_of(op)
-                if numbers[op[0]] == "T5":
+                if numbers[op[0]] == MARK_PENDING_EFFECT:
                     if row.get("pending_effect") in WRITE_EFFECTS:
                         stamp = op
                     continue

@@ -180,7 +180,7 @@ def _execute_settles_after_lost_lease(seg: Any, request: Any, seed: Any = None) 
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class _LongRenewal(RenewLease):
-    """T4 that renews the lease for two leases."""
+    """A T4 that renews the lease for two leases."""
 
     def apply(self, row: RunRow) -> RunRow | None:
         renewed = RenewLease.apply(self, row)

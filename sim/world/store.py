@@ -65,7 +65,7 @@ class Database:
         return bool(self._running)
 
     def insert(self, row: RunRow) -> RunRow:
-        """T1/T2: the store assigns the auto-increment uid."""
+        """The store (T1/T2) assigns the auto-increment uid."""
         if row.uuid in self.rows:
             raise ValueError(f"duplicate uuid {row.uuid}")
         stored = replace_row(row, uid=self._next_uid)
@@ -94,7 +94,7 @@ class Database:
         return (_CHANGED if _differs(new, row) else _UNCHANGED), new
 
     def select_stale(self, now: int, limit: int) -> tuple[RunRow, ...]:
-        """T12 over the running rows only: the same rows it would pick from all of them, in the
+        """Statement T12 over the running rows only: the same rows it would pick from all of them, in the
         same order (it sorts by lease expiry and uid, which no two rows share). With no running row
         there is nothing to select (most reaper ticks)."""
         running = self._running

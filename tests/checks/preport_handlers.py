@@ -21,6 +21,7 @@ from checks.lifecycle import _REQUEUE_NUMBERS
 from checks.rows import _is_dead_letter, _judge_dead_letter
 from checks.writes import _blocks_retries, _judge_retry
 from model.constants import MAX_REQUEUES
+from model.statements import DEAD_LETTER_STALE, FINISH_RUN
 
 _INVOKE, _OK = OpType.INVOKE, OpType.OK
 
@@ -342,7 +343,7 @@ class DeadLetterReasonMatchesCause(Machine):
     def __init__(self) -> None:
         self.cases: list[tuple[Op, Op, Span | None]] = []
 
-    HANDLERS: ClassVar[Mapping[Key, str]] = {(ROW, "T7"): "on_settle", (ROW, "T14"): "on_settle"}
+    HANDLERS: ClassVar[Mapping[Key, str]] = {(ROW, FINISH_RUN): "on_settle", (ROW, DEAD_LETTER_STALE): "on_settle"}
 
     def on_settle(self, op: Op) -> None:
         live = self.live

@@ -10,11 +10,12 @@ from operator import attrgetter
 from typing import Any
 
 from checks.history import READ, STORE, Op, OpType
-from checks.index import CLAIMS, WRITE_EFFECTS, Index, merged, row_of
+from checks.index import WRITE_EFFECTS, Index, merged, row_of
 from checks.judgement import Finding, Tally
+from model.statements import CLAIMS, MARK_PENDING_EFFECT
 
 _STRANDED = frozenset({"queued", "running"})
-_CLAIM_OR_STAMP = (*sorted(CLAIMS), "T5")
+_CLAIM_OR_STAMP = (*sorted(CLAIMS), MARK_PENDING_EFFECT)
 _by_index = attrgetter("index")
 
 
@@ -52,7 +53,7 @@ def fence_matches_inflight_write(ix: Index) -> Finding:
             number = ix.number(op)
             if number in CLAIMS:
                 claim[op.run] = op
-            elif number == "T5":
+            elif number == MARK_PENDING_EFFECT:
                 effect = row_of(op).get("pending_effect")
                 if effect in WRITE_EFFECTS:
                     stamps.setdefault(op.run, {})[effect] = op

@@ -57,6 +57,7 @@ from checks.history import READ, Op, OpType
 from checks.index import TERMINAL_STATUSES, Index, Span, row_of
 from checks.judgement import Finding, Tally
 from checks.own import left_row, matched, number, spans_of_entries, statements
+from model.statements import CLAIM_FOR_RESUME, FINISH_RUN, REQUEUE, START_RUN, SUSPEND_RUN
 
 _JUDGED_ENTRIES = frozenset({"run_queued", "run_interactive", "approve", "submit_input"})
 _SETTLE_STATUS: Mapping[str, tuple[str, frozenset[str] | None]] = {
@@ -116,11 +117,11 @@ def _falsehood(ix: Index, span: Span, outcome: object) -> tuple[tuple[int, ...],
         return None
     if outcome in _SETTLE_STATUS:
         status, reasons = _SETTLE_STATUS[str(outcome)]
-        return _own_last(last, ("T7",), status, reasons)
+        return _own_last(last, (FINISH_RUN,), status, reasons)
     if outcome in _WAITING:
-        return _own_last(last, ("T9",), _WAITING[str(outcome)], None)
+        return _own_last(last, (SUSPEND_RUN,), _WAITING[str(outcome)], None)
     if outcome == "suspend_failed":
-        suspends = [op for op in took if number(op) == "T9"]
+        suspends = [op for op in took if number(op) == SUSPEND_RUN]
         return None if not suspends else ((suspends[-1][0],), "its suspend (T9) matched")
     if outcome == "cancelled":
         return _cancel_seen(span, took)
@@ -131,7 +132,7 @@ def _falsehood(ix: Index, span: Span, outcome: object) -> tuple[tuple[int, ...],
 
 def _unpersisted(own: list[Op]) -> bool:
     """The call's begin (T1) failed and nothing of it matched: the run executed unpersisted."""
-    return bool(own) and number(own[0]) == "T1" and not any(matched(op) for op in own)
+    return bool(own) and number(own[0]) == START_RUN and not any(matched(op) for op in own)
 
 
 def _own_last(
@@ -165,7 +166,7 @@ def _cancel_seen(span: Span, took: list[Op]) -> tuple[tuple[int, ...], str] | No
 
 
 def _requeued(ix: Index, span: Span, took: list[Op]) -> tuple[tuple[int, ...], str] | None:
-    requeues = [op for op in took if number(op) == "T11"]
+    requeues = [op for op in took if number(op) == REQUEUE]
     if not requeues:
         return (), "no requeue (T11) of it matched"
     requeue = requeues[-1]
@@ -182,7 +183,7 @@ def _requeued(ix: Index, span: Span, took: list[Op]) -> tuple[tuple[int, ...], s
 
 
 def _judge_claim_lost(tally: Tally, span: Span, done: Op) -> None:
-    claims = [op for op in statements(span) if number(op) == "T10"]
+    claims = [op for op in statements(span) if number(op) == CLAIM_FOR_RESUME]
     if claims and not any(matched(op) for op in claims):
         tally.hold()
         return

@@ -27,13 +27,14 @@ from checks.history import EVENT, PHASE, PROVIDER, READ, STORE, TOOL, Op, OpType
 from checks.index import Index, Span, merged
 from checks.judgement import Finding, Tally
 from checks.own import matched, number, spans_of_entries
+from model.statements import CANCEL, CLAIM_FOR_RESUME, CLAIM_QUEUED, MARK_PENDING_EFFECT, RENEW_LEASE, START_RUN
 
-_RENEWALS = frozenset({"T4", "T5", "P1"})
+_RENEWALS = frozenset({RENEW_LEASE, MARK_PENDING_EFFECT, "P1"})
 _STOPPED = frozenset({STORE, EVENT, PROVIDER, TOOL})
 _PROBE = "executor.cancellation_probe"
 _EXECUTING = frozenset({"run_queued", "run_interactive", "approve", "submit_input"})
-_LEASES = ("T1", "T3", "T4", "T5", "T10", "P1")
-_DEADLINED = frozenset({"T5", "P1"})
+_LEASES = (START_RUN, CLAIM_QUEUED, RENEW_LEASE, MARK_PENDING_EFFECT, CLAIM_FOR_RESUME, "P1")
+_DEADLINED = frozenset({MARK_PENDING_EFFECT, "P1"})
 _DEFAULT_LEASE_S = 900
 
 
@@ -70,7 +71,7 @@ def cancel_observed_at_boundary(ix: Index) -> Finding:
     """A cancellation probe that reads the run CANCELLED is followed by the insert of its boundary
     step, by no provider or tool call, and by the outcome CANCELLED."""
     tally = Tally()
-    cancelled = {op[4] for op in ix.rows_of("T8")}  # only a run a cancel took can be read cancelled
+    cancelled = {op[4] for op in ix.rows_of(CANCEL)}  # only a run a cancel took can be read cancelled
     if not cancelled:
         return tally.finding("cancellations observed")
     for span in spans_of_entries(ix, _EXECUTING):
@@ -137,7 +138,9 @@ def _judge_lease(tally: Tally, op: Op, transition: str, lease_s: int, deadline_s
     if not isinstance(clock, (int, float)):
         return
     lease = op[6]["row"].get("lease_expires")
-    if not isinstance(lease, (int, float)) or (transition not in ("T4", "T5", "P1") and lease == 0):
+    if not isinstance(lease, (int, float)) or (
+        transition not in (RENEW_LEASE, MARK_PENDING_EFFECT, "P1") and lease == 0
+    ):
         return
     bound = clock + (max(lease_s, deadline_s) if transition in _DEADLINED else lease_s)
     if lease <= bound:

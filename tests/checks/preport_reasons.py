@@ -36,6 +36,7 @@ from checks.history import DISPATCH, EVENT, PLAN, PROVIDER, READ, STORE, Op, OpT
 from checks.index import TERMINAL_STATUSES, WRITE_EFFECTS, Index, merged, row_of
 from checks.judgement import Finding, Tally
 from checks.own import UNKNOWN_EFFECT, matched, number, records_in
+from model.statements import DEAD_LETTER_STALE, FINISH_RUN, SUSPEND_RUN
 
 _POLICY_KINDS = {"policy_denied": "guardrail_denied", "approval_denied": "guardrail_approval"}
 _TRUNCATION_KINDS = {"budget_exhausted": "budget_exhausted", "context_truncated": "context_truncated"}
@@ -49,7 +50,7 @@ def terminal_reason_names_cause(ix: Index) -> Finding:
     """Every COMPLETED or FAILED settle's reason and error class name a cause its segment met."""
     tally = Tally()
     plans: dict[str, dict[int, str]] | None = None
-    for settle in merged(ix.rows_of("T7"), ix.rows_of("T14")):
+    for settle in merged(ix.rows_of(FINISH_RUN), ix.rows_of(DEAD_LETTER_STALE)):
         row = row_of(settle)
         if row.get("status") not in TERMINAL_STATUSES or row.get("status") == "cancelled":
             continue
@@ -87,7 +88,7 @@ def _unnamed(
     """Why the settle's reason or class names no cause the segment met (witness, words), else None."""
     reason, error = row.get("termination_reason"), str(row.get("error_class") or "")
     reached: set[object] = {op[6].get("round") for op in before if op[3] == EVENT and op[5] is OpType.INVOKE}
-    if number(settle) == "T14":
+    if number(settle) == DEAD_LETTER_STALE:
         if reason in _DEAD_LETTER and not error:
             return None
         return (), "a reaper's dead-letter writes a dead-letter reason and no error class"
@@ -150,7 +151,7 @@ def _failure_named(
             if name in (STORE, READ, EVENT) and error == "DBALException":
                 return True
         refused = type_ is OpType.FAIL or (type_ is OpType.OK and not matched(op))
-        if name == STORE and refused and error in _SUSPEND_FAILURES and number(op) == "T9":
+        if name == STORE and refused and error in _SUSPEND_FAILURES and number(op) == SUSPEND_RUN:
             return True
     if error == "BudgetExceededException":
         return _stops_at(stops, reached, "budget_exhausted")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from invariant_histories import FAIL, INFO, LEASE, History, judge
 
 from checks import Validity
+from model.statements import CLAIM_FOR_RESUME, NAMES, SUSPEND_RUN
 
 NAME = "approved_write_turn_recorded"
 RESUME = "resume:h:3"
@@ -16,13 +17,13 @@ def _suspended(b: History) -> None:
     """An interactive run that suspended for approval of its write turn."""
     b.start()
     b.event(seq=0, kind="llm")
-    b.store("T9 suspendRun", status="waiting_for_approval", claimed_by="", lease_expires=0, has_state=True)
+    b.store(NAMES[SUSPEND_RUN], status="waiting_for_approval", claimed_by="", lease_expires=0, has_state=True)
 
 
 def _approve(b: History, *, process: str = RESUME, entry: str = "approve") -> int:
     """An approve segment that claimed the row (T10); the decision is recorded by the caller."""
     segment = b.segment(entry, process=process)
-    b.store("T10 claimForResume", identity=process, status="running", claimed_by=process, lease_expires=LEASE)
+    b.store(NAMES[CLAIM_FOR_RESUME], identity=process, status="running", claimed_by=process, lease_expires=LEASE)
     return segment
 
 
@@ -138,7 +139,7 @@ def test_an_approval_of_an_earlier_segment_does_not_count() -> None:
     _suspended(b)
     _approve(b)
     b.event(seq=1, kind="approval", identity=RESUME)
-    b.store("T9 suspendRun", identity=RESUME, status="waiting_for_approval", claimed_by="", lease_expires=0)
+    b.store(NAMES[SUSPEND_RUN], identity=RESUME, status="waiting_for_approval", claimed_by="", lease_expires=0)
     b.segment_done(outcome="awaiting_approval", process=RESUME)
     segment = _approve(b, process=other)
     b.event(FAIL, seq=2, kind="approval", identity=other)

@@ -22,6 +22,7 @@ from checks import (
 from checks.fused import index_of
 from checks.history import STORE, Op
 from checks.index import transition_number
+from model.statements import DEAD_LETTER_STALE, FINISH_RUN, NAMES, RENEW_LEASE, REQUEUE, START_RUN
 
 NAMES_AND_KINDS = [
     ("every_write_accounted", "always"),
@@ -119,7 +120,7 @@ def test_check_all_turns_a_raising_checker_into_unknown() -> None:
 
 def test_a_malformed_row_makes_the_row_checkers_unknown_not_crash() -> None:
     b = History()
-    b.add(STORE, OK, transition="T7 finishRun", identity=WORKER, site="", matched=True, row="garbage")
+    b.add(STORE, OK, transition=NAMES[FINISH_RUN], identity=WORKER, site="", matched=True, row="garbage")
     verdicts = check_all(b.ops)
     assert verdicts["terminal_is_terminal"].valid is Validity.UNKNOWN
     assert "no row mapping" in verdicts["terminal_is_terminal"].explanation
@@ -202,7 +203,7 @@ def test_explanation_counts_further_violations() -> None:
 
 @pytest.mark.parametrize(
     ("name", "number"),
-    [("T1 startRun", "T1"), ("T11 requeue", "T11"), ("T14 deadLetterStale", "T14"), ("", "")],
+    [(NAMES[START_RUN], START_RUN), (NAMES[REQUEUE], REQUEUE), (NAMES[DEAD_LETTER_STALE], DEAD_LETTER_STALE), ("", "")],
 )
 def test_transition_number_is_the_exact_t_number(name: str, number: str) -> None:
     op = Op(0, 0.0, WORKER, STORE, "r1", OK, {"transition": name})
@@ -234,5 +235,5 @@ def test_a_landing_is_attributed_to_the_outstanding_invoke_of_its_call() -> None
 def test_an_unmatched_store_record_carries_no_row() -> None:
     b = History()
     b.start()
-    b.store("T4 renewLease", matched=False)
+    b.store(NAMES[RENEW_LEASE], matched=False)
     assert [op.index for op in index_of(b.ops).rows] == [0]

@@ -30,6 +30,21 @@ from checks.fused import Machine, index_of
 from checks.history import STORE, TOOL, Op
 from checks.index import UNLISTED_ENTRIES
 from checks.judgement import run_alone
+from model.statements import (
+    CANCEL,
+    CLAIM_FOR_RESUME,
+    CLAIM_QUEUED,
+    DEAD_LETTER_STALE,
+    ENQUEUE_RUN,
+    FINISH_RUN,
+    MARK_PENDING_EFFECT,
+    NAMES,
+    RENEW_LEASE,
+    REQUEUE,
+    REQUEUE_STALE,
+    START_RUN,
+    SUSPEND_RUN,
+)
 from scenarios.intensity import scale_faults
 from scenarios.loader import load_scenario
 from sim.world.simulate import simulate
@@ -140,9 +155,13 @@ def test_the_library_histories_hold_cases_for_every_ported_checker() -> None:
 
 _WORKERS = ("w1", "w2")
 _RUNS = ("r1", "r2")
-_TRANSITIONS = ("T1 startRun", "T3 claimQueued", "T4 renewLease", "T5 markPendingEffect", "T7 finishRun",
-                "T8 cancelRun", "T9 suspendRun", "T10 claimResume", "T11 requeueRun", "T13 requeueStale",
-                "T14 deadLetter", "T2 enqueueRun")  # fmt: skip
+_TRANSITIONS = tuple(
+    NAMES[number]
+    for number in (
+        START_RUN, CLAIM_QUEUED, RENEW_LEASE, MARK_PENDING_EFFECT, FINISH_RUN, CANCEL, SUSPEND_RUN, CLAIM_FOR_RESUME,
+        REQUEUE, REQUEUE_STALE, DEAD_LETTER_STALE, ENQUEUE_RUN,
+    )
+)  # fmt: skip
 _STATUSES = ("running", "completed", "failed", "cancelled", "queued", "waiting_for_approval")
 _REASONS = ("", "completed", "max_iterations", "provider_failed", "not_retryable", "retries_exhausted",
             "policy_denied", "budget_exhausted")  # fmt: skip
@@ -223,8 +242,8 @@ def test_the_built_histories_reach_violations_of_the_ported_checkers() -> None:
     b = History()
     b.phase(lease_s=30)
     b.segment("run_queued", process="w1")
-    b.store("T3 claimQueued", identity="w1", status="running", claimed_by="w1", lease_expires=5000, clock_s=0)
-    b.store("T4 renewLease", identity="w1", matched=False)
+    b.store(NAMES[CLAIM_QUEUED], identity="w1", status="running", claimed_by="w1", lease_expires=5000, clock_s=0)
+    b.store(NAMES[RENEW_LEASE], identity="w1", matched=False)
     b.provider(process="w1")
     b.settle("completed", identity="w1", termination_reason="budget_exhausted")
     b.segment_done(outcome="failed", process="w1")
