@@ -24,8 +24,9 @@ from typing import ClassVar
 from checks.fused import Key, Machine
 from checks.history import ACCOUNT, DISPATCH, SEGMENT, STORE, Op, OpType
 from checks.index import Index, Span, row_of
-from checks.judgement import Finding, Tally, run_alone
+from checks.judgement import OUTCOME_ORACLE, Finding, Tally, invariant
 from checks.own import matched, number, records_in, spans_of_entries, statements
+from checks.verdict import Kind
 from model.statements import CANCEL, ENQUEUE_RUN, REQUEUE_STALE
 
 DEAD_LETTER_REASONS = frozenset({"not_retryable", "retries_exhausted"})
@@ -33,6 +34,13 @@ _COUNTS = ("requeued", "dead_lettered", "skipped")
 _CLIENT_ENTRIES = frozenset({"enqueue", "cancel"})
 
 
+@invariant(
+    "reaper_account_true",
+    Kind.ALWAYS,
+    "the reaper counts a row requeued, dead-lettered (with a dead-letter reason) or skipped only as its "
+    "statements on it did, and prints the sums of those counts",
+    tags=(OUTCOME_ORACLE,),
+)
 class ReaperAccountTrue(Machine):
     """Each per-row account of a reaper tick is true of the tick's statements on that row: the
     accounts the pass kept, each with the tick it ran in, judged once the pass is over."""
@@ -80,12 +88,6 @@ def _tick_records(ix: Index, span: Span, last: int) -> dict[str, list[Op]]:
             else:
                 same.append(op)
     return found
-
-
-def reaper_account_true(ix: Index) -> Finding:
-    """Each per-row account of a reaper tick is true of the tick's statements on that row, and the
-    tick's printed counts are the sums of its accounts."""
-    return run_alone(ReaperAccountTrue(), ix)
 
 
 def _judge_account(tally: Tally, account: Op, mine: Sequence[Op]) -> None:
@@ -138,6 +140,13 @@ def _judge_counts(tally: Tally, span: Span, accounts: list[Op]) -> None:
 # ---- enqueue and cancel -------------------------------------------------------------------------
 
 
+@invariant(
+    "enqueue_cancel_result_true",
+    Kind.ALWAYS,
+    "enqueue succeeds only when its row was stored and its wake-up dispatched; cancel says true exactly "
+    "when its cancel took effect",
+    tags=(OUTCOME_ORACLE,),
+)
 class EnqueueCancelResultTrue(Machine):
     """What enqueue and cancel return is true of their statements and dispatches: judged once the pass
     is over, from the client segments it indexed and the records it listed for each."""
@@ -155,11 +164,6 @@ class EnqueueCancelResultTrue(Machine):
             elif span.entry == "cancel" and done[5] is OpType.OK:
                 _judge_cancel(tally, span, done)
         return tally.finding("enqueue and cancel results")
-
-
-def enqueue_cancel_result_true(ix: Index) -> Finding:
-    """What enqueue and cancel return (or throw) is true of their statements and dispatches."""
-    return run_alone(EnqueueCancelResultTrue(), ix)
 
 
 def _judge_enqueue(tally: Tally, span: Span, done: Op) -> None:
@@ -200,10 +204,4 @@ def _judge_cancel(tally: Tally, span: Span, done: Op) -> None:
     )
 
 
-__all__ = [
-    "DEAD_LETTER_REASONS",
-    "EnqueueCancelResultTrue",
-    "ReaperAccountTrue",
-    "enqueue_cancel_result_true",
-    "reaper_account_true",
-]
+__all__ = ["DEAD_LETTER_REASONS", "EnqueueCancelResultTrue", "ReaperAccountTrue"]

@@ -14,7 +14,8 @@ from typing import Any, ClassVar
 from checks.fused import Key, Machine
 from checks.history import EVENT, LANDING, PROVIDER, Op, OpType
 from checks.index import AUDIT_FAILED, WRITE_EFFECTS, Index, Span, merged, row_of
-from checks.judgement import Finding, Tally, run_alone
+from checks.judgement import Finding, Tally, invariant
+from checks.verdict import Kind
 
 _TOOL_KIND = "tool"
 _APPROVAL_KIND = "approval"
@@ -32,6 +33,13 @@ def _records_unaudited_write(row: Mapping[str, Any]) -> bool:
     return row.get("termination_reason") == "not_retryable" and row.get("pending_effect") in WRITE_EFFECTS
 
 
+@invariant(
+    "every_write_accounted",
+    Kind.ALWAYS,
+    "every write execution that landed has its own tool event, or its run ended FAILED in a way that "
+    "records that a write may be unaudited (audit failure, or dead-lettered while fenced) "
+    '— "no write runs unrecorded"',
+)
 class EveryWriteAccounted(Machine):
     """Every landing has its run's tool event of the same execution, or a final row that admits it.
     Reads the stored events and the landings the pass kept; judged once the final rows are known."""
@@ -67,11 +75,6 @@ class EveryWriteAccounted(Machine):
         return tally.finding("landings")
 
 
-def every_write_accounted(ix: Index) -> Finding:
-    """Every landing has its run's tool event of the same execution, or a final row that admits it."""
-    return run_alone(EveryWriteAccounted(), ix)
-
-
 def _describe_final(row: Mapping[str, Any]) -> str:
     return (
         f"status={row.get('status')!r} reason={row.get('termination_reason')!r} "
@@ -87,6 +90,11 @@ def _is_failed_write_audit(op: Op, landed: frozenset[tuple[str, Any]]) -> bool:
     )
 
 
+@invariant(
+    "no_success_over_unrecorded_write",
+    Kind.ALWAYS,
+    "no run settles COMPLETED after one of its write executions failed its audit (ADR-111)",
+)
 class NoSuccessOverUnrecordedWrite(Machine):
     """No run reaches a COMPLETED row after a landed write execution of it failed its audit.
 
@@ -128,11 +136,11 @@ class NoSuccessOverUnrecordedWrite(Machine):
         return tally.finding("completed rows")
 
 
-def no_success_over_unrecorded_write(ix: Index) -> Finding:
-    """No run reaches a COMPLETED row after a landed write execution of it failed its audit."""
-    return run_alone(NoSuccessOverUnrecordedWrite(), ix)
-
-
+@invariant(
+    "unique_event_sequence",
+    Kind.ALWAYS,
+    "no two events of one run share a sequence number (ADR-104)",
+)
 class UniqueEventSequence(Machine):
     """No two stored events of one run share a sequence number: the stored events the pass kept."""
 
@@ -156,11 +164,11 @@ class UniqueEventSequence(Machine):
         return tally.finding("stored events")
 
 
-def unique_event_sequence(ix: Index) -> Finding:
-    """No two stored events of one run share a sequence number."""
-    return run_alone(UniqueEventSequence(), ix)
-
-
+@invariant(
+    "approved_write_turn_recorded",
+    Kind.ALWAYS,
+    "a write turn executes on a resume only after its approval decision was recorded (ADR-132)",
+)
 class ApprovedWriteTurnRecorded(Machine):
     """On an approve segment, every write of the pending turn follows a stored approval event.
 
@@ -197,11 +205,6 @@ def _judge_approved_turn(tally: Tally, ix: Index, invoke: Op) -> None:
     _judge_approved_write(tally, span, invoke, approval)
 
 
-def approved_write_turn_recorded(ix: Index) -> Finding:
-    """On an approve segment, every write of the pending turn follows a stored approval event (ADR-132)."""
-    return run_alone(ApprovedWriteTurnRecorded(), ix)
-
-
 def _judge_approved_write(tally: Tally, span: Span, invoke: Op, approval: Op | None) -> None:
     if approval is not None:
         tally.hold()
@@ -214,6 +217,11 @@ def _judge_approved_write(tally: Tally, span: Span, invoke: Op, approval: Op | N
     )
 
 
+@invariant(
+    "builtin_write_approved",
+    Kind.ALWAYS,
+    "a builtin tool that declares a write executes only on a resume an approver started (ADR-134)",
+)
 class BuiltinWriteApproved(Machine):
     """A builtin (non-remote) tool declaring a write executes only on an approve segment (ADR-134).
 
@@ -244,20 +252,10 @@ class BuiltinWriteApproved(Machine):
         return tally.finding("builtin writes")
 
 
-def builtin_write_approved(ix: Index) -> Finding:
-    """A builtin tool declaring a write executes only on a resume an approver started (ADR-134)."""
-    return run_alone(BuiltinWriteApproved(), ix)
-
-
 __all__ = [
     "ApprovedWriteTurnRecorded",
     "BuiltinWriteApproved",
     "EveryWriteAccounted",
     "NoSuccessOverUnrecordedWrite",
     "UniqueEventSequence",
-    "approved_write_turn_recorded",
-    "builtin_write_approved",
-    "every_write_accounted",
-    "no_success_over_unrecorded_write",
-    "unique_event_sequence",
 ]

@@ -32,7 +32,8 @@ from typing import Any, ClassVar
 from checks.fused import Key, Machine
 from checks.history import DISPATCH, EVENT, PLAN, PROVIDER, READ, STORE, TOOL, Op, OpType
 from checks.index import WRITE_EFFECTS, Index, merged, row_of
-from checks.judgement import Finding, Tally, run_alone
+from checks.judgement import Finding, Tally, invariant
+from checks.verdict import Kind
 from model.statements import CANCEL, CLAIMS, DEAD_LETTER_STALE, MARK_PENDING_EFFECT, RENEW_LEASE, REQUEUES, SETTLES
 
 _UNKNOWN = "unknown"
@@ -51,6 +52,11 @@ write turn that cannot be recorded releases the run back to waiting (ADR-132).""
 # ---- unknown names ------------------------------------------------------------------------------
 
 
+@invariant(
+    "unknown_name_is_strictest",
+    Kind.ALWAYS,
+    "a tool step for a name the running code does not know is treated as non_idempotent_write (ADR-111)",
+)
 class UnknownNameIsStrictest(Machine):
     """A tool step for a name the process's loaded code lacks is treated as non_idempotent_write.
 
@@ -102,11 +108,6 @@ class UnknownNameIsStrictest(Machine):
         return tally.finding("steps of unknown tools")
 
 
-def unknown_name_is_strictest(ix: Index) -> Finding:
-    """A tool step for a name the process's loaded code lacks is treated as non_idempotent_write (ADR-111)."""
-    return run_alone(UnknownNameIsStrictest(), ix)
-
-
 def _unknown(event: Op) -> bool:
     """An audit insert of a tool step whose name no loaded tool has (the world's ground truth)."""
     return bool(event.get("kind") == "tool" and event.get("true_effect") == _UNKNOWN)
@@ -130,6 +131,11 @@ def _judge_boundary(tally: Tally, event: Op, statement: Op | None) -> None:
 # ---- fences -------------------------------------------------------------------------------------
 
 
+@invariant(
+    "fence_matches_inflight_write",
+    Kind.ALWAYS,
+    "a decider that reads a write fence sees a write stamped in the current attempt (ADR-122)",
+)
 class FenceMatchesInflightWrite(Machine):
     """Every write fence a store read returns was stamped (T5) after the run's latest claim.
 
@@ -189,11 +195,6 @@ def _claim_and_stamp(ix: Index, run: str, fence: str, before: int) -> tuple[Op |
     return claim, stamp
 
 
-def fence_matches_inflight_write(ix: Index) -> Finding:
-    """Every write fence a store read returns was stamped (T5) after the run's latest claim (ADR-122)."""
-    return run_alone(FenceMatchesInflightWrite(), ix)
-
-
 def _fences(read: Op) -> list[tuple[str, Any]]:
     if "fence" in read.value:
         return [(read.run, read.get("fence"))]
@@ -222,6 +223,11 @@ def _judge_fence(tally: Tally, read: Op, run: str, fence: str, claim: Op | None,
 # ---- settles ------------------------------------------------------------------------------------
 
 
+@invariant(
+    "settles_by_owner",
+    Kind.ALWAYS,
+    "a running row is settled only by the segment that holds it, or by a path the spec marks unguarded",
+)
 class SettlesByOwner(Machine):
     """A RUNNING row is settled (T7/T8/T14) only by its claimant, a user's cancel, or a reaper
     dead-letter of a row whose lease was past in true time when it applied (the store's row just
@@ -241,11 +247,6 @@ class SettlesByOwner(Machine):
                 continue
             _judge_settle(tally, prior, op, numbers[op[0]], ix.epoch_s)
         return tally.finding("settles")
-
-
-def settles_by_owner(ix: Index) -> Finding:
-    """A running row is settled only by the segment that holds it, or by a path the spec marks unguarded."""
-    return run_alone(SettlesByOwner(), ix)
 
 
 def _judge_settle(tally: Tally, prior: Op, settle: Op, number: str, epoch_s: int) -> None:
@@ -275,6 +276,11 @@ def _judge_settle(tally: Tally, prior: Op, settle: Op, number: str, epoch_s: int
 # ---- fail-soft audit ----------------------------------------------------------------------------
 
 
+@invariant(
+    "read_only_audit_fail_soft",
+    Kind.ALWAYS,
+    "an audit failure of a read-only or non-tool step never fails a run (ADR-111)",
+)
 class ReadOnlyAuditFailSoft(Machine):
     """After a failed audit of a read-only or non-tool step, the segment's next statement of the
     run does not end it: no FAILED settle, no dead-letter, no requeue.
@@ -325,11 +331,6 @@ class ReadOnlyAuditFailSoft(Machine):
         return tally.finding("failed read-only audits")
 
 
-def read_only_audit_fail_soft(ix: Index) -> Finding:
-    """An audit failure of a read-only or non-tool step never fails a run (ADR-111)."""
-    return run_alone(ReadOnlyAuditFailSoft(), ix)
-
-
 _NEXT_REQUESTS = frozenset({PROVIDER, TOOL, DISPATCH})
 """Besides audits, statements and reads: the invokes that show a segment went on after a failed audit."""
 
@@ -363,13 +364,4 @@ def _judge_next_statement(tally: Tally, failure: Op, invoke: Op) -> None:
     )
 
 
-__all__ = [
-    "FenceMatchesInflightWrite",
-    "ReadOnlyAuditFailSoft",
-    "SettlesByOwner",
-    "UnknownNameIsStrictest",
-    "fence_matches_inflight_write",
-    "read_only_audit_fail_soft",
-    "settles_by_owner",
-    "unknown_name_is_strictest",
-]
+__all__ = ["FenceMatchesInflightWrite", "ReadOnlyAuditFailSoft", "SettlesByOwner", "UnknownNameIsStrictest"]

@@ -54,8 +54,9 @@ from collections.abc import Mapping
 from checks.fused import Machine
 from checks.history import READ, Op, OpType
 from checks.index import TERMINAL_STATUSES, Index, Span, row_of
-from checks.judgement import Finding, Tally, run_alone
+from checks.judgement import OUTCOME_ORACLE, Finding, Tally, invariant
 from checks.own import left_row, matched, number, spans_of_entries, statements
+from checks.verdict import Kind
 from model.statements import CLAIM_FOR_RESUME, FINISH_RUN, REQUEUE, START_RUN, SUSPEND_RUN
 
 _JUDGED_ENTRIES = frozenset({"run_queued", "run_interactive", "approve", "submit_input"})
@@ -71,6 +72,13 @@ _WAITING = {"awaiting_approval": "waiting_for_approval", "awaiting_input": "wait
 _ALREADY_RESUMING = "RunAlreadyResumingException"
 
 
+@invariant(
+    "segment_outcome_true",
+    Kind.ALWAYS,
+    "every outcome a segment call returns (and the refusal it throws) is true of its own statements: "
+    "the outcome table of checks/outcomes.py",
+    tags=(OUTCOME_ORACLE,),
+)
 class SegmentOutcomeTrue(Machine):
     """Every outcome a segment call returned (and the refusal it threw) is true of its own statements,
     as the module's table says: judged once the pass is over, from the segments it indexed and the
@@ -93,13 +101,6 @@ class SegmentOutcomeTrue(Machine):
                 continue
             _judge_report(tally, span, done, repr(outcome), _falsehood(ix, span, outcome))
         return tally.finding("segment outcomes")
-
-
-def segment_outcome_true(ix: Index) -> Finding:
-    """Every outcome a segment call returned (and the refusal it threw) is true of its own statements,
-    as the module's table says. LEASE_LOST is judged by :func:`lease_lost_means_lost`; a crashed call,
-    or one that never returned, reports nothing."""
-    return run_alone(SegmentOutcomeTrue(), ix)
 
 
 def _judge_report(tally: Tally, span: Span, done: Op, said: str, why: tuple[tuple[int, ...], str] | None) -> None:
@@ -207,6 +208,13 @@ def _judge_claim_lost(tally: Tally, span: Span, done: Op) -> None:
 # ---- LEASE_LOST ---------------------------------------------------------------------------------
 
 
+@invariant(
+    "lease_lost_means_lost",
+    Kind.ALWAYS,
+    "a segment that reports LEASE_LOST had lost it: its last statement failed or matched nothing on a row "
+    "it no longer held",
+    tags=(OUTCOME_ORACLE,),
+)
 class LeaseLostMeansLost(Machine):
     """A segment reporting LEASE_LOST had lost the lease: judged once the pass is over, from the
     segments it indexed, their statements and the rows before each."""
@@ -226,13 +234,6 @@ class LeaseLostMeansLost(Machine):
                 continue
             _judge_report(tally, span, done, "lease_lost", _lease_held(ix, span, own[-1]))
         return tally.finding("lease_lost outcomes")
-
-
-def lease_lost_means_lost(ix: Index) -> Finding:
-    """A segment reporting LEASE_LOST had lost the lease: its last statement failed or matched nothing,
-    and the store's row just before that statement was not held by the segment (RUNNING, claimed by
-    its identity, lease_expires not before the true time of the statement)."""
-    return run_alone(LeaseLostMeansLost(), ix)
 
 
 def _lease_held(ix: Index, span: Span, last: Op) -> tuple[tuple[int, ...], str] | None:
@@ -259,4 +260,4 @@ def _lease_held(ix: Index, span: Span, last: Op) -> tuple[tuple[int, ...], str] 
     )
 
 
-__all__ = ["LeaseLostMeansLost", "SegmentOutcomeTrue", "lease_lost_means_lost", "segment_outcome_true"]
+__all__ = ["LeaseLostMeansLost", "SegmentOutcomeTrue"]

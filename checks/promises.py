@@ -26,8 +26,9 @@ from typing import ClassVar
 from checks.fused import Key, Machine
 from checks.history import EVENT, PHASE, PROVIDER, READ, STORE, TOOL, Op, OpType
 from checks.index import Index, Span, merged
-from checks.judgement import Finding, Tally, run_alone
+from checks.judgement import ADR_PROMISE, Finding, Tally, invariant
 from checks.own import matched, number, spans_of_entries
+from checks.verdict import Kind
 from model.statements import (
     CANCEL,
     CLAIM_FOR_RESUME,
@@ -48,6 +49,12 @@ _DEADLINED = frozenset({MARK_PENDING_EFFECT, EXTEND_LEASE})
 _DEFAULT_LEASE_S = 900
 
 
+@invariant(
+    "lost_lease_stops",
+    Kind.ALWAYS,
+    "after a failed or refused renewal or fence statement a segment makes no further request on the run (ADR-104)",
+    tags=(ADR_PROMISE,),
+)
 class LostLeaseStops(Machine):
     """After its first renewal or fence statement that failed or matched nothing, a segment makes no
     further request on the run: the segments of the refused statements (the index lists them) and of
@@ -86,12 +93,12 @@ class LostLeaseStops(Machine):
         return tally.finding("lost leases")
 
 
-def lost_lease_stops(ix: Index) -> Finding:
-    """After its first renewal or fence statement that failed or matched nothing, a segment makes no
-    further request on the run (statement, audit insert, provider or tool call)."""
-    return run_alone(LostLeaseStops(), ix)
-
-
+@invariant(
+    "cancel_observed_at_boundary",
+    Kind.ALWAYS,
+    "a boundary that reads its run cancelled still persists its step, starts no call and reports CANCELLED (ADR-103)",
+    tags=(ADR_PROMISE,),
+)
 class CancelObservedAtBoundary(Machine):
     """A cancellation probe that reads the run CANCELLED is followed by the insert of its boundary
     step, by no provider or tool call, and by the outcome CANCELLED: only a run a cancel (T8) took
@@ -114,12 +121,6 @@ class CancelObservedAtBoundary(Machine):
                     _judge_probe(tally, span, op, records[i + 1 :])
                     break
         return tally.finding("cancellations observed")
-
-
-def cancel_observed_at_boundary(ix: Index) -> Finding:
-    """A cancellation probe that reads the run CANCELLED is followed by the insert of its boundary
-    step, by no provider or tool call, and by the outcome CANCELLED."""
-    return run_alone(CancelObservedAtBoundary(), ix)
 
 
 def _judge_probe(tally: Tally, span: Span, probe: Op, after: list[Op]) -> None:
@@ -154,6 +155,12 @@ def _insert(requests: list[Op]) -> list[int]:
     return [requests[0][0]] if requests and requests[0][3] == EVENT else []
 
 
+@invariant(
+    "lease_within_bound",
+    Kind.ALWAYS,
+    "no statement sets a lease past its process's clock reading plus LEASE_S (or a declared deadline)",
+    tags=(ADR_PROMISE,),
+)
 class LeaseWithinBound(Machine):
     """No matched statement sets ``lease_expires`` past its process's clock reading plus LEASE_S (or,
     for a fence stamp or an extension, plus the longest declared operation deadline): the phases the
@@ -188,12 +195,6 @@ class LeaseWithinBound(Machine):
         return tally.finding("leases set")
 
 
-def lease_within_bound(ix: Index) -> Finding:
-    """No matched statement sets ``lease_expires`` past its process's clock reading plus LEASE_S (or,
-    for a fence stamp or an extension, plus the longest declared operation deadline)."""
-    return run_alone(LeaseWithinBound(), ix)
-
-
 def _violated(tally: Tally, op: Op, lease: float, clock: float, bound: float) -> None:
     tally.violate(
         (op[0],),
@@ -203,11 +204,4 @@ def _violated(tally: Tally, op: Op, lease: float, clock: float, bound: float) ->
     )
 
 
-__all__ = [
-    "CancelObservedAtBoundary",
-    "LeaseWithinBound",
-    "LostLeaseStops",
-    "cancel_observed_at_boundary",
-    "lease_within_bound",
-    "lost_lease_stops",
-]
+__all__ = ["CancelObservedAtBoundary", "LeaseWithinBound", "LostLeaseStops"]

@@ -35,8 +35,9 @@ from typing import ClassVar
 from checks.fused import Key, Machine
 from checks.history import DISPATCH, EVENT, PLAN, PROVIDER, READ, STORE, Op, OpType
 from checks.index import TERMINAL_STATUSES, WRITE_EFFECTS, Index, merged, row_of
-from checks.judgement import Finding, Tally, run_alone
+from checks.judgement import OUTCOME_ORACLE, Finding, Tally, invariant
 from checks.own import UNKNOWN_EFFECT, matched, number, records_in
+from checks.verdict import Kind
 from model.statements import DEAD_LETTER_STALE, FINISH_RUN, SUSPEND_RUN
 
 _POLICY_KINDS = {"policy_denied": "guardrail_denied", "approval_denied": "guardrail_approval"}
@@ -47,6 +48,12 @@ _PAYLOAD_CAUSES = {"RunRehydrationException": frozenset({"run_queued"}),
                    "SuspendedStateException": frozenset({"approve", "submit_input"})}  # fmt: skip
 
 
+@invariant(
+    "terminal_reason_names_cause",
+    Kind.ALWAYS,
+    "every reason and error class a settle writes names a cause the settling segment really met",
+    tags=(OUTCOME_ORACLE,),
+)
 class TerminalReasonNamesCause(Machine):
     """Every COMPLETED or FAILED settle's reason and error class name a cause its segment met: the
     settles among the index's rows, each judged once the pass is over against the records its
@@ -87,11 +94,6 @@ class TerminalReasonNamesCause(Machine):
                 at=settle[0],
             )
         return tally.finding("settle reasons")
-
-
-def terminal_reason_names_cause(ix: Index) -> Finding:
-    """Every COMPLETED or FAILED settle's reason and error class name a cause its segment met."""
-    return run_alone(TerminalReasonNamesCause(), ix)
 
 
 def _stop_kinds(plans: Sequence[Op]) -> dict[str, dict[int, str]]:
@@ -209,4 +211,4 @@ def _write_step(event: Op) -> bool:
     return event[6].get("kind") == "tool" and event[6].get("true_effect") in (*WRITE_EFFECTS, UNKNOWN_EFFECT)
 
 
-__all__ = ["TerminalReasonNamesCause", "terminal_reason_names_cause"]
+__all__ = ["TerminalReasonNamesCause"]

@@ -23,8 +23,9 @@ from typing import Any, ClassVar
 from checks.fused import Key, Machine
 from checks.history import DISPATCH, EVENT, PLAN, PROVIDER, READ, STORE, TOOL, Op, OpType
 from checks.index import TERMINAL_STATUSES, WRITE_EFFECTS, Index, Span, merged, row_of
-from checks.judgement import Finding, Tally, run_alone
+from checks.judgement import Finding, Tally, invariant
 from checks.own import fence_is_strict, spans_of_entries
+from checks.verdict import Kind
 from model.constants import MAX_REQUEUES
 from model.statements import DEAD_LETTER_STALE, FINISH_RUN, MARK_PENDING_EFFECT
 
@@ -34,6 +35,12 @@ _DEAD_LETTER_REASONS = frozenset({"not_retryable", "retries_exhausted"})
 # ---- dead-letter reasons ------------------------------------------------------------------------
 
 
+@invariant(
+    "dead_letter_reason_matches_cause",
+    Kind.ALWAYS,
+    "a dead-letter's reason matches the failure that caused it: not_retryable only for a cause that is "
+    "not retryable, retries_exhausted only when the budget is spent or the retry could not be set up",
+)
 class DeadLetterReasonMatchesCause(Machine):
     """A dead-letter says ``not_retryable`` only for a cause that is not retryable (a failure whose
     true class is not retryable, a write fence whose stamped call truly is a non-idempotent write or an
@@ -64,11 +71,6 @@ class DeadLetterReasonMatchesCause(Machine):
                 scripted = {plan.run for plan in self.plans if plan.get("stops")}
             _judge_dead_letter(ix, tally, op, before, ix.span_at(op), op[4] in scripted)
         return tally.finding("dead-letters")
-
-
-def dead_letter_reason_matches_cause(ix: Index) -> Finding:
-    """A dead-letter's reason matches the failure that caused it."""
-    return run_alone(DeadLetterReasonMatchesCause(), ix)
 
 
 def _is_dead_letter(number: str, op: Op) -> bool:
@@ -166,6 +168,11 @@ fallback settle's result is ignored) say nothing the row must show."""
 _JUDGED_ENTRIES = frozenset({"run_queued", "run_interactive", "approve", "submit_input"})
 
 
+@invariant(
+    "segment_outcome_matches_row",
+    Kind.ALWAYS,
+    "a segment that reports a settled outcome leaves its run's row in that state",
+)
 class SegmentOutcomeMatchesRow(Machine):
     """A segment reporting a settled outcome leaves its run's row in that state when it returns:
     the index's segments of the judged entry points, with the completion and the row the pass found
@@ -200,14 +207,14 @@ class SegmentOutcomeMatchesRow(Machine):
         return tally.finding("settled outcomes")
 
 
-def segment_outcome_matches_row(ix: Index) -> Finding:
-    """A segment reporting a settled outcome leaves its run's row in that state when it returns."""
-    return run_alone(SegmentOutcomeMatchesRow(), ix)
-
-
 # ---- fences on terminal rows --------------------------------------------------------------------
 
 
+@invariant(
+    "terminal_row_no_stale_fence",
+    Kind.ALWAYS,
+    "a terminal row keeps a write fence only while that write may still be in flight",
+)
 class TerminalRowNoStaleFence(Machine):
     """A row that turns terminal with a write fence has that write still in flight (or its outcome
     unknown): the fence's write was not invoked yet, or its call had not returned.
@@ -248,11 +255,6 @@ class TerminalRowNoStaleFence(Machine):
         return tally.finding("terminal rows")
 
 
-def terminal_row_no_stale_fence(ix: Index) -> Finding:
-    """A terminal row keeps a write fence only while that write may still be in flight."""
-    return run_alone(TerminalRowNoStaleFence(), ix)
-
-
 def _first_call(invokes: Iterable[Op], stamp: Op, before: int) -> Op | None:
     """The first tool invoke of the stamp's identity between the stamp and history index ``before``."""
     identity = stamp.get("identity")
@@ -287,6 +289,11 @@ def _judge_terminal_fence(tally: Tally, ix: Index, terminal: Op, stamp: Op | Non
 _KEPT = ("started_at", "finished_at")
 
 
+@invariant(
+    "row_timestamps_kept",
+    Kind.ALWAYS,
+    "a row's started_at and finished_at, once set, are never overwritten by a later statement",
+)
 class RowTimestampsKept(Machine):
     """Once a row's started_at or finished_at is set (non-zero), no later statement changes it.
     Rows recorded without a timestamp column are not judged on it. The index's rows, run by run."""
@@ -320,11 +327,6 @@ class RowTimestampsKept(Machine):
         return tally.finding("timestamps set")
 
 
-def row_timestamps_kept(ix: Index) -> Finding:
-    """A row's started_at and finished_at, once set, are never overwritten by a later statement."""
-    return run_alone(RowTimestampsKept(), ix)
-
-
 def _overwritten(tally: Tally, first: tuple[Op, Any], op: Op, column: str, value: Any) -> None:
     earlier, before = first
     tally.violate(
@@ -335,13 +337,4 @@ def _overwritten(tally: Tally, first: tuple[Op, Any], op: Op, column: str, value
     )
 
 
-__all__ = [
-    "DeadLetterReasonMatchesCause",
-    "RowTimestampsKept",
-    "SegmentOutcomeMatchesRow",
-    "TerminalRowNoStaleFence",
-    "dead_letter_reason_matches_cause",
-    "row_timestamps_kept",
-    "segment_outcome_matches_row",
-    "terminal_row_no_stale_fence",
-]
+__all__ = ["DeadLetterReasonMatchesCause", "RowTimestampsKept", "SegmentOutcomeMatchesRow", "TerminalRowNoStaleFence"]

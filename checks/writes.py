@@ -13,13 +13,20 @@ from typing import Any, ClassVar
 from checks.fused import Key, Machine
 from checks.history import EVENT, LANDING, Op, OpType
 from checks.index import NON_IDEMPOTENT_WRITE, Index, merged
-from checks.judgement import Finding, Tally, run_alone
+from checks.judgement import Finding, Tally, invariant
+from checks.verdict import Kind
 
 
 def _blocks_retries(event: Op) -> bool:
     return bool(event.get("kind") == "tool" and event.get("true_effect") == NON_IDEMPOTENT_WRITE)
 
 
+@invariant(
+    "no_retry_after_failed_write_audit",
+    Kind.ALWAYS,
+    "a non-idempotent call whose audit failed never executes again "
+    '— "no non-idempotent write executes twice after a failed audit"',
+)
 class NoRetryAfterFailedWriteAudit(Machine):
     """After a non-idempotent call's audit failed, no invoke of that call executes (replays only).
 
@@ -52,11 +59,6 @@ class NoRetryAfterFailedWriteAudit(Machine):
         return tally.finding("invokes after a failed write audit")
 
 
-def no_retry_after_failed_write_audit(ix: Index) -> Finding:
-    """After a non-idempotent call's audit failed, no invoke of that call executes (replays only)."""
-    return run_alone(NoRetryAfterFailedWriteAudit(), ix)
-
-
 def _judge_retry(tally: Tally, ix: Index, failed_audit: Op, invoke: Op) -> None:
     """A retry is harmless only if nothing landed during it and it completed as a replay.
 
@@ -83,6 +85,11 @@ def _judge_retry(tally: Tally, ix: Index, failed_audit: Op, invoke: Op) -> None:
         )
 
 
+@invariant(
+    "non_idempotent_at_most_once",
+    Kind.ALWAYS,
+    "each logical non-idempotent call lands at most once (ADR-112)",
+)
 class NonIdempotentAtMostOnce(Machine):
     """Each logical non-idempotent call (run, call) lands at most once: the landings the pass kept,
     in history order, once it is over."""
@@ -110,14 +117,4 @@ class NonIdempotentAtMostOnce(Machine):
         return tally.finding("non-idempotent landings")
 
 
-def non_idempotent_at_most_once(ix: Index) -> Finding:
-    """Each logical non-idempotent call (run, call) lands at most once."""
-    return run_alone(NonIdempotentAtMostOnce(), ix)
-
-
-__all__ = [
-    "NoRetryAfterFailedWriteAudit",
-    "NonIdempotentAtMostOnce",
-    "no_retry_after_failed_write_audit",
-    "non_idempotent_at_most_once",
-]
+__all__ = ["NoRetryAfterFailedWriteAudit", "NonIdempotentAtMostOnce"]

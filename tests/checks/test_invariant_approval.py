@@ -179,3 +179,17 @@ def test_a_crashed_approve_segment_is_judged_up_to_its_crash() -> None:
     b.tool_done(INFO, process=RESUME)
     b.segment_done(INFO, process=RESUME)
     assert judge(NAME, b).witness == (segment, invoke)
+
+
+def test_a_write_of_another_run_inside_an_approve_segment_is_not_its_turn() -> None:
+    """A write invoke counts only on its own run's approve segment: a write of another run in it is no
+    write of the turn."""
+    b = History()
+    b.segment("approve", process="w1")
+    b.tool("c1", "non_idempotent_write", run="r2", identity="w1")
+    b.segment_done(process="w1")
+    b.segment("approve", process="w1")
+    own = b.tool("c2", "non_idempotent_write", identity="w1")
+    verdict = judge("approved_write_turn_recorded", b)
+    assert verdict.valid is Validity.INVALID and verdict.judged == 1
+    assert own in verdict.witness

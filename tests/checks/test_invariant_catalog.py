@@ -20,7 +20,7 @@ from checks import (
     coverage,
 )
 from checks.fused import index_of
-from checks.history import STORE, Op
+from checks.history import STORE, Op, OpType
 from checks.index import transition_number
 from model.statements import DEAD_LETTER_STALE, FINISH_RUN, NAMES, RENEW_LEASE, REQUEUE, START_RUN
 
@@ -237,3 +237,55 @@ def test_an_unmatched_store_record_carries_no_row() -> None:
     b.start()
     b.store(NAMES[RENEW_LEASE], matched=False)
     assert [op.index for op in index_of(b.ops).rows] == [0]
+
+
+def test_an_invariant_registered_at_its_checker_is_judged_with_the_catalogue() -> None:
+    """Adding an invariant is one registration where its checker is defined: the judging pass then feeds
+    it, its function form exists, and the catalogue lists it (after the ordered ones), with its tags."""
+    from checks import judge
+    from checks.catalog import catalogue, tagged
+    from checks.fused import Machine
+    from checks.history import TOOL
+    from checks.judgement import REGISTERED, Tally, invariant, unregister
+
+    @invariant("toy_no_tool_call", Kind.ALWAYS, "no tool is ever invoked (a toy)", tags=("toy",))
+    class NoToolCall(Machine):
+        __slots__ = ("invokes",)
+        STREAMS = {"invokes": (TOOL, OpType.INVOKE)}
+        invokes: list[Op]
+
+        def finish(self, ix: Index) -> Finding:
+            tally = Tally()
+            for op in self.invokes:
+                tally.violate((op.index,), "a tool was invoked")
+            return tally.finding("tool invokes") if self.invokes else Finding(Validity.VALID, (), "none", 0)
+
+    try:
+        b = History()
+        b.claim()
+        call = b.tool("c1", "read_only")
+        judged = judge(b.ops)
+        assert judged.verdicts["toy_no_tool_call"].valid is Validity.INVALID
+        assert judged.verdicts["toy_no_tool_call"].witness == (call,)
+        assert catalogue()[-1].name == "toy_no_tool_call" and "toy_no_tool_call" not in INVARIANTS
+        assert REGISTERED["toy_no_tool_call"].judge(index_of(b.ops)).valid is Validity.INVALID
+        assert "toy_no_tool_call" not in tagged("toy")  # tags of the catalogue as loaded
+    finally:
+        unregister("toy_no_tool_call")
+    assert "toy_no_tool_call" not in judge(b.ops).verdicts
+
+
+def test_registering_one_name_twice_is_refused() -> None:
+    from checks.judgement import invariant
+
+    with pytest.raises(ValueError, match="registered twice"):
+        invariant("every_write_accounted", Kind.ALWAYS, "again")(type("Again", (), {}))  # type: ignore[type-var]
+
+
+def test_every_catalogued_invariant_is_registered_at_its_checker_and_tagged_oracles_exist() -> None:
+    from checks.catalog import ORDER, tagged
+    from checks.judgement import ADR_PROMISE, OUTCOME_ORACLE, REGISTERED
+
+    assert [inv.name for inv in INVARIANTS] == list(ORDER)
+    assert all(REGISTERED[inv.name] is inv and inv.machine is not None for inv in INVARIANTS)
+    assert tagged(OUTCOME_ORACLE) and tagged(ADR_PROMISE) and not tagged(OUTCOME_ORACLE) & tagged(ADR_PROMISE)

@@ -203,3 +203,21 @@ def test_the_deciders_notes_are_not_read() -> None:
     b.claim()
     b.decide(NON_IDEM)
     assert judge("fence_matches_inflight_write", b).valid is Validity.VALID
+
+
+def test_a_fence_read_after_a_later_claim_is_judged_against_the_latest_claim_and_stamp() -> None:
+    """The fence check reads claims and stamps backwards from each read: the latest of each decides
+    (a stamp of an earlier attempt is a violation)."""
+    b = History()
+    b.claim(identity="w1")
+    first = b.stamp("non_idempotent_write", identity="w1")
+    b.stamp("non_idempotent_write", identity="w1")
+    b.claim(identity="w1")
+    latest = b.claim(identity="w2")
+    read = b.find(process="w2")
+    b.stamp("non_idempotent_write", identity="w2")
+    held = b.find(process="w2")
+    verdict = judge("fence_matches_inflight_write", b)
+    assert verdict.valid is Validity.INVALID and verdict.judged == 2
+    assert verdict.witness == (first + 1, latest, read)
+    assert held > read
