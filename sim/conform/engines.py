@@ -182,15 +182,18 @@ def _postgres(tmp: Path) -> Iterator[Engine]:
 
 
 @contextlib.contextmanager
-def start(name: str) -> Iterator[Engine]:
-    """A fresh, private database of ``name``; everything it started is gone when the block ends."""
+def start(name: str, *, shared: bool = False) -> Iterator[Engine]:
+    """A fresh, private database of ``name``; everything it started is gone when the block ends.
+
+    SQLite is in memory unless ``shared`` (a file two connections can open)."""
     why = missing(name)
     if why is not None:
         raise LeaselabError(f"cannot run the {name} engine: {why}", hint=APT_HINT)
     tmp = Path(tempfile.mkdtemp(prefix=f"{TMP_PREFIX}{name}-"))
     try:
         if name == "sqlite":
-            yield Engine("sqlite", {"driver": "pdo_sqlite", "path": str(tmp / "conform.sqlite")})
+            yield Engine("sqlite", {"driver": "pdo_sqlite", "path": str(tmp / "conform.sqlite")}
+                         if shared else {"driver": "pdo_sqlite", "memory": True})
         elif name == "mariadb":
             with _mariadb(tmp) as engine:
                 yield engine

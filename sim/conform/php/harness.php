@@ -220,8 +220,16 @@ function encodeRet(mixed $value): mixed
     return $value;
 }
 
+function presetup(array $req): void
+{
+    if (isset($req['setup'])) {
+        setup(['conn' => $req['conn'] ?? 'a'] + $req['setup']);
+    }
+}
+
 function call(array $req): array
 {
+    presetup($req);
     $stack = stack($req);
     $conn = $stack['conn'];
     Clock::$now = isset($req['clock']) ? (int)$req['clock'] : null;
@@ -290,6 +298,7 @@ function resolve(array $req): array
 
 function reap(array $req): array
 {
+    presetup($req);
     $stack = stack($req);
     Clock::$now = isset($req['clock']) ? (int)$req['clock'] : null;
     $bus = $req['bus'] === 'none' ? null : new RecordingBus($req['bus']);
@@ -306,6 +315,7 @@ function reap(array $req): array
 
 function recover(array $req): array
 {
+    presetup($req);
     $stack = stack($req);
     Clock::$now = isset($req['clock']) ? (int)$req['clock'] : null;
     $bus = $req['bus'] === 'none' ? null : new RecordingBus($req['bus']);
