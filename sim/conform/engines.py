@@ -97,6 +97,22 @@ def stop_pid(pid: int, grace: float = 20.0) -> None:
         os.waitpid(pid, 0)
 
 
+def _run_group(cmd: list[str], **kwargs: Any) -> subprocess.CompletedProcess[str]:
+    """``subprocess.run`` in a session of its own; on any interruption the whole group is killed.
+
+    An initialiser (mariadb-install-db, initdb) spawns a bootstrap server; killing only the
+    script would leave that grandchild writing into the directory we are about to remove."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, **kwargs)
+    try:
+        out, err = proc.communicate()
+    except BaseException:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        raise
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+
+
 def _log_tail(path: Path) -> str:
     try:
         return path.read_text(errors="replace")[-800:]
@@ -108,10 +124,9 @@ def _log_tail(path: Path) -> str:
 def _mariadb(tmp: Path) -> Iterator[Engine]:
     data, sock, log = tmp / "data", tmp / "mysqld.sock", tmp / "mysqld.log"
     user = ["--user=root"] if os.geteuid() == 0 else []
-    init = subprocess.run(
+    init = _run_group(
         ["mariadb-install-db", "--no-defaults", f"--datadir={data}", "--auth-root-authentication-method=normal",
          "--skip-test-db", *user],
-        capture_output=True, text=True, check=False,
     )
     if init.returncode != 0:
         raise LeaselabError(f"mariadb-install-db failed: {init.stderr.strip()[-300:]}")
@@ -151,10 +166,10 @@ def _postgres(tmp: Path) -> Iterator[Engine]:
         pw = pwd.getpwnam("postgres")
         os.chown(tmp, pw.pw_uid, pw.pw_gid)
         as_user = {"user": pw.pw_uid, "group": pw.pw_gid, "extra_groups": []}
-    init = subprocess.run(
+    init = _run_group(
         [str(bindir / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync",
          "--locale=C.UTF-8"],
-        capture_output=True, text=True, check=False, **as_user,
+        **as_user,
     )
     if init.returncode != 0:
         raise LeaselabError(f"initdb failed: {init.stderr.strip()[-300:]}")
@@ -202,6 +217,9 @@ def start(name: str, *, shared: bool = False) -> Iterator[Engine]:
                 yield engine
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+        if tmp.exists():  # a straggler wrote after the first pass
+            time.sleep(0.5)
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 def from_dsn(dsn: str) -> Engine:
