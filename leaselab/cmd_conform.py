@@ -32,11 +32,20 @@ def conform(
     seed: Annotated[int, typer.Option("--seed", help="Hypothesis seed.")] = 0,
     json_out: Annotated[bool, typer.Option("--json", help="Print the JSON summary.")] = False,
     dsn: Annotated[
-        str | None, typer.Option("--dsn", help="Use an existing server: mysql://u:p@host/db?unix_socket=..., postgres://..., sqlite:///path.")
+        str | None,
+        typer.Option(
+            "--dsn", help="Use an existing server: mysql://u:p@host/db?unix_socket=..., postgres://..., sqlite:///path."
+        ),
     ] = None,
-    check: Annotated[list[str] | None, typer.Option("--check", help="Run only this check (repeatable; e.g. T4 or reaper).")] = None,
+    check: Annotated[
+        list[str] | None, typer.Option("--check", help="Run only this check (repeatable; e.g. T4 or reaper).")
+    ] = None,
     collation: Annotated[
-        str | None, typer.Option("--collation", help="Override the model store's identity collation (binary, unicode_ci); default per engine.")
+        str | None,
+        typer.Option(
+            "--collation",
+            help="Override the model store's identity collation (binary, unicode_ci); default per engine.",
+        ),
     ] = None,
 ) -> None:
     """Run the real PHP of a runtime checkout next to the model and report every divergence."""
@@ -48,7 +57,9 @@ def conform(
     names = tuple(e.strip() for e in engines.split(",") if e.strip())
     for name in names:
         if name not in engine_mod.ENGINES:
-            raise LeaselabError(f"unknown engine '{name}'", field="engines", hint="valid engines: " + ", ".join(engine_mod.ENGINES))
+            raise LeaselabError(
+                f"unknown engine '{name}'", field="engines", hint="valid engines: " + ", ".join(engine_mod.ENGINES)
+            )
     if examples < 1:
         raise LeaselabError(f"--examples must be at least 1, got {examples}", field="examples")
     if collation is not None and collation not in ("binary", "unicode_ci"):

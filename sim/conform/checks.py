@@ -67,11 +67,32 @@ from sim.world.sync_driver import SyncDriver
 REQUEST = RunRequest(script=(), offered=())
 STATE = SuspendedState(request=REQUEST, round_no=1, pending=(), turn_digest="d")
 FIELDS = (
-    "status", "claimed_by", "lease_expires", "requeue_count", "pending_effect", "queued_request",
-    "suspended_state", "termination_reason", "error_class", "iterations", "total_tokens",
-    "started_at", "finished_at", "tstamp", "crdate",
+    "status",
+    "claimed_by",
+    "lease_expires",
+    "requeue_count",
+    "pending_effect",
+    "queued_request",
+    "suspended_state",
+    "termination_reason",
+    "error_class",
+    "iterations",
+    "total_tokens",
+    "started_at",
+    "finished_at",
+    "tstamp",
+    "crdate",
 )
-INT_FIELDS = {"lease_expires", "requeue_count", "iterations", "total_tokens", "started_at", "finished_at", "tstamp", "crdate"}
+INT_FIELDS = {
+    "lease_expires",
+    "requeue_count",
+    "iterations",
+    "total_tokens",
+    "started_at",
+    "finished_at",
+    "tstamp",
+    "crdate",
+}
 
 
 @dataclass(frozen=True)
@@ -106,13 +127,23 @@ ENGINE_PROPERTIES: dict[str, dict[str, str]] = {
 
 def model_row(d: dict[str, Any]) -> RunRow:
     return RunRow(
-        uid=d["uid"], uuid=d["uuid"], status=RunStatus(d["status"]), claimed_by=d["claimed_by"],
-        lease_expires=d["lease_expires"], requeue_count=d["requeue_count"], pending_effect=d["pending_effect"],
+        uid=d["uid"],
+        uuid=d["uuid"],
+        status=RunStatus(d["status"]),
+        claimed_by=d["claimed_by"],
+        lease_expires=d["lease_expires"],
+        requeue_count=d["requeue_count"],
+        pending_effect=d["pending_effect"],
         queued_request=REQUEST if d["queued_request"] else None,
         suspended_state=STATE if d["suspended_state"] else None,
-        termination_reason=TerminationReason(d["termination_reason"]), error_class=d["error_class"],
-        iterations=d["iterations"], total_tokens=d["total_tokens"], started_at=d["started_at"],
-        finished_at=d["finished_at"], tstamp=d["tstamp"], crdate=d["crdate"],
+        termination_reason=TerminationReason(d["termination_reason"]),
+        error_class=d["error_class"],
+        iterations=d["iterations"],
+        total_tokens=d["total_tokens"],
+        started_at=d["started_at"],
+        finished_at=d["finished_at"],
+        tstamp=d["tstamp"],
+        crdate=d["crdate"],
     )
 
 
@@ -139,7 +170,7 @@ def php_view(row: dict[str, Any] | None, prefix: str = "row") -> dict[str, Any]:
         if name in ("queued_request", "suspended_state"):
             value = value not in (None, "")
         elif name in INT_FIELDS:
-            value = int(value)
+            value = int(value or 0)
         out[f"{prefix}.{name}"] = value
     return out
 
@@ -184,9 +215,20 @@ def _statement_case(**args: st.SearchStrategy[Any]) -> st.SearchStrategy[dict[st
     return st.fixed_dictionaries({"row": C.run_row(), "clock": C.clock(), **args})
 
 
-def _php_statement(target: str, method: str, args: Callable[[dict[str, Any]], list[Any]]) -> Callable[[PhpProcess, dict[str, Any]], dict[str, Any]]:
+def _php_statement(
+    target: str, method: str, args: Callable[[dict[str, Any]], list[Any]]
+) -> Callable[[PhpProcess, dict[str, Any]], dict[str, Any]]:
     def run(php: PhpProcess, case: dict[str, Any]) -> dict[str, Any]:
-        a = php.ask({"op": "call", "setup": {"runs": [php_setup_row(case["row"])]}, "target": target, "method": method, "args": args(case), "clock": case["clock"]})
+        a = php.ask(
+            {
+                "op": "call",
+                "setup": {"runs": [php_setup_row(case["row"])]},
+                "target": target,
+                "method": method,
+                "args": args(case),
+                "clock": case["clock"],
+            }
+        )
         if a["error"]:
             return {"error": a["error"].split(":")[0]}
         return {"ret": a["ret"], "affected": a["affected"], **php_view(_one(a["runs"], C.UID))}
@@ -194,7 +236,9 @@ def _php_statement(target: str, method: str, args: Callable[[dict[str, Any]], li
     return run
 
 
-def _model_statement(make: Callable[[dict[str, Any], Policy], Transition], ret: Callable[[UpdateResult, Policy], bool]) -> Callable[[dict[str, Any], ModelEnv], dict[str, Any]]:
+def _model_statement(
+    make: Callable[[dict[str, Any], Policy], Transition], ret: Callable[[UpdateResult, Policy], bool]
+) -> Callable[[dict[str, Any], ModelEnv], dict[str, Any]]:
     def run(case: dict[str, Any], env: ModelEnv) -> dict[str, Any]:
         db = env.database()
         db.put(model_row(case["row"]))
@@ -216,87 +260,150 @@ def _statement_checks() -> list[Check]:
     lease = LEASE_S
     return [
         Check(
-            "T3 claimQueued", _statement_case(worker=C.identity),
+            "T3 claimQueued",
+            _statement_case(worker=C.identity),
             _php_statement("repo", "claimQueued", lambda c: [C.UID, c["worker"], c["clock"] + lease]),
             _model_statement(lambda c, p: ClaimQueued(c["worker"], c["clock"]), _matched),
-            lambda c: f"$repository->claimQueued({C.UID}, {_ident(c['worker'])}, {c['clock'] + lease}) at time() = {c['clock']}",
+            lambda c: (
+                f"$repository->claimQueued({C.UID}, {_ident(c['worker'])}, {c['clock'] + lease}) at time() = {c['clock']}"  # noqa: E501
+            ),
         ),
         Check(
-            "T4 renewLease", _statement_case(me=C.identity),
+            "T4 renewLease",
+            _statement_case(me=C.identity),
             _php_statement("repo", "renewLease", lambda c: [C.UID, c["me"], c["clock"] + lease]),
             _model_statement(lambda c, p: RenewLease(c["me"], c["clock"]), _confirmed),
-            lambda c: f"$repository->renewLease({C.UID}, {_ident(c['me'])}, {c['clock'] + lease}) at time() = {c['clock']}",
+            lambda c: (
+                f"$repository->renewLease({C.UID}, {_ident(c['me'])}, {c['clock'] + lease}) at time() = {c['clock']}"
+            ),
             ("kb6_renew_trusts_changed_rows",),
         ),
         Check(
-            "T5 markPendingEffect", _statement_case(me=C.identity, effect=st.sampled_from(C.EFFECTS[:4])),
+            "T5 markPendingEffect",
+            _statement_case(me=C.identity, effect=st.sampled_from(C.EFFECTS[:4])),
             _php_statement("repo", "markPendingEffect", lambda c: [C.UID, c["me"], c["effect"], c["clock"] + lease]),
             _model_statement(lambda c, p: MarkPendingEffect(c["me"], c["effect"], c["clock"]), _confirmed),
-            lambda c: f"$repository->markPendingEffect({C.UID}, {_ident(c['me'])}, {_ident(c['effect'])}, {c['clock'] + lease}) at time() = {c['clock']}",
+            lambda c: (
+                f"$repository->markPendingEffect({C.UID}, {_ident(c['me'])}, {_ident(c['effect'])}, {c['clock'] + lease}) at time() = {c['clock']}"  # noqa: E501
+            ),
             ("kb6_renew_trusts_changed_rows",),
         ),
         Check(
             "T7 finishRun",
             _statement_case(
                 to=st.sampled_from(("completed", "failed", "cancelled")),
-                reason=st.sampled_from(C.REASONS), error_class=st.sampled_from(("", "RuntimeException")),
-                iterations=st.integers(0, 20), total_tokens=st.integers(0, 5000),
+                reason=st.sampled_from(C.REASONS),
+                error_class=st.sampled_from(("", "RuntimeException")),
+                iterations=st.integers(0, 20),
+                total_tokens=st.integers(0, 5000),
                 owned_by=st.one_of(st.none(), C.identity),
             ),
-            _php_statement("repo", "finishRun", lambda c: [C.UID, c["to"], c["iterations"], False, 0, 0, c["total_tokens"], 0.0, c["error_class"], c["reason"], c["owned_by"]]),
+            _php_statement(
+                "repo",
+                "finishRun",
+                lambda c: [
+                    C.UID,
+                    c["to"],
+                    c["iterations"],
+                    False,
+                    0,
+                    0,
+                    c["total_tokens"],
+                    0.0,
+                    c["error_class"],
+                    c["reason"],
+                    c["owned_by"],
+                ],
+            ),
             _model_statement(
-                lambda c, p: FinishRun(RunStatus(c["to"]), TerminationReason(c["reason"]), c["error_class"], c["iterations"], c["total_tokens"], c["owned_by"], c["clock"], terminal_guard=not p.kb1_finish_unguarded),
+                lambda c, p: FinishRun(
+                    RunStatus(c["to"]),
+                    TerminationReason(c["reason"]),
+                    c["error_class"],
+                    c["iterations"],
+                    c["total_tokens"],
+                    c["owned_by"],
+                    c["clock"],
+                    terminal_guard=not p.kb1_finish_unguarded,
+                ),
                 _matched,
             ),
-            lambda c: (f"$repository->finishRun({C.UID}, {_ident(c['to'])}, {c['iterations']}, false, 0, 0, {c['total_tokens']}, 0.0, "
-                       f"{_ident(c['error_class'])}, {_ident(c['reason'])}, {_ident(c['owned_by'])}) at time() = {c['clock']}"),
+            lambda c: (
+                f"$repository->finishRun({C.UID}, {_ident(c['to'])}, {c['iterations']}, false, 0, 0, {c['total_tokens']}, 0.0, "  # noqa: E501
+                f"{_ident(c['error_class'])}, {_ident(c['reason'])}, {_ident(c['owned_by'])}) at time() = {c['clock']}"
+            ),
             ("kb1_finish_unguarded",),
         ),
         Check(
-            "T8 cancel", _statement_case(),
+            "T8 cancel",
+            _statement_case(),
             _php_statement("persister", "cancel", lambda c: [C.UUID]),
             _model_statement(lambda c, p: Cancel(c["clock"]), _matched),
             lambda c: f"$persister->cancel('{C.UUID}') at time() = {c['clock']}",
         ),
         Check(
-            "T9 suspendRun", _statement_case(for_input=st.booleans()),
+            "T9 suspendRun",
+            _statement_case(for_input=st.booleans()),
             _php_statement("repo", "suspendRun", lambda c: [C.UID, '{"state":2}']),
-            _model_statement(lambda c, p: Suspend(STATE, False, c["clock"], status_guard=not p.kb3_suspend_unguarded), _matched),
+            _model_statement(
+                lambda c, p: Suspend(STATE, False, c["clock"], status_guard=not p.kb3_suspend_unguarded), _matched
+            ),
             lambda c: f"$repository->suspendRun({C.UID}, '{{\"state\":2}}') at time() = {c['clock']}",
             ("kb3_suspend_unguarded",),
         ),
         Check(
-            "T9 suspendRunForInput", _statement_case(),
+            "T9 suspendRunForInput",
+            _statement_case(),
             _php_statement("repo", "suspendRunForInput", lambda c: [C.UID, '{"state":2}']),
-            _model_statement(lambda c, p: Suspend(STATE, True, c["clock"], status_guard=not p.kb3_suspend_unguarded), _matched),
+            _model_statement(
+                lambda c, p: Suspend(STATE, True, c["clock"], status_guard=not p.kb3_suspend_unguarded), _matched
+            ),
             lambda c: f"$repository->suspendRunForInput({C.UID}, '{{\"state\":2}}') at time() = {c['clock']}",
             ("kb3_suspend_unguarded",),
         ),
         Check(
-            "T10 claimForResume", _statement_case(identity=C.identity),
+            "T10 claimForResume",
+            _statement_case(identity=C.identity),
             _php_statement("repo", "claimForResume", lambda c: [C.UID, c["identity"], c["clock"] + lease]),
-            _model_statement(lambda c, p: ClaimForResume(c["identity"], False, c["clock"], leased=not p.kb10_unleased_segments), _matched),
-            lambda c: f"$repository->claimForResume({C.UID}, {_ident(c['identity'])}, {c['clock'] + lease}) at time() = {c['clock']}",
+            _model_statement(
+                lambda c, p: ClaimForResume(c["identity"], False, c["clock"], leased=not p.kb10_unleased_segments),
+                _matched,
+            ),
+            lambda c: (
+                f"$repository->claimForResume({C.UID}, {_ident(c['identity'])}, {c['clock'] + lease}) at time() = {c['clock']}"  # noqa: E501
+            ),
             ("kb10_unleased_segments",),
         ),
         Check(
-            "T10 claimForResumeFromInput", _statement_case(identity=C.identity),
+            "T10 claimForResumeFromInput",
+            _statement_case(identity=C.identity),
             _php_statement("repo", "claimForResumeFromInput", lambda c: [C.UID, c["identity"], c["clock"] + lease]),
-            _model_statement(lambda c, p: ClaimForResume(c["identity"], True, c["clock"], leased=not p.kb10_unleased_segments), _matched),
-            lambda c: f"$repository->claimForResumeFromInput({C.UID}, {_ident(c['identity'])}, {c['clock'] + lease}) at time() = {c['clock']}",
+            _model_statement(
+                lambda c, p: ClaimForResume(c["identity"], True, c["clock"], leased=not p.kb10_unleased_segments),
+                _matched,
+            ),
+            lambda c: (
+                f"$repository->claimForResumeFromInput({C.UID}, {_ident(c['identity'])}, {c['clock'] + lease}) at time() = {c['clock']}"  # noqa: E501
+            ),
             ("kb10_unleased_segments",),
         ),
         Check(
-            "T11 requeue", _statement_case(me=C.identity),
+            "T11 requeue",
+            _statement_case(me=C.identity),
             _php_statement("repo", "requeue", lambda c: [C.UID, c["me"]]),
-            _model_statement(lambda c, p: Requeue(c["me"], c["clock"], clear_fence=not p.kb9_fence_survives_requeue), _matched),
+            _model_statement(
+                lambda c, p: Requeue(c["me"], c["clock"], clear_fence=not p.kb9_fence_survives_requeue), _matched
+            ),
             lambda c: f"$repository->requeue({C.UID}, {_ident(c['me'])}) at time() = {c['clock']}",
             ("kb9_fence_survives_requeue",),
         ),
         Check(
-            "T13 requeueStale", _statement_case(now=C.around(C.NOW)),
+            "T13 requeueStale",
+            _statement_case(now=C.around(C.NOW)),
             _php_statement("repo", "requeueStale", lambda c: [C.UID, c["now"]]),
-            _model_statement(lambda c, p: RequeueStale(c["now"], clear_fence=not p.kb9_fence_survives_requeue), _matched),
+            _model_statement(
+                lambda c, p: RequeueStale(c["now"], clear_fence=not p.kb9_fence_survives_requeue), _matched
+            ),
             lambda c: f"$repository->requeueStale({C.UID}, {c['now']}) at time() = {c['clock']}",
             ("kb9_fence_survives_requeue",),
         ),
@@ -304,8 +411,12 @@ def _statement_checks() -> list[Check]:
             "T14 deadLetterStale",
             _statement_case(now=C.around(C.NOW), reason=st.sampled_from(("not_retryable", "retries_exhausted"))),
             _php_statement("repo", "deadLetterStale", lambda c: [C.UID, c["now"], c["reason"]]),
-            _model_statement(lambda c, p: DeadLetterStale(TerminationReason(c["reason"]), c["now"], c["clock"]), _matched),
-            lambda c: f"$repository->deadLetterStale({C.UID}, {c['now']}, {_ident(c['reason'])}) at time() = {c['clock']}",
+            _model_statement(
+                lambda c, p: DeadLetterStale(TerminationReason(c["reason"]), c["now"], c["clock"]), _matched
+            ),
+            lambda c: (
+                f"$repository->deadLetterStale({C.UID}, {c['now']}, {_ident(c['reason'])}) at time() = {c['clock']}"
+            ),
         ),
     ]
 
@@ -314,9 +425,22 @@ def _statement_checks() -> list[Check]:
 
 
 def _t1_php(php: PhpProcess, case: dict[str, Any]) -> dict[str, Any]:
-    a = php.ask({"op": "call", "setup": {}, "target": "repo", "method": "startRun", "args": [C.UUID, 0, "", 0, case["identity"], case["lease"]], "clock": case["clock"]})
+    a = php.ask(
+        {
+            "op": "call",
+            "setup": {},
+            "target": "repo",
+            "method": "startRun",
+            "args": [C.UUID, 0, "", 0, case["identity"], case["lease"]],
+            "clock": case["clock"],
+        }
+    )
     row = a["runs"][0] if a["runs"] else None
-    return {"affected": a["affected"], "uid_is_row": row is not None and int(row["uid"]) == int(a["ret"]), **php_view(row)}
+    return {
+        "affected": a["affected"],
+        "uid_is_row": row is not None and int(row["uid"]) == int(a["ret"]),
+        **php_view(row),
+    }
 
 
 def _t1_model(case: dict[str, Any], env: ModelEnv) -> dict[str, Any]:
@@ -326,7 +450,16 @@ def _t1_model(case: dict[str, Any], env: ModelEnv) -> dict[str, Any]:
 
 
 def _t2_php(php: PhpProcess, case: dict[str, Any]) -> dict[str, Any]:
-    a = php.ask({"op": "call", "setup": {}, "target": "repo", "method": "enqueueRun", "args": [C.UUID, 0, "", 0, case["request"]], "clock": case["clock"]})
+    a = php.ask(
+        {
+            "op": "call",
+            "setup": {},
+            "target": "repo",
+            "method": "enqueueRun",
+            "args": [C.UUID, 0, "", 0, case["request"]],
+            "clock": case["clock"],
+        }
+    )
     row = a["runs"][0] if a["runs"] else None
     return {"affected": a["affected"], **php_view(row)}
 
@@ -341,10 +474,20 @@ KINDS = tuple(k.value for k in StepKind)
 
 
 def _t6_php(php: PhpProcess, case: dict[str, Any]) -> dict[str, Any]:
-    a = php.ask({"op": "call", "setup": {"runs": [case["row"]] if case["with_row"] else []}, "target": "repo", "method": "recordEvent", "args": [C.UID, case["sequence"], case["kind"], case["round"], 1.5, "{}"], "clock": case["clock"]})
+    a = php.ask(
+        {
+            "op": "call",
+            "setup": {"runs": [case["row"]] if case["with_row"] else []},
+            "target": "repo",
+            "method": "recordEvent",
+            "args": [C.UID, case["sequence"], case["kind"], case["round"], 1.5, "{}"],
+            "clock": case["clock"],
+        }
+    )
     ev = a["events"]
     return {
-        "affected": a["affected"], "events": [(int(e["run"]), int(e["sequence"]), e["kind"], int(e["round"]), int(e["crdate"])) for e in ev],
+        "affected": a["affected"],
+        "events": [(int(e["run"]), int(e["sequence"]), e["kind"], int(e["round"]), int(e["crdate"])) for e in ev],
         **php_view(_one(a["runs"], C.UID)),
     }
 
@@ -353,20 +496,34 @@ def _t6_model(case: dict[str, Any], env: ModelEnv) -> dict[str, Any]:
     db = env.database()
     if case["with_row"]:
         db.put(model_row(case["row"]))
-    db.insert_event(C.UUID, EventRow(C.UID, case["sequence"], Step(StepKind(case["kind"]), case["round"]), case["clock"]))
+    db.insert_event(
+        C.UUID, EventRow(C.UID, case["sequence"], Step(StepKind(case["kind"]), case["round"]), case["clock"])
+    )
     events = [(C.UID, e.sequence, e.step.kind.value, e.step.round_no, e.crdate) for e in db.events[C.UUID]]
     return {"affected": 1, "events": events, **model_view(db.find(C.UUID))}
 
 
 def _stale_rows() -> st.SearchStrategy[list[dict[str, Any]]]:
     def rows(n: int) -> st.SearchStrategy[list[dict[str, Any]]]:
-        return st.tuples(*(C.run_row(uid=100 + i, uuid=f"00000000-0000-4000-8000-{100 + i:012d}") for i in range(n))).map(list)
+        return st.tuples(
+            *(C.run_row(uid=100 + i, uuid=f"00000000-0000-4000-8000-{100 + i:012d}") for i in range(n))
+        ).map(list)
 
     return st.integers(1, 5).flatmap(rows)
 
 
 def _t12_php(php: PhpProcess, case: dict[str, Any]) -> dict[str, Any]:
-    a = php.ask({"op": "call", "setup": {"runs": case["rows"]}, "target": "repo", "method": "findStaleRunning", "args": [case["now"], case["limit"]], "clock": case["now"], "dump": False})
+    a = php.ask(
+        {
+            "op": "call",
+            "setup": {"runs": case["rows"]},
+            "target": "repo",
+            "method": "findStaleRunning",
+            "args": [case["now"], case["limit"]],
+            "clock": case["now"],
+            "dump": False,
+        }
+    )
     return {"selected": [r["$run"] for r in a["ret"]]}
 
 
@@ -380,7 +537,19 @@ def _events() -> st.SearchStrategy[list[list[int]]]:
 
 
 def _t15_php(php: PhpProcess, case: dict[str, Any]) -> dict[str, Any]:
-    a = php.ask({"op": "call", "setup": {"runs": [case["row"]], "events": [{"run": r, "sequence": s, "kind": "llm", "crdate": 1} for r, s in case["events"]]}, "target": "persister", "method": "resumeHandle", "args": [{"$run": C.UUID}], "dump": False})
+    a = php.ask(
+        {
+            "op": "call",
+            "setup": {
+                "runs": [case["row"]],
+                "events": [{"run": r, "sequence": s, "kind": "llm", "crdate": 1} for r, s in case["events"]],
+            },
+            "target": "persister",
+            "method": "resumeHandle",
+            "args": [{"$run": C.UUID}],
+            "dump": False,
+        }
+    )
     handle = a["ret"]
     return {"position": handle["$handle"][2] if isinstance(handle, dict) else None}
 
@@ -401,32 +570,51 @@ def _insert_read_checks() -> list[Check]:
         Check(
             "T1 startRun",
             st.fixed_dictionaries({"identity": C.identity, "lease": C.around(C.NOW), "clock": C.clock()}),
-            _t1_php, _t1_model,
-            lambda c: f"$repository->startRun('{C.UUID}', 0, '', 0, {_ident(c['identity'])}, {c['lease']}) at time() = {c['clock']}",
+            _t1_php,
+            _t1_model,
+            lambda c: (
+                f"$repository->startRun('{C.UUID}', 0, '', 0, {_ident(c['identity'])}, {c['lease']}) at time() = {c['clock']}"  # noqa: E501
+            ),
         ),
         Check(
             "T2 enqueueRun",
-            st.fixed_dictionaries({"request": st.sampled_from(('{"request":1}', '{"r":"x"}', "")), "clock": C.around(C.NOW)}),
-            _t2_php, _t2_model,
+            st.fixed_dictionaries(
+                {"request": st.sampled_from(('{"request":1}', '{"r":"x"}', "")), "clock": C.around(C.NOW)}
+            ),
+            _t2_php,
+            _t2_model,
             lambda c: f"$repository->enqueueRun('{C.UUID}', 0, '', 0, {_ident(c['request'])}) at time() = {c['clock']}",
         ),
         Check(
             "T6 recordEvent",
-            st.fixed_dictionaries({"row": C.run_row(), "with_row": st.booleans(), "sequence": st.integers(0, 9),
-                                   "kind": st.sampled_from(KINDS), "round": st.integers(0, 6), "clock": C.clock()}),
-            _t6_php, _t6_model,
-            lambda c: f"$repository->recordEvent({C.UID}, {c['sequence']}, '{c['kind']}', {c['round']}, 1.5, '{{}}') at time() = {c['clock']}",
+            st.fixed_dictionaries(
+                {
+                    "row": C.run_row(),
+                    "with_row": st.booleans(),
+                    "sequence": st.integers(0, 9),
+                    "kind": st.sampled_from(KINDS),
+                    "round": st.integers(0, 6),
+                    "clock": C.clock(),
+                }
+            ),
+            _t6_php,
+            _t6_model,
+            lambda c: (
+                f"$repository->recordEvent({C.UID}, {c['sequence']}, '{c['kind']}', {c['round']}, 1.5, '{{}}') at time() = {c['clock']}"  # noqa: E501
+            ),
         ),
         Check(
             "T12 findStaleRunning",
             st.fixed_dictionaries({"rows": _stale_rows(), "now": C.around(C.NOW), "limit": st.integers(1, 5)}),
-            _t12_php, _t12_model,
+            _t12_php,
+            _t12_model,
             lambda c: f"$repository->findStaleRunning({c['now']}, {c['limit']})",
         ),
         Check(
             "T15 maxEventSequence",
             st.fixed_dictionaries({"row": C.run_row(), "events": _events()}),
-            _t15_php, _t15_model,
+            _t15_php,
+            _t15_model,
             lambda c: f"$persister->resumeHandle($repository->findByUuid('{C.UUID}'))  (maxEventSequence + 1)",
             ("kb2_resume_position_by_count",),
         ),
@@ -435,8 +623,20 @@ def _insert_read_checks() -> list[Check]:
 
 # ---- deciders --------------------------------------------------------------------------------
 
-ERROR_KINDS = ("circuit_open", "connection", "network", "configuration", "response", "auth", "rate_limit",
-               "unsupported", "provider", "audit", "unfenced", "runtime")
+ERROR_KINDS = (
+    "circuit_open",
+    "connection",
+    "network",
+    "configuration",
+    "response",
+    "auth",
+    "rate_limit",
+    "unsupported",
+    "provider",
+    "audit",
+    "unfenced",
+    "runtime",
+)
 CODES = (0, 200, 301, 399, 400, 401, 402, 403, 404, 428, 429, 430, 499, 500, 501, 503, 599, 600, 1745712001)
 
 
@@ -454,57 +654,100 @@ def model_error(t: dict[str, Any]) -> BaseException:
     if kind == "fallback":
         return FallbackChainExhaustedError([model_error(a) for a in t["attempts"]])
     simple: dict[str, Callable[[], BaseException]] = {
-        "circuit_open": CircuitOpenError, "connection": ProviderConnectionError, "network": NetworkError,
-        "configuration": ProviderConfigurationError, "unsupported": UnsupportedFeatureError, "provider": ProviderError,
-        "audit": AuditPersistenceFailed, "unfenced": WriteWithoutDurableExecution, "runtime": GenericRuntimeError,
+        "circuit_open": CircuitOpenError,
+        "connection": ProviderConnectionError,
+        "network": NetworkError,
+        "configuration": ProviderConfigurationError,
+        "unsupported": UnsupportedFeatureError,
+        "provider": ProviderError,
+        "audit": AuditPersistenceFailed,
+        "unfenced": WriteWithoutDurableExecution,
+        "runtime": GenericRuntimeError,
     }
     if kind in simple:
         return simple[kind]()
     coded: dict[str, Callable[[int], BaseException]] = {
-        "response": ProviderResponseError, "auth": ProviderAuthenticationError, "rate_limit": ProviderRateLimitError,
+        "response": ProviderResponseError,
+        "auth": ProviderAuthenticationError,
+        "rate_limit": ProviderRateLimitError,
     }
     return coded[kind](code)
 
 
 def _classifier_check() -> Check:
     return Check(
-        "classifier", st.fixed_dictionaries({"error": error_tree()}),
+        "classifier",
+        st.fixed_dictionaries({"error": error_tree()}),
         lambda php, c: {"class": php.ask({"op": "classify", "error": c["error"]})["ret"]},
-        lambda c, env: {"class": classify(model_error(c["error"]), fallback_chain_is_unknown=env.policy.kb13_fallback_chain_unknown).value},
+        lambda c, env: {
+            "class": classify(
+                model_error(c["error"]), fallback_chain_is_unknown=env.policy.kb13_fallback_chain_unknown
+            ).value
+        },
         lambda c: f"FailureClassifier::classify({json.dumps(c['error'])})",
         ("kb13_fallback_chain_unknown",),
     )
 
 
-TOOL_NAMES = ("create_page_draft", "update_page_metadata", "search_pages", "Create_Page_Draft", "create_page_draft ", "mcp:fs.write", "x")
+TOOL_NAMES = (
+    "create_page_draft",
+    "update_page_metadata",
+    "search_pages",
+    "Create_Page_Draft",
+    "create_page_draft ",
+    "mcp:fs.write",
+    "x",
+)
 
 
 def _resolver_case() -> st.SearchStrategy[dict[str, Any]]:
     tool = st.tuples(st.sampled_from(TOOL_NAMES), st.sampled_from((None, *(e.value for e in ToolEffect))))
-    tools = st.lists(tool, max_size=5, unique_by=lambda t: t[0]).map(lambda ts: [{"name": n, "effect": e} for n, e in ts])
+    tools = st.lists(tool, max_size=5, unique_by=lambda t: t[0]).map(
+        lambda ts: [{"name": n, "effect": e} for n, e in ts]
+    )
     return st.fixed_dictionaries({"tools": tools, "name": st.sampled_from((*TOOL_NAMES, "", "unknown_tool"))})
 
 
 def _resolver_model(case: dict[str, Any], env: ModelEnv) -> dict[str, Any]:
-    registry = Registry(tuple(ToolSpec(t["name"], None if t["effect"] is None else ToolEffect(t["effect"])) for t in case["tools"]))
+    registry = Registry(
+        tuple(ToolSpec(t["name"], None if t["effect"] is None else ToolEffect(t["effect"])) for t in case["tools"])
+    )
     return {"effect": effect_for(registry, case["name"], env.policy).value}
 
 
 def _resolver_check() -> Check:
     return Check(
-        "resolver", _resolver_case(),
+        "resolver",
+        _resolver_case(),
         lambda php, c: {"effect": php.ask({"op": "resolve", "tools": c["tools"], "name": c["name"]})["ret"]},
         _resolver_model,
-        lambda c: f"(new ToolEffectResolver(new ToolRegistry({json.dumps(c['tools'])})))->effectFor({_ident(c['name'])})",
+        lambda c: (
+            f"(new ToolEffectResolver(new ToolRegistry({json.dumps(c['tools'])})))->effectFor({_ident(c['name'])})"
+        ),
     )
 
 
 def _record_step_php(php: PhpProcess, case: dict[str, Any]) -> dict[str, Any]:
     step = {"kind": case["kind"], "round": case["round"], "durationMs": 2.0}
-    a = php.ask({"op": "call", "setup": {"runs": [case["row"]]}, "target": "persister", "method": "recordStep", "args": [{"$handle": [C.UID, C.UUID, case["sequence"]]}, {"$step": step}],
-                 "clock": case["clock"], "fail": "insert" if case["fail"] else None})
-    return {"ret": a["ret"], "threw": a["error"] is not None, "sequence_after": a["handle_sequence"],
-            "events": [(int(e["run"]), int(e["sequence"]), e["kind"], int(e["round"]), int(e["crdate"])) for e in a["events"]]}
+    a = php.ask(
+        {
+            "op": "call",
+            "setup": {"runs": [case["row"]]},
+            "target": "persister",
+            "method": "recordStep",
+            "args": [{"$handle": [C.UID, C.UUID, case["sequence"]]}, {"$step": step}],
+            "clock": case["clock"],
+            "fail": "insert" if case["fail"] else None,
+        }
+    )
+    return {
+        "ret": a["ret"],
+        "threw": a["error"] is not None,
+        "sequence_after": a["handle_sequence"],
+        "events": [
+            (int(e["run"]), int(e["sequence"]), e["kind"], int(e["round"]), int(e["crdate"])) for e in a["events"]
+        ],
+    }
 
 
 def _record_step_model(case: dict[str, Any], env: ModelEnv) -> dict[str, Any]:
@@ -517,9 +760,11 @@ def _record_step_model(case: dict[str, Any], env: ModelEnv) -> dict[str, Any]:
     threw = False
     try:
         ret = driver.run(record_step(seg, Step(StepKind(case["kind"]), case["round"]), ToolEffect.READ_ONLY))
-    except Exception:  # noqa: BLE001 - a throw is the observation
+    except Exception:
         ret, threw = None, True
-    events = [(C.UID, e.sequence, e.step.kind.value, e.step.round_no, e.crdate) for e in driver.db.events.get(C.UUID, [])]
+    events = [
+        (C.UID, e.sequence, e.step.kind.value, e.step.round_no, e.crdate) for e in driver.db.events.get(C.UUID, [])
+    ]
     return {"ret": ret, "threw": threw, "sequence_after": handle.sequence, "events": events}
 
 
@@ -527,11 +772,23 @@ def _record_step_check() -> Check:
     kinds = ("request", "llm", "tool", "assembled", "context", "dropped")
     return Check(
         "recordStep",
-        st.fixed_dictionaries({"row": C.run_row(), "sequence": st.integers(0, 9), "kind": st.sampled_from(kinds),
-                               "round": st.integers(0, 6), "fail": st.booleans(), "clock": C.clock()}),
-        _record_step_php, _record_step_model,
-        lambda c: (f"$persister->recordStep(handle(uid {C.UID}, sequence {c['sequence']}), new RunStep('{c['kind']}', {c['round']}, 2.0))"
-                   + (" with the INSERT failing" if c["fail"] else "") + f" at time() = {c['clock']}"),
+        st.fixed_dictionaries(
+            {
+                "row": C.run_row(),
+                "sequence": st.integers(0, 9),
+                "kind": st.sampled_from(kinds),
+                "round": st.integers(0, 6),
+                "fail": st.booleans(),
+                "clock": C.clock(),
+            }
+        ),
+        _record_step_php,
+        _record_step_model,
+        lambda c: (
+            f"$persister->recordStep(handle(uid {C.UID}, sequence {c['sequence']}), new RunStep('{c['kind']}', {c['round']}, 2.0))"  # noqa: E501
+            + (" with the INSERT failing" if c["fail"] else "")
+            + f" at time() = {c['clock']}"
+        ),
     )
 
 
@@ -539,8 +796,14 @@ LIMITS = ("50", "1", "2", "2.7", "0", "-1", "abc", " 3", "1e1", "")
 
 
 def _reap_case() -> st.SearchStrategy[dict[str, Any]]:
-    return st.fixed_dictionaries({"rows": _stale_rows(), "clock": C.around(C.NOW), "limit": st.sampled_from(LIMITS),
-                                  "bus": st.sampled_from(("ok", "ok", "throw", "none"))})
+    return st.fixed_dictionaries(
+        {
+            "rows": _stale_rows(),
+            "clock": C.around(C.NOW),
+            "limit": st.sampled_from(LIMITS),
+            "bus": st.sampled_from(("ok", "ok", "throw", "none")),
+        }
+    )
 
 
 def _rows_view(rows: list[dict[str, Any]] | list[RunRow], php: bool) -> dict[str, Any]:
@@ -556,8 +819,21 @@ def _rows_view(rows: list[dict[str, Any]] | list[RunRow], php: bool) -> dict[str
 
 
 def _reap_php(php: PhpProcess, case: dict[str, Any]) -> dict[str, Any]:
-    a = php.ask({"op": "reap", "setup": {"runs": case["rows"]}, "limit": case["limit"], "bus": case["bus"], "clock": case["clock"]})
-    return {"exit": a["exit"], "counts": a["counts"], "sent": [s["uuid"] for s in a["sent"]], **_rows_view(a["runs"], True)}
+    a = php.ask(
+        {
+            "op": "reap",
+            "setup": {"runs": case["rows"]},
+            "limit": case["limit"],
+            "bus": case["bus"],
+            "clock": case["clock"],
+        }
+    )
+    return {
+        "exit": a["exit"],
+        "counts": a["counts"],
+        "sent": [s["uuid"] for s in a["sent"]],
+        **_rows_view(a["runs"], True),
+    }
 
 
 def _reap_model(case: dict[str, Any], env: ModelEnv) -> dict[str, Any]:
@@ -570,25 +846,56 @@ def _reap_model(case: dict[str, Any], env: ModelEnv) -> dict[str, Any]:
     report = driver.run(reap(ctx, case["limit"], has_bus=case["bus"] != "none"))
     counts = [report.requeued, report.dead_lettered, report.skipped] if report.exit_code == 0 else None
     sent = [d.uuid for d in driver.dispatched]
-    return {"exit": report.exit_code, "counts": counts, "sent": sent, **_rows_view(list(driver.db.rows.values()), False)}
+    return {
+        "exit": report.exit_code,
+        "counts": counts,
+        "sent": sent,
+        **_rows_view(list(driver.db.rows.values()), False),
+    }
 
 
 def _reaper_check() -> Check:
     return Check(
-        "reaper", _reap_case(), _reap_php, _reap_model,
-        lambda c: f"nrllm:agent:reap --limit={_ident(c['limit'])} (bus: {c['bus']}) at time() = {c['clock']} over {len(c['rows'])} row(s)",
+        "reaper",
+        _reap_case(),
+        _reap_php,
+        _reap_model,
+        lambda c: (
+            f"nrllm:agent:reap --limit={_ident(c['limit'])} (bus: {c['bus']}) at time() = {c['clock']} over {len(c['rows'])} row(s)"  # noqa: E501
+        ),
         ("kb8_reaper_dispatch_failure_only_logged", "kb9_fence_survives_requeue"),
     )
 
 
 def _recover_case() -> st.SearchStrategy[dict[str, Any]]:
-    return st.fixed_dictionaries({"row": C.run_row(), "worker": C.identity, "error": error_tree(1),
-                                  "bus": st.sampled_from(("ok", "ok", "throw", "none")), "clock": C.clock()})
+    return st.fixed_dictionaries(
+        {
+            "row": C.run_row(),
+            "worker": C.identity,
+            "error": error_tree(1),
+            "bus": st.sampled_from(("ok", "ok", "throw", "none")),
+            "clock": C.clock(),
+        }
+    )
 
 
 def _recover_php(php: PhpProcess, case: dict[str, Any]) -> dict[str, Any]:
-    a = php.ask({"op": "recover", "setup": {"runs": [case["row"]]}, "handle": [C.UID, C.UUID, 0], "worker": case["worker"], "error": case["error"], "bus": case["bus"], "clock": case["clock"]})
-    return {"outcome": a["ret"], "sent": [(s["uuid"], s["delay"]) for s in a["sent"]], **php_view(_one(a["runs"], C.UID))}
+    a = php.ask(
+        {
+            "op": "recover",
+            "setup": {"runs": [case["row"]]},
+            "handle": [C.UID, C.UUID, 0],
+            "worker": case["worker"],
+            "error": case["error"],
+            "bus": case["bus"],
+            "clock": case["clock"],
+        }
+    )
+    return {
+        "outcome": a["ret"],
+        "sent": [(s["uuid"], s["delay"]) for s in a["sent"]],
+        **php_view(_one(a["runs"], C.UID)),
+    }
 
 
 def _recover_model(case: dict[str, Any], env: ModelEnv) -> dict[str, Any]:
@@ -604,16 +911,29 @@ def _recover_model(case: dict[str, Any], env: ModelEnv) -> dict[str, Any]:
 
 def _recovery_check() -> Check:
     return Check(
-        "recovery", _recover_case(), _recover_php, _recover_model,
-        lambda c: (f"$recovery->recover(handle(uid {C.UID}), '{C.UUID}', {_ident(c['worker'])}, {json.dumps(c['error'])}, []) "
-                   f"(bus: {c['bus']}) at time() = {c['clock']}"),
+        "recovery",
+        _recover_case(),
+        _recover_php,
+        _recover_model,
+        lambda c: (
+            f"$recovery->recover(handle(uid {C.UID}), '{C.UUID}', {_ident(c['worker'])}, {json.dumps(c['error'])}, []) "
+            f"(bus: {c['bus']}) at time() = {c['clock']}"
+        ),
         ("kb7_worker_settles_unguarded", "kb9_fence_survives_requeue", "kb13_fallback_chain_unknown"),
     )
 
 
 def all_checks() -> list[Check]:
-    return [*_insert_read_checks()[:2], *_statement_checks(), *_insert_read_checks()[2:],
-            _classifier_check(), _resolver_check(), _record_step_check(), _reaper_check(), _recovery_check()]
+    return [
+        *_insert_read_checks()[:2],
+        *_statement_checks(),
+        *_insert_read_checks()[2:],
+        _classifier_check(),
+        _resolver_check(),
+        _record_step_check(),
+        _reaper_check(),
+        _recovery_check(),
+    ]
 
 
 def check_names() -> list[str]:

@@ -58,7 +58,9 @@ def missing(engine: str) -> str | None:
     mods = subprocess.run(["php", "-m"], capture_output=True, text=True, check=False).stdout.split()
     if ext not in mods:
         return f"the PHP extension {ext} is not installed"
-    if engine == "mariadb" and (shutil.which("mariadbd", path="/usr/sbin:/usr/bin") is None or shutil.which("mariadb-install-db") is None):
+    if engine == "mariadb" and (
+        shutil.which("mariadbd", path="/usr/sbin:/usr/bin") is None or shutil.which("mariadb-install-db") is None
+    ):
         return "mariadb-server is not installed"
     if engine == "postgres" and _pg_bin() is None:
         return "postgresql is not installed"
@@ -102,7 +104,9 @@ def _run_group(cmd: list[str], **kwargs: Any) -> subprocess.CompletedProcess[str
 
     An initialiser (mariadb-install-db, initdb) spawns a bootstrap server; killing only the
     script would leave that grandchild writing into the directory we are about to remove."""
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, **kwargs)
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, **kwargs
+    )
     try:
         out, err = proc.communicate()
     except BaseException:
@@ -125,18 +129,37 @@ def _mariadb(tmp: Path) -> Iterator[Engine]:
     data, sock, log = tmp / "data", tmp / "mysqld.sock", tmp / "mysqld.log"
     user = ["--user=root"] if os.geteuid() == 0 else []
     init = _run_group(
-        ["mariadb-install-db", "--no-defaults", f"--datadir={data}", "--auth-root-authentication-method=normal",
-         "--skip-test-db", *user],
+        [
+            "mariadb-install-db",
+            "--no-defaults",
+            f"--datadir={data}",
+            "--auth-root-authentication-method=normal",
+            "--skip-test-db",
+            *user,
+        ],
     )
     if init.returncode != 0:
         raise LeaselabError(f"mariadb-install-db failed: {init.stderr.strip()[-300:]}")
     server = shutil.which("mariadbd", path="/usr/sbin:/usr/bin") or "mariadbd"
     proc = subprocess.Popen(
-        [server, "--no-defaults", f"--datadir={data}", f"--socket={sock}", "--skip-networking",
-         f"--pid-file={tmp / 'mysqld.pid'}", f"--log-error={log}", "--innodb-flush-log-at-trx-commit=0",
-         "--skip-log-bin", "--innodb-buffer-pool-size=32M", "--character-set-server=utf8mb4",
-         "--collation-server=utf8mb4_unicode_ci", *user],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        [
+            server,
+            "--no-defaults",
+            f"--datadir={data}",
+            f"--socket={sock}",
+            "--skip-networking",
+            f"--pid-file={tmp / 'mysqld.pid'}",
+            f"--log-error={log}",
+            "--innodb-flush-log-at-trx-commit=0",
+            "--skip-log-bin",
+            "--innodb-buffer-pool-size=32M",
+            "--character-set-server=utf8mb4",
+            "--collation-server=utf8mb4_unicode_ci",
+            *user,
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
     )
     engine = Engine("mariadb", {}, [proc.pid])
     try:
@@ -145,12 +168,25 @@ def _mariadb(tmp: Path) -> Iterator[Engine]:
         except LeaselabError as exc:
             raise LeaselabError(f"{exc}: {_log_tail(log)}") from exc
         subprocess.run(
-            ["mariadb", f"--socket={sock}", "-uroot", "-e",
-             "CREATE DATABASE leaselab CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci"],
-            check=True, capture_output=True,
+            [
+                "mariadb",
+                f"--socket={sock}",
+                "-uroot",
+                "-e",
+                "CREATE DATABASE leaselab CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci",
+            ],
+            check=True,
+            capture_output=True,
         )
-        engine.params = {"driver": "mysqli", "unix_socket": str(sock), "user": "root", "password": "",
-                         "dbname": "leaselab", "charset": "utf8mb4", "host": "localhost"}
+        engine.params = {
+            "driver": "mysqli",
+            "unix_socket": str(sock),
+            "user": "root",
+            "password": "",
+            "dbname": "leaselab",
+            "charset": "utf8mb4",
+            "host": "localhost",
+        }
         yield engine
     finally:
         stop_pid(proc.pid)
@@ -167,16 +203,44 @@ def _postgres(tmp: Path) -> Iterator[Engine]:
         os.chown(tmp, pw.pw_uid, pw.pw_gid)
         as_user = {"user": pw.pw_uid, "group": pw.pw_gid, "extra_groups": []}
     init = _run_group(
-        [str(bindir / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync",
-         "--locale=C.UTF-8"],
+        [
+            str(bindir / "initdb"),
+            "-D",
+            str(data),
+            "-U",
+            "postgres",
+            "--auth=trust",
+            "-E",
+            "UTF8",
+            "--no-sync",
+            "--locale=C.UTF-8",
+        ],
         **as_user,
     )
     if init.returncode != 0:
         raise LeaselabError(f"initdb failed: {init.stderr.strip()[-300:]}")
     proc = subprocess.Popen(
-        [str(bindir / "postgres"), "-D", str(data), "-c", "listen_addresses=", "-c", f"unix_socket_directories={tmp}",
-         "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", f"logging_collector=off"],
-        stdout=subprocess.DEVNULL, stderr=open(log, "wb"), start_new_session=True, **as_user,  # noqa: SIM115
+        [
+            str(bindir / "postgres"),
+            "-D",
+            str(data),
+            "-c",
+            "listen_addresses=",
+            "-c",
+            f"unix_socket_directories={tmp}",
+            "-c",
+            "fsync=off",
+            "-c",
+            "synchronous_commit=off",
+            "-c",
+            "full_page_writes=off",
+            "-c",
+            "logging_collector=off",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=open(log, "wb"),  # noqa: SIM115
+        start_new_session=True,
+        **as_user,  # noqa: RUF100
     )
     engine = Engine("postgres", {}, [proc.pid])
     try:
@@ -189,8 +253,16 @@ def _postgres(tmp: Path) -> Iterator[Engine]:
             if time.monotonic() > deadline:
                 raise LeaselabError("postgres did not accept connections")
             time.sleep(0.05)
-        subprocess.run([str(bindir / "createdb"), "-h", str(tmp), "-U", "postgres", "leaselab"], check=True, capture_output=True)
-        engine.params = {"driver": "pdo_pgsql", "host": str(tmp), "user": "postgres", "password": "", "dbname": "leaselab"}
+        subprocess.run(
+            [str(bindir / "createdb"), "-h", str(tmp), "-U", "postgres", "leaselab"], check=True, capture_output=True
+        )
+        engine.params = {
+            "driver": "pdo_pgsql",
+            "host": str(tmp),
+            "user": "postgres",
+            "password": "",
+            "dbname": "leaselab",
+        }
         yield engine
     finally:
         stop_pid(proc.pid)
@@ -207,8 +279,12 @@ def start(name: str, *, shared: bool = False) -> Iterator[Engine]:
     tmp = Path(tempfile.mkdtemp(prefix=f"{TMP_PREFIX}{name}-"))
     try:
         if name == "sqlite":
-            yield Engine("sqlite", {"driver": "pdo_sqlite", "path": str(tmp / "conform.sqlite")}
-                         if shared else {"driver": "pdo_sqlite", "memory": True})
+            yield Engine(
+                "sqlite",
+                {"driver": "pdo_sqlite", "path": str(tmp / "conform.sqlite")}
+                if shared
+                else {"driver": "pdo_sqlite", "memory": True},
+            )
         elif name == "mariadb":
             with _mariadb(tmp) as engine:
                 yield engine
@@ -227,21 +303,32 @@ def from_dsn(dsn: str) -> Engine:
     url = urlparse(dsn)
     query = {k: v[-1] for k, v in parse_qs(url.query).items()}
     if url.scheme in ("mysql", "mariadb"):
-        params: dict[str, Any] = {"driver": "mysqli", "host": url.hostname or "localhost", "user": unquote(url.username or "root"),
-                                  "password": unquote(url.password or ""), "dbname": url.path.lstrip("/"), "charset": "utf8mb4"}
+        params: dict[str, Any] = {
+            "driver": "mysqli",
+            "host": url.hostname or "localhost",
+            "user": unquote(url.username or "root"),
+            "password": unquote(url.password or ""),
+            "dbname": url.path.lstrip("/"),
+            "charset": "utf8mb4",
+        }
         if url.port:
             params["port"] = url.port
         if "unix_socket" in query:
             params["unix_socket"] = query["unix_socket"]
         return Engine("mariadb", params)
     if url.scheme in ("postgres", "postgresql", "pgsql"):
-        params = {"driver": "pdo_pgsql", "host": query.get("host", url.hostname or "localhost"),
-                  "user": unquote(url.username or "postgres"), "password": unquote(url.password or ""),
-                  "dbname": url.path.lstrip("/")}
+        params = {
+            "driver": "pdo_pgsql",
+            "host": query.get("host", url.hostname or "localhost"),
+            "user": unquote(url.username or "postgres"),
+            "password": unquote(url.password or ""),
+            "dbname": url.path.lstrip("/"),
+        }
         if url.port:
             params["port"] = url.port
         return Engine("postgres", params)
     if url.scheme == "sqlite":
         return Engine("sqlite", {"driver": "pdo_sqlite", "path": url.path})
-    raise LeaselabError(f"unsupported --dsn scheme '{url.scheme}'", field="dsn",
-                        hint="use mysql://, postgres:// or sqlite:///path")
+    raise LeaselabError(
+        f"unsupported --dsn scheme '{url.scheme}'", field="dsn", hint="use mysql://, postgres:// or sqlite:///path"
+    )

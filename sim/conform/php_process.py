@@ -22,7 +22,11 @@ class PhpProcess:
     def __init__(self, runtime_src: Path) -> None:
         self.proc = subprocess.Popen(
             ["php", "-d", "memory_limit=512M", str(HARNESS), str(runtime_src)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            bufsize=1,
         )
         self.requests = 0
         pong = self.ask({"op": "ping"})

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import tomllib
-import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -18,6 +17,7 @@ from sim.conform import cases as C
 from sim.conform import ddl, engines
 from sim.conform.checks import ENGINE_PROPERTIES, Check, ModelEnv, all_checks, diff
 from sim.conform.php_process import PhpProcess
+from sim.world.store import unicode_ci_key
 
 KNOWN = Path(__file__).with_name("known_divergences.toml")
 
@@ -28,8 +28,7 @@ KNOWN = Path(__file__).with_name("known_divergences.toml")
 def _near_identical(a: str | None, b: str | None) -> bool:
     if a is None or b is None or a == b:
         return False
-    key = lambda s: "".join(c for c in unicodedata.normalize("NFKD", s) if not unicodedata.combining(c)).casefold().rstrip(" ")  # noqa: E731
-    return key(a) == key(b)
+    return unicode_ci_key(a) == unicode_ci_key(b)
 
 
 def _identity_collation(case: dict[str, Any], php: dict[str, Any], model: dict[str, Any]) -> bool:
@@ -40,9 +39,7 @@ def _identity_collation(case: dict[str, Any], php: dict[str, Any], model: dict[s
 
 def _error_class_fqcn(case: dict[str, Any], php: dict[str, Any], model: dict[str, Any]) -> bool:
     keys = [k for k in diff(php, model)]
-    return bool(keys) and all(
-        k.endswith(".error_class") and str(php[k]).rsplit("\\", 1)[-1] == model[k] for k in keys
-    )
+    return bool(keys) and all(k.endswith(".error_class") and str(php[k]).rsplit("\\", 1)[-1] == model[k] for k in keys)
 
 
 def _always(case: dict[str, Any], php: dict[str, Any], model: dict[str, Any]) -> bool:
@@ -86,7 +83,15 @@ class Known:
     shape: str
     reason: str
 
-    def explains(self, check: str, engine: str, keys: Sequence[str], case: dict[str, Any], php: dict[str, Any], model: dict[str, Any]) -> bool:
+    def explains(
+        self,
+        check: str,
+        engine: str,
+        keys: Sequence[str],
+        case: dict[str, Any],
+        php: dict[str, Any],
+        model: dict[str, Any],
+    ) -> bool:
         if self.check not in ("*", check) or ("*" not in self.engines and engine not in self.engines):
             return False
         if self.fields and not all(any(k == f or k.endswith("." + f) for f in self.fields) for k in keys):
@@ -100,7 +105,9 @@ def load_known(path: Path = KNOWN) -> list[Known]:
     for d in data.get("divergence", []):
         if d["shape"] not in SHAPES:
             raise LeaselabError(f"unknown shape '{d['shape']}'", file=str(path), field="shape")
-        out.append(Known(d["check"], tuple(d.get("engines", ["*"])), tuple(d.get("fields", [])), d["shape"], d["reason"]))
+        out.append(
+            Known(d["check"], tuple(d.get("engines", ["*"])), tuple(d.get("fields", [])), d["shape"], d["reason"])
+        )
     return out
 
 
@@ -132,7 +139,10 @@ class CheckResult:
             if reason is not None:
                 reasons[reason] = reasons.get(reason, 0) + d.cases
         return {
-            "check": self.check, "engine": self.engine, "cases": self.cases, "divergences": self.divergences,
+            "check": self.check,
+            "engine": self.engine,
+            "cases": self.cases,
+            "divergences": self.divergences,
             "unexplained": self.unexplained,
             "explanations": [{"reason": r, "cases": n} for r, n in sorted(reasons.items())],
         }
@@ -153,17 +163,28 @@ class Options:
 
 
 def _settings(examples: int) -> settings:
-    return settings(max_examples=examples, database=None, deadline=None, derandomize=False,
-                    suppress_health_check=list(HealthCheck), phases=[Phase.generate], report_multiple_bugs=False)
+    return settings(
+        max_examples=examples,
+        database=None,
+        deadline=None,
+        derandomize=False,
+        suppress_health_check=list(HealthCheck),
+        phases=[Phase.generate],
+        report_multiple_bugs=False,
+    )
 
 
 def model_env(engine: str, overrides: dict[str, Any]) -> ModelEnv:
     props = dict(ENGINE_PROPERTIES[engine])
     props.update({k: v for k, v in overrides.items() if k in ("collation", "affected")})
-    return ModelEnv(policy=overrides.get("policy", ModelEnv().policy), collation=props["collation"], affected=props["affected"])
+    return ModelEnv(
+        policy=overrides.get("policy", ModelEnv().policy), collation=props["collation"], affected=props["affected"]
+    )
 
 
-def run_check(check: Check, php: PhpProcess, engine: str, env: ModelEnv, opts: Options, known: list[Known]) -> CheckResult:
+def run_check(
+    check: Check, php: PhpProcess, engine: str, env: ModelEnv, opts: Options, known: list[Known]
+) -> CheckResult:
     result = CheckResult(check.name, engine)
 
     def observe(case: dict[str, Any]) -> tuple[tuple[str, ...], dict[str, Any], dict[str, Any], str | None]:
@@ -201,10 +222,17 @@ def run_check(check: Check, php: PhpProcess, engine: str, env: ModelEnv, opts: O
             if d.reason is not None and not opts.shrink_explained:
                 continue
             try:
+
+                def same_group(c: dict[str, Any], g: tuple[str | None, tuple[str, ...]] = group) -> bool:
+                    keys, _p, _m, reason = observe(c)
+                    return bool(keys) and (reason, keys if reason is None else ()) == g
+
                 minimal = find(
                     check.strategy,
-                    lambda c, g=group: (lambda o: bool(o[0]) and (o[3], o[0] if o[3] is None else ()) == g)(observe(c)),
-                    settings=settings(max_examples=300, database=None, deadline=None, suppress_health_check=list(HealthCheck)),
+                    same_group,
+                    settings=settings(
+                        max_examples=300, database=None, deadline=None, suppress_health_check=list(HealthCheck)
+                    ),
                     random=__import__("random").Random(opts.seed),
                 )
             except (NoSuchExample, Unsatisfiable):
@@ -236,8 +264,11 @@ def selected_checks(opts: Options) -> list[Check]:
         return checks
     picked = [c for c in checks if c.name in opts.checks or c.name.split()[0] in opts.checks]
     if not picked:
-        raise LeaselabError(f"no check named {', '.join(opts.checks)}", field="check",
-                            hint="valid checks: " + ", ".join(c.name for c in checks))
+        raise LeaselabError(
+            f"no check named {', '.join(opts.checks)}",
+            field="check",
+            hint="valid checks: " + ", ".join(c.name for c in checks),
+        )
     return picked
 
 
@@ -253,14 +284,22 @@ def run(opts: Options, progress: Callable[[str], None] | None = None) -> list[Ch
                 r = run_check(check, php, name, env, opts, known)
                 results.append(r)
                 if progress:
-                    progress(f"{name:8} {check.name:28} {r.cases:5} cases {r.divergences:5} divergences {r.unexplained:5} unexplained")
+                    progress(
+                        f"{name:8} {check.name:28} {r.cases:5} cases {r.divergences:5} divergences {r.unexplained:5} unexplained"  # noqa: E501
+                    )
     return results
 
 
 def validate_checkout(path: Path) -> None:
-    if not (path / "Classes" / "Service" / "Tool" / "AgentRunRepository.php").is_file() or not (path / "ext_tables.sql").is_file():
-        raise LeaselabError(f"{path} is not a checkout of the nr-llm runtime (no Classes/Service/Tool/AgentRunRepository.php or ext_tables.sql)",
-                            field="runtime-src", hint="pass the root of a netresearch/t3x-nr-llm checkout")
+    if (
+        not (path / "Classes" / "Service" / "Tool" / "AgentRunRepository.php").is_file()
+        or not (path / "ext_tables.sql").is_file()
+    ):
+        raise LeaselabError(
+            f"{path} is not a checkout of the nr-llm runtime (no Classes/Service/Tool/AgentRunRepository.php or ext_tables.sql)",  # noqa: E501
+            field="runtime-src",
+            hint="pass the root of a netresearch/t3x-nr-llm checkout",
+        )
 
 
 __all__ = ["C", "CheckResult", "Divergence", "Known", "Options", "load_known", "run", "validate_checkout"]

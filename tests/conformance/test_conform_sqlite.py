@@ -27,7 +27,9 @@ def test_every_check_runs_on_sqlite_and_nothing_is_unexplained() -> None:
 
 def test_the_json_output_has_the_documented_shape() -> None:
     src = need("sqlite")
-    result = CliRunner().invoke(app, ["conform", "--runtime-src", str(src), "--examples", "5", "--json", "--check", "T4", "--check", "reaper"])
+    result = CliRunner().invoke(
+        app, ["conform", "--runtime-src", str(src), "--examples", "5", "--json", "--check", "T4", "--check", "reaper"]
+    )
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
     assert set(doc) == {"engines", "unexplained", "checks"}

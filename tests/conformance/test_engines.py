@@ -38,8 +38,22 @@ def test_ctrl_c_stops_the_server_and_removes_its_data() -> None:
     src = need("mariadb")
     before = set(leftovers())
     proc = subprocess.Popen(
-        [sys.executable, "-m", "leaselab", "conform", "--runtime-src", str(src), "--engines", "mariadb", "--examples", "2000"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        [
+            sys.executable,
+            "-m",
+            "leaselab",
+            "conform",
+            "--runtime-src",
+            str(src),
+            "--engines",
+            "mariadb",
+            "--examples",
+            "2000",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     deadline = time.monotonic() + 60
     while not any("skip-networking" in _cmd(p) for p in server_pids()) and time.monotonic() < deadline:
