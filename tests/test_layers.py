@@ -22,6 +22,7 @@ imports go one way, down the pipeline (a stage may import the stages above it, n
 | ``sim.sweep``  | ``sim.world``, ``sim.explore``                                        |
 | ``sim.review`` | ``sim.world``, ``sim.explore``, ``sim.sweep``                         |
 | ``sim.bench``  | every stage                                                          |
+| ``sim.conform``| every stage (uses ``sim.world``'s store and sync driver)             |
 
 (``sim._moved``, the old flat paths kept for one release, may be imported by any stage's
 ``__init__``.) No module lives loose in ``sim/`` beside the stages, and no file of ``sim``,
@@ -41,7 +42,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 LAYERS = ("model", "scenarios", "sim", "reports", "leaselab")
-STAGES = ("sim.world", "sim.explore", "sim.sweep", "sim.review", "sim.bench")
+STAGES = ("sim.world", "sim.explore", "sim.sweep", "sim.review", "sim.bench", "sim.conform")
 """The stages of ``sim`` in pipeline order: each may import those before it, never those after."""
 SIM_SHARED = frozenset({"sim", "sim._moved"})
 MAX_LINES = 450

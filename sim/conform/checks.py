@@ -4,6 +4,9 @@ A check has a Hypothesis strategy of cases, a PHP side (one harness request, or 
 and a model side; both return an *observation*: a flat dict (return value, affected rows,
 every compared column of the rows after). A divergence is the set of keys whose values
 differ. Model-side engine properties come from :class:`ModelEnv`.
+
+This module is one piece: the check table is one list of parallel entries (strategy, PHP
+side, model side, call text), read side by side; splitting it would scatter each pair.
 """
 
 from __future__ import annotations
