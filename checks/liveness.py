@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from checks import history as H
+from checks.columns import STAT_DEAD_LETTERS_NO_FATAL, STAT_FAILED_BY_SLOWNESS, STAT_PROGRESSING_REAPED
 from checks.history import Op, OpType
 from model.statements import LEASE_SETTING, REAPER_STATEMENTS
 
@@ -46,9 +47,9 @@ class Liveness:
 
     def columns(self) -> dict[str, int]:
         return {
-            "stat.progressing_reaped": self.progressing_reaped,
-            "stat.dead_letters_no_fatal": self.dead_letters_no_fatal,
-            "stat.failed_by_slowness": self.failed_by_slowness,
+            STAT_PROGRESSING_REAPED: self.progressing_reaped,
+            STAT_DEAD_LETTERS_NO_FATAL: self.dead_letters_no_fatal,
+            STAT_FAILED_BY_SLOWNESS: self.failed_by_slowness,
         }
 
 

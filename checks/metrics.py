@@ -21,6 +21,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from checks import history as H
+from checks.columns import (
+    DL,
+    HIT,
+    STAT_DEAD_LETTERS,
+    STAT_DEAD_LETTERS_NO_WRITE,
+    STAT_DUPLICATE_IDEMPOTENT_WRITES,
+    STAT_REQUEUES,
+    STAT_SETTLE_LATENCIES_S,
+    STAT_WASTED_TOOL_EXECUTIONS,
+)
 from checks.history import Op, OpType
 from checks.liveness import Liveness, liveness
 from model.statements import CLAIMS, CREATES, REQUEUES
@@ -79,18 +89,18 @@ class RunMetrics:
     def columns(self) -> dict[str, Any]:
         """The row columns: fixed ``stat.*`` ones, and ``dl.*`` / ``hit.*`` only where nonzero."""
         out: dict[str, Any] = {
-            "stat.requeues": self.requeues,
-            "stat.dead_letters": sum(self.dead_letters.values()),
-            "stat.dead_letters_no_write": self.dead_letters_no_write,
-            "stat.settle_latencies_s": list(self.settle_latencies_s),
-            "stat.duplicate_idempotent_writes": self.duplicate_idempotent_writes,
-            "stat.wasted_tool_executions": self.wasted_tool_executions,
+            STAT_REQUEUES: self.requeues,
+            STAT_DEAD_LETTERS: sum(self.dead_letters.values()),
+            STAT_DEAD_LETTERS_NO_WRITE: self.dead_letters_no_write,
+            STAT_SETTLE_LATENCIES_S: list(self.settle_latencies_s),
+            STAT_DUPLICATE_IDEMPOTENT_WRITES: self.duplicate_idempotent_writes,
+            STAT_WASTED_TOOL_EXECUTIONS: self.wasted_tool_executions,
             **self.liveness.columns(),
         }
         for reason, count in sorted(self.dead_letters.items()):
-            out[f"dl.{reason}"] = count
+            out[f"{DL}{reason}"] = count
         for (family, kind), count in sorted(self.hits.items()):
-            out[f"hit.{family}.{kind}"] = count
+            out[f"{HIT}{family}.{kind}"] = count
         return out
 
 

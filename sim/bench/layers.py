@@ -1,6 +1,6 @@
 """Where a simulation's time goes, by layer: the runtime model, the world, simpy, the judge.
 
-The issue's speed targets are a time budget per simulation. Whether a budget can be met at all
+The speed targets are a time budget per simulation. Whether a budget can be met at all
 depends on what no optimisation of the harness can remove: the reference runtime's own code (the
 model is the thing under test; it must run, request by request) and simpy's cost per event. This
 profiles a batch of simulations with cProfile, attributes every function's own time to the layer

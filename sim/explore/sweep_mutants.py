@@ -61,7 +61,7 @@ class SweepFlag:
 
 def unexplained(result: SimulationResult) -> list[str]:
     """The violated invariants of ``result`` that no registered finding or non-guarantee recognises."""
-    return register.unexplained(result.history, result.verdicts) if result.violations else []
+    return register.unexplained(result.indexed(), result.verdicts) if result.violations else []
 
 
 def sweep_flag(
