@@ -4,6 +4,7 @@
 #                    then ruff, mypy and pytest (xdist, nightly-marked tests excluded)
 #   make lint        ruff check .
 #   make typecheck   mypy (files and strictness from pyproject.toml)
+#   make quick       the tests that start no process, cluster, browser or notebook (pytest -m 'not slow')
 #   make clean       caches and build artefacts (keeps .venv); make distclean also removes .venv
 
 PY ?= python3
@@ -13,7 +14,7 @@ STAMP := $(VENV)/.installed
 PYTEST_ARGS ?= -n auto -m 'not nightly'
 
 .DEFAULT_GOAL := test
-.PHONY: test install lint typecheck pytest clean distclean
+.PHONY: test install lint typecheck pytest quick clean distclean
 
 test: lint typecheck
 	$(BIN)/pytest $(PYTEST_ARGS)
@@ -28,6 +29,9 @@ typecheck: $(STAMP)
 
 pytest: $(STAMP)
 	$(BIN)/pytest $(PYTEST_ARGS)
+
+quick: $(STAMP)
+	$(BIN)/pytest -n auto -m 'not slow and not nightly'
 
 $(BIN)/python:
 	@$(PY) -c 'import sys; sys.version_info >= (3, 11) or sys.exit("leaselab needs Python 3.11+, but $(PY) is " + sys.version.split()[0] + ": run make PY=python3.11 ...")'

@@ -14,6 +14,8 @@ from sim.conform import runner
 from sim.conform.checks import all_checks
 from tests.conformance.conftest import leftovers, need
 
+pytestmark = pytest.mark.slow
+
 
 def test_every_check_runs_on_sqlite_and_nothing_is_unexplained() -> None:
     src = need("sqlite")

@@ -9,6 +9,8 @@ from sim.conform import runner
 from sim.conform.checks import all_checks
 from tests.conformance.conftest import need
 
+pytestmark = pytest.mark.slow
+
 FLAGGED = sorted({(flag, c.name) for c in all_checks() for flag in c.flags})
 FLAGS = sorted({flag for flag, _ in FLAGGED})
 

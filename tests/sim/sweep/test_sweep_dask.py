@@ -25,6 +25,8 @@ from sim.sweep.config import loads_config
 from sim.sweep.directory import SHARDS, load
 from sim.sweep.job import run_job
 
+pytestmark = pytest.mark.slow
+
 runner = CliRunner()
 CONFIG = """
 name = "dask"
