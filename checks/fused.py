@@ -13,10 +13,9 @@ final rows) the machine keeps and judges in :meth:`Machine.finish`, which gets t
 records are the pass's own lists too).
 
 Most of the catalogue's machines judge in ``finish`` from streams and the index: a handler is a
-bound-method call per record, and measured right after a simulation (as ``simulate`` judges) the
-catalogue's handlers cost a ``default`` simulation about 150 us for some 170 calls, several times
-what reading the same few records back from the index's lists costs (issue 19, PROFILE.md). A
-handler is for a case that needs what only the pass knows at that record.
+bound-method call per record, several times dearer than reading the same few records back from the
+index's lists (measured in benchmarks/PROFILE.md). A handler is for a case that needs what only the
+pass knows at that record.
 
 The index's bookkeeping is inline for the records it pairs or lists (segments, matched rows,
 tool calls, landings, final rows, the records of each segment but a reaper's tick); a record is

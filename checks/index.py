@@ -92,8 +92,8 @@ class Span:
     them as it walks, with the segment's statements, for every segment but the reaper's ticks
     (:data:`UNLISTED_ENTRIES`): the outcome oracles read the records of every segment of a run or
     a client call, and reading them back from the history (a slice per segment, with the records of
-    every other process in between) cost a judged ``default`` simulation about 100 us, listing them
-    about 60 (issue 19). A tick's records are read from the history on first use: a reaper that
+    every other process in between) costs more than listing them (benchmarks/PROFILE.md). A tick's
+    records are read from the history on first use: a reaper that
     ticks every second makes most segments, and few checkers walk one. (A tick that found nothing is
     one ``idle`` record and no segment at all: see :data:`checks.history.IDLE`.)
 
@@ -154,7 +154,7 @@ class Span:
     @property
     def statements(self) -> list[Op]:
         """The completions (ok or fail) of the guarded statements among :attr:`records`: listed by the
-        pass with the records, or once on first use (the outcome oracles of issue 18 each ask for them)."""
+        pass with the records, or once on first use (the outcome oracles each ask for them)."""
         found = self._statements
         if found is None:
             found = self._statements = [

@@ -1,7 +1,7 @@
 """Liveness costs of one simulation: what the safety mechanisms took from runs that were doing well.
 
-Three counts, each from ground truth in one pass over a history (issue 18, "liveness costs judged,
-not only safety"); the report's cost section shows them beside the spec sentences that make them
+Three counts, each from ground truth in one pass over a history (liveness costs judged, not only
+safety); the report's cost section shows them beside the spec sentences that make them
 costs rather than violations:
 
 - ``progressing_reaped``: reaper statements (T13 requeue or T14 dead-letter that matched) on a row

@@ -43,7 +43,7 @@ BEFORE: dict[str, dict[str, float]] = {
     "default": {"simulations_per_s": 112.2, "raw_simpy_events_per_s": 1_963_829.2, "ratio_to_raw_simpy": 0.0319},
     "single_run": {"simulations_per_s": 1294.6, "raw_simpy_events_per_s": 1_988_217.3, "ratio_to_raw_simpy": 0.0143},
 }
-"""``leaselab bench --json`` on main at 9ab0603, before the speed work (benchmarks/PROFILE.md)."""
+"""``leaselab bench --json`` before the speed work (the tree and the run: benchmarks/PROFILE.md)."""
 
 LAYER_SIMULATIONS = 60
 """Profiled simulations of ``default`` for the layer shares (single_run: ten times as many)."""

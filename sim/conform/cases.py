@@ -48,13 +48,15 @@ def around(now: int) -> st.SearchStrategy[int]:
     )
 
 
-def run_row(uid: int = UID, uuid: str = UUID, now: int = NOW) -> st.SearchStrategy[dict[str, Any]]:
+def run_row(
+    uid: int = UID, uuid: str = UUID, now: int = NOW, statuses: st.SearchStrategy[str] = status
+) -> st.SearchStrategy[dict[str, Any]]:
     """A ``tx_nrllm_agentrun`` row as stored (payload columns as plaintext or None)."""
     return st.fixed_dictionaries(
         {
             "uid": st.just(uid),
             "uuid": st.just(uuid),
-            "status": status,
+            "status": statuses,
             "claimed_by": identity,
             "lease_expires": around(now),
             "requeue_count": st.integers(min_value=0, max_value=5),

@@ -524,10 +524,18 @@ def _t6_model(case: dict[str, Any], env: ModelEnv) -> dict[str, Any]:
     return {"affected": 1, "events": events, **model_view(db.find(C.UUID))}
 
 
+RUNNING_OFTEN = st.one_of(st.just("running"), C.status)
+"""Half the rows RUNNING: the only status the reaper's SELECT takes, so its decisions (requeue, the
+dead-letters, a failed re-dispatch) are reached in every few cases, not one in a hundred."""
+
+
 def _stale_rows() -> st.SearchStrategy[list[dict[str, Any]]]:
     def rows(n: int) -> st.SearchStrategy[list[dict[str, Any]]]:
         return st.tuples(
-            *(C.run_row(uid=100 + i, uuid=f"00000000-0000-4000-8000-{100 + i:012d}") for i in range(n))
+            *(
+                C.run_row(uid=100 + i, uuid=f"00000000-0000-4000-8000-{100 + i:012d}", statuses=RUNNING_OFTEN)
+                for i in range(n)
+            )
         ).map(list)
 
     return st.integers(1, 5).flatmap(rows)
@@ -822,7 +830,7 @@ def _reap_case() -> st.SearchStrategy[dict[str, Any]]:
             "rows": _stale_rows(),
             "clock": C.around(C.NOW),
             "limit": st.sampled_from(LIMITS),
-            "bus": st.sampled_from(("ok", "ok", "throw", "none")),
+            "bus": st.sampled_from(("ok", "throw", "throw", "none")),
         }
     )
 
@@ -894,7 +902,7 @@ def _recover_case() -> st.SearchStrategy[dict[str, Any]]:
             "row": C.run_row(),
             "worker": C.identity,
             "error": error_tree(1),
-            "bus": st.sampled_from(("ok", "ok", "throw", "none")),
+            "bus": st.sampled_from(("ok", "throw", "throw", "none")),
             "clock": C.clock(),
         }
     )

@@ -159,7 +159,7 @@ CODE_MUTANTS = (
 )
 
 
-# ---- mutants of what the runtime tells (issue 18): each breaks one row of the outcome table ---------
+# ---- mutants of what the runtime tells: each breaks one row of the outcome table ---------
 
 _EXECUTE = model.executor.execute
 _RECOVER = model.recovery.recover
