@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from checks.fused import Key, Machine
-from checks.history import EVENT, LANDING, PROVIDER, Op, OpType
+from checks.history import EVENT, LANDING, OP, PROVIDER, RUN, TYPE, VALUE, Op, OpType
 from checks.index import AUDIT_FAILED, WRITE_EFFECTS, Index, Span, merged, row_of
 from checks.judgement import Finding, Tally, invariant
 from checks.verdict import Kind
@@ -51,9 +51,9 @@ class EveryWriteAccounted(Machine):
 
     def finish(self, ix: Index) -> Finding:
         # ``op.value.get`` rather than ``op.get`` in the loops over whole streams: one call less per record
-        # op[4], op[6] rather than .run, .value in the loops over whole streams: a field by name is a
+        # op[RUN], op[VALUE] rather than .run, .value in the loops over whole streams: a field by name is a
         # descriptor call per record
-        audited = {(e[4], e[6].get("execution")) for e in self.events if e[6].get("kind") == _TOOL_KIND}
+        audited = {(e[RUN], e[VALUE].get("execution")) for e in self.events if e[VALUE].get("kind") == _TOOL_KIND}
         tally = Tally()
         for landing in self.landings:
             execution = landing.get("execution")
@@ -111,20 +111,20 @@ class NoSuccessOverUnrecordedWrite(Machine):
         failed_audits = [op for op in self.failed if _is_failed_write_audit(op, ix.landed)]
         if not failed_audits:  # the common case: every completed row is a case that holds
             for op in ix.rows:
-                row = op[6].get("row")
+                row = op[VALUE].get("row")
                 if (row if type(row) is dict else row_of(op)).get("status") == "completed":
                     tally.held += 1
             return tally.finding("completed rows")
         for op in merged(failed_audits, ix.rows):
-            if op[3] == EVENT:
-                if op[4] not in tainted:
-                    tainted[op[4]] = op
+            if op[OP] == EVENT:
+                if op[RUN] not in tainted:
+                    tainted[op[RUN]] = op
                     tally.hold()  # a case: a run with a landed write whose audit failed
                 continue
-            row = op[6].get("row")
+            row = op[VALUE].get("row")
             if (row if type(row) is dict else row_of(op)).get("status") != "completed":
                 continue
-            failed_audit = tainted.get(op[4])
+            failed_audit = tainted.get(op[RUN])
             if failed_audit is None:
                 tally.hold()
                 continue
@@ -152,7 +152,7 @@ class UniqueEventSequence(Machine):
         first: dict[tuple[str, Any], Op] = {}
         tally = Tally()
         for event in self.events:
-            key = (event[4], event[6].get("seq"))
+            key = (event[RUN], event[VALUE].get("seq"))
             earlier = first.setdefault(key, event)
             if earlier is event:
                 tally.hold()
@@ -185,22 +185,22 @@ class ApprovedWriteTurnRecorded(Machine):
     def finish(self, ix: Index) -> Finding:
         tally = Tally()
         for invoke in ix.tool_invokes:
-            if invoke[6].get("true_effect") in _AUDITABLE_FAILURES:
+            if invoke[VALUE].get("true_effect") in _AUDITABLE_FAILURES:
                 _judge_approved_turn(tally, ix, invoke)
         return tally.finding("writes of approved turns")
 
 
 def _judge_approved_turn(tally: Tally, ix: Index, invoke: Op) -> None:
     span = ix.span_at(invoke)
-    if span is None or span.run != invoke[4] or span.entry != _APPROVE_ENTRY:
+    if span is None or span.run != invoke[RUN] or span.entry != _APPROVE_ENTRY:
         return
     approval: Op | None = None
     for op in span.records_before(invoke):
-        name, type_ = op[3], op[5]
+        name, type_ = op[OP], op[TYPE]
         if name == PROVIDER:
             if type_ is _INVOKE:
                 return  # the turn is over
-        elif name == EVENT and type_ is _OK and approval is None and op[6].get("kind") == _APPROVAL_KIND:
+        elif name == EVENT and type_ is _OK and approval is None and op[VALUE].get("kind") == _APPROVAL_KIND:
             approval = op
     _judge_approved_write(tally, span, invoke, approval)
 
@@ -236,7 +236,7 @@ class BuiltinWriteApproved(Machine):
     def finish(self, ix: Index) -> Finding:
         tally = Tally()
         for op in ix.tool_invokes:
-            value = op[6]
+            value = op[VALUE]
             if value.get("remote", True) or value.get("true_effect") not in WRITE_EFFECTS:
                 continue
             span = ix.span_at(op)

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from checks.fused import Machine
-from checks.history import Op
+from checks.history import INDEX, RUN, VALUE, Op
 from checks.index import WRITE_EFFECTS, Index, row_of
 from checks.judgement import Finding, Tally, invariant
 from checks.verdict import Kind
@@ -51,10 +51,10 @@ class WritesFencedUnderLease(Machine):
     def finish(self, ix: Index) -> Finding:
         tally = Tally()
         for op in ix.tool_invokes:
-            effect = op[6].get("true_effect")
+            effect = op[VALUE].get("true_effect")
             if effect not in WRITE_EFFECTS:
                 continue
-            store = ix.row_before(op[4], op[0])
+            store = ix.row_before(op[RUN], op[INDEX])
             if store is None:
                 tally.violate((op.index,), f"write {op.get('tool')!r} at {op.index} ran with no persisted row")
                 continue

@@ -30,7 +30,7 @@ from operator import attrgetter
 from typing import Any, ClassVar
 
 from checks.fused import Key, Machine
-from checks.history import DISPATCH, EVENT, PLAN, PROVIDER, READ, STORE, TOOL, Op, OpType
+from checks.history import DISPATCH, EVENT, INDEX, OP, PLAN, PROVIDER, READ, RUN, STORE, TOOL, TYPE, VALUE, Op, OpType
 from checks.index import WRITE_EFFECTS, Index, merged, row_of
 from checks.judgement import Finding, Tally, invariant
 from checks.verdict import Kind
@@ -79,13 +79,13 @@ class UnknownNameIsStrictest(Machine):
             op
             for ops in (self.invoked, self.failed)
             for op in ops
-            if op[6].get("true_effect") == _UNKNOWN and op[6].get("kind") == "tool"  # = _unknown(op)
+            if op[VALUE].get("true_effect") == _UNKNOWN and op[VALUE].get("kind") == "tool"  # = _unknown(op)
         ]
         for span in ix.spans_of(steps):
             last_statement: Op | None = None
             failed: Op | None = None
             for op in span.records:
-                name, type_ = op[3], op[5]
+                name, type_ = op[OP], op[TYPE]
                 if name == STORE:
                     if type_ is OpType.OK or type_ is OpType.FAIL:
                         last_statement = op
@@ -152,7 +152,7 @@ class FenceMatchesInflightWrite(Machine):
         fenced_reads: list[Op] = []
         write_effects = WRITE_EFFECTS
         for read in self.reads:
-            value = read[6]
+            value = read[VALUE]
             fence = value.get("fence", _ABSENT)
             if fence is _ABSENT:
                 fences = value.get("fences")
@@ -165,7 +165,7 @@ class FenceMatchesInflightWrite(Machine):
         for read in fenced_reads:
             for run, fence in _fences(read):
                 if fence in WRITE_EFFECTS:
-                    claim, stamp = _claim_and_stamp(ix, run, fence, read[0])
+                    claim, stamp = _claim_and_stamp(ix, run, fence, read[INDEX])
                     _judge_fence(tally, read, run, fence, claim, stamp)
         return tally.finding("reads of a write fence")
 
@@ -182,7 +182,7 @@ def _claim_and_stamp(ix: Index, run: str, fence: str, before: int) -> tuple[Op |
     stamp: Op | None = None
     for i in range(bisect_left(rows, before, key=_by_index) - 1, -1, -1):
         op = rows[i]
-        number = numbers[op[0]]
+        number = numbers[op[INDEX]]
         if number in CLAIMS:
             if claim is None:
                 claim = op
@@ -241,11 +241,11 @@ class SettlesByOwner(Machine):
         tally = Tally()
         numbers = ix.numbers
         for op in merged(*[ix.rows_of(number) for number in _SETTLE_NUMBERS]):
-            prior = ix.row_before(op[4], op[0])
+            prior = ix.row_before(op[RUN], op[INDEX])
             if prior is None:
                 tally.unknown((op.index,), f"settle of run {op.run!r} at {op.index} has no earlier row to judge")
                 continue
-            _judge_settle(tally, prior, op, numbers[op[0]], ix.epoch_s)
+            _judge_settle(tally, prior, op, numbers[op[INDEX]], ix.epoch_s)
         return tally.finding("settles")
 
 
@@ -308,7 +308,7 @@ class ReadOnlyAuditFailSoft(Machine):
         for span in spans:
             pending: Op | None = None
             for op in span.records:
-                name, type_ = op[3], op[5]
+                name, type_ = op[OP], op[TYPE]
                 if name == EVENT:
                     if type_ is OpType.FAIL:
                         if _is_soft(op, stops.get(op.run, frozenset())):

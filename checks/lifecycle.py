@@ -13,7 +13,7 @@ from operator import attrgetter
 from typing import Any, ClassVar
 
 from checks.fused import Key, Machine
-from checks.history import PROVIDER, READ, Op, OpType
+from checks.history import INDEX, OP, PROVIDER, READ, RUN, TYPE, VALUE, Op, OpType
 from checks.index import TERMINAL_STATUSES, Index, Span, merged, row_of
 from checks.judgement import Finding, Tally, invariant
 from checks.own import fence_is_strict
@@ -48,11 +48,11 @@ class TerminalIsTerminal(Machine):
         terminal: dict[str, Op] = {}
         tally = Tally()
         for op in ix.rows:
-            first = terminal.get(op[4])
+            first = terminal.get(op[RUN])
             if first is None:
-                row = op[6].get("row")
+                row = op[VALUE].get("row")
                 if (row if type(row) is dict else row_of(op)).get("status") in TERMINAL_STATUSES:
-                    terminal[op[4]] = op
+                    terminal[op[RUN]] = op
                     tally.hold()  # a case: a run that reached a terminal row (its later writes are judged too)
                 continue
             changed = _changed_totals(row_of(first), row_of(op))
@@ -133,7 +133,7 @@ class RetryableFailureRetried(Machine):
             failure: Op | None = None
             fenced: Op | None = None
             for op in span.records:
-                name, type_ = op[3], op[5]
+                name, type_ = op[OP], op[TYPE]
                 if name == PROVIDER:
                     if type_ is OpType.FAIL:
                         fenced = None
@@ -143,7 +143,7 @@ class RetryableFailureRetried(Machine):
                 elif name == READ:
                     if type_ is OpType.OK and fence_is_strict(ix, op.run, op.get("fence"), op.index):
                         fenced = op
-                elif numbers.get(op[0]) in _RESOLVES and op.get("identity") == span.identity:
+                elif numbers.get(op[INDEX]) in _RESOLVES and op.get("identity") == span.identity:
                     _judge_retry(tally, ix, failure, op, fenced)
                     failure = fenced = None
         return tally.finding("retryable provider failures")

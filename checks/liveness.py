@@ -28,7 +28,7 @@ from typing import Any
 
 from checks import history as H
 from checks.columns import STAT_DEAD_LETTERS_NO_FATAL, STAT_FAILED_BY_SLOWNESS, STAT_PROGRESSING_REAPED
-from checks.history import Op, OpType
+from checks.history import OP, PROCESS, RUN, TYPE, VALUE, Op, OpType
 from model.statements import LEASE_SETTING, REAPER_STATEMENTS
 
 RETRYABLE = frozenset({"connection", "rateLimit", "serverError", "circuitOpen"})
@@ -174,20 +174,20 @@ def liveness(history: Iterable[Op]) -> Liveness:
     nemesis, world, final, segment, store, tool = H.NEMESIS, H.WORLD, H.FINAL, H.SEGMENT, H.STORE, H.TOOL
     fail, failing = OpType.FAIL, (H.PROVIDER, H.EVENT)
     for op in records:
-        process, name = op[2], op[3]
+        process, name = op[PROCESS], op[OP]
         if process == nemesis:
             state.nemesis(op)
         elif process == world:
             if name == final:
-                state.final[op[4]] = str(op[6].get("row", {}).get("status", ""))
+                state.final[op[RUN]] = str(op[VALUE].get("row", {}).get("status", ""))
         elif name == segment:
-            if op[4]:  # a segment of no run (the reaper's tick) holds no row: no reap or dead-letter asks for it
+            if op[RUN]:  # a segment of no run (the reaper's tick) holds no row: no reap or dead-letter asks for it
                 state.segment(op)
         elif name == store:
             state.store(op)
         elif name == tool:
             state.tool(op)
-        elif op[5] is fail and name in failing:
+        elif op[TYPE] is fail and name in failing:
             state.failure(op)
     if state.reaps:
         state.calls_of(records, {process for _at, process in state.reaps})

@@ -31,7 +31,7 @@ from checks.columns import (
     STAT_SETTLE_LATENCIES_S,
     STAT_WASTED_TOOL_EXECUTIONS,
 )
-from checks.history import Op, OpType
+from checks.history import OP, PROCESS, RUN, VALUE, Op, OpType
 from checks.liveness import Liveness, liveness
 from model.statements import CLAIMS, CREATES, REQUEUES
 
@@ -185,7 +185,7 @@ class _Pass:
         history = self.history
         for i in positions:
             op = history[i]
-            who = op[2]
+            who = op[PROCESS]
             if who in _NOT_REQUESTERS or (process is not None and who != process):
                 continue
             kind = request_kind(op)
@@ -216,7 +216,7 @@ def run_metrics(history: Iterable[Op], request_types: Sequence[type[Any] | str] 
     nemesis, world, store, tool, fault, landing = H.NEMESIS, H.WORLD, H.STORE, H.TOOL, H.FAULT, H.LANDING
     idempotent_landings = state.idempotent_landings
     for at, op in enumerate(records):
-        process, name = op[2], op[3]
+        process, name = op[PROCESS], op[OP]
         if name is store or name == store:
             if process != nemesis and process != world:
                 state.store(op)
@@ -226,8 +226,8 @@ def run_metrics(history: Iterable[Op], request_types: Sequence[type[Any] | str] 
         elif process == nemesis:
             if name == fault:
                 state.fault(op, at)
-        elif process == world and name == landing and op[6].get("effect") == "idempotent_write":
-            idempotent_landings[(op[4], op[6].get("call"))] += 1
+        elif process == world and name == landing and op[VALUE].get("effect") == "idempotent_write":
+            idempotent_landings[(op[RUN], op[VALUE].get("call"))] += 1
     metrics = state.finish()
     metrics.liveness = liveness(records)
     return metrics

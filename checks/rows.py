@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from checks.fused import Key, Machine
-from checks.history import DISPATCH, EVENT, PLAN, PROVIDER, READ, STORE, TOOL, Op, OpType
+from checks.history import DISPATCH, EVENT, INDEX, OP, PLAN, PROVIDER, READ, RUN, STORE, TOOL, TYPE, VALUE, Op, OpType
 from checks.index import TERMINAL_STATUSES, WRITE_EFFECTS, Index, Span, merged, row_of
 from checks.judgement import Finding, Tally, invariant
 from checks.own import fence_is_strict, spans_of_entries
@@ -64,12 +64,12 @@ class DeadLetterReasonMatchesCause(Machine):
         numbers = ix.numbers
         scripted: set[str] | None = None
         for op in merged(ix.rows_of(FINISH_RUN), ix.rows_of(DEAD_LETTER_STALE)):
-            before = ix.row_before(op[4], op[0])
-            if before is None or not _is_dead_letter(numbers[op[0]], op):
+            before = ix.row_before(op[RUN], op[INDEX])
+            if before is None or not _is_dead_letter(numbers[op[INDEX]], op):
                 continue
             if scripted is None:
                 scripted = {plan.run for plan in self.plans if plan.get("stops")}
-            _judge_dead_letter(ix, tally, op, before, ix.span_at(op), op[4] in scripted)
+            _judge_dead_letter(ix, tally, op, before, ix.span_at(op), op[RUN] in scripted)
         return tally.finding("dead-letters")
 
 
@@ -96,9 +96,9 @@ class _Cause:
 def _cause_before(ix: Index, span: Span, index: int) -> _Cause:
     cause = _Cause()
     for op in span.records:
-        if op[0] >= index:
+        if op[INDEX] >= index:
             break
-        name, type_ = op[3], op[5]
+        name, type_ = op[OP], op[TYPE]
         if name == READ:
             if type_ is OpType.OK:
                 if fence_is_strict(ix, op.run, op.get("fence"), op.index):
@@ -185,9 +185,9 @@ class SegmentOutcomeMatchesRow(Machine):
         ok = OpType.OK
         for span in spans_of_entries(ix, _JUDGED_ENTRIES):
             done = span.completion
-            if done is None or done[5] is not ok:
+            if done is None or done[TYPE] is not ok:
                 continue
-            outcome = done[6].get("outcome")
+            outcome = done[VALUE].get("outcome")
             if not isinstance(outcome, str):
                 continue
             expected = _SETTLED_OUTCOMES.get(outcome)
@@ -234,10 +234,10 @@ class TerminalRowNoStaleFence(Machine):
         for run, rows in ix.rows_by_run.items():
             stamp: Op | None = None
             for op in rows:
-                row = op[6].get("row")
+                row = op[VALUE].get("row")
                 if type(row) is not dict:
                     row = row_of(op)
-                if numbers[op[0]] == MARK_PENDING_EFFECT:
+                if numbers[op[INDEX]] == MARK_PENDING_EFFECT:
                     if row.get("pending_effect") in WRITE_EFFECTS:
                         stamp = op
                     continue
@@ -307,7 +307,7 @@ class RowTimestampsKept(Machine):
             started: tuple[Op, Any] | None = None
             finished: tuple[Op, Any] | None = None
             for op in rows:
-                row = op[6].get("row")
+                row = op[VALUE].get("row")
                 if type(row) is not dict:
                     row = row_of(op)
                 value = row.get(started_at)

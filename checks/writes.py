@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from checks.fused import Key, Machine
-from checks.history import EVENT, LANDING, Op, OpType
+from checks.history import EVENT, LANDING, OP, RUN, VALUE, Op, OpType
 from checks.index import NON_IDEMPOTENT_WRITE, Index, merged
 from checks.judgement import Finding, Tally, invariant
 from checks.verdict import Kind
@@ -45,8 +45,8 @@ class NoRetryAfterFailedWriteAudit(Machine):
         blocked: dict[tuple[str, Any], Op] = {}
         retries: list[tuple[Op, Op]] = []
         for op in merged(self.failed, ix.tool_invokes):
-            key = (op[4], op[6].get("call"))
-            if op[3] == EVENT:
+            key = (op[RUN], op[VALUE].get("call"))
+            if op[OP] == EVENT:
                 if _blocks_retries(op) and key not in blocked:
                     blocked[key] = op
                     tally.hold()  # a case: a failed non-idempotent write audit (its later invokes are judged too)
@@ -102,9 +102,9 @@ class NonIdempotentAtMostOnce(Machine):
         first: dict[tuple[str, Any], Op] = {}
         tally = Tally()
         for landing in self.landings:
-            if landing[6].get("effect") != NON_IDEMPOTENT_WRITE:
+            if landing[VALUE].get("effect") != NON_IDEMPOTENT_WRITE:
                 continue
-            key = (landing[4], landing[6].get("call"))
+            key = (landing[RUN], landing[VALUE].get("call"))
             earlier = first.setdefault(key, landing)
             if earlier is landing:
                 tally.hold()
