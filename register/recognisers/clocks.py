@@ -6,9 +6,10 @@ from __future__ import annotations
 from checks import Index, Verdict
 from checks import history as H
 from checks.history import Op, OpType
-from checks.index import REQUEUES, row_of
+from checks.index import row_of
 from checks.own import number
 from model.constants import LEASE_S, MAX_REQUEUES
+from model.statements import DEAD_LETTER_STALE, REQUEUE_STALE, REQUEUES
 from register.recognisers.common import (
     lagging,
     own_expired_stamp,
@@ -108,7 +109,7 @@ def reaper_clock_ahead(ix: Index, verdict: Verdict) -> bool:
     if verdict.name != "settles_by_owner" or len(ops) != 2:
         return False
     prior, settle = ops
-    if settle.op != H.STORE or number(settle) != "T14" or settle.get("actor") != "reaper":
+    if settle.op != H.STORE or number(settle) != DEAD_LETTER_STALE or settle.get("actor") != "reaper":
         return False
     clock_lease = row_of(prior).get("lease_expires")
     if not isinstance(clock_lease, (int, float)):
@@ -161,7 +162,7 @@ def reaper_clock_ahead_requeue_past_budget(ix: Index, verdict: Verdict) -> bool:
     if verdict.name != "requeue_budget_respected" or len(ops) != 1:
         return False
     requeue = ops[0]
-    if requeue.op != H.STORE or ix.number(requeue) != "T13" or requeue.get("actor") != "reaper":
+    if requeue.op != H.STORE or ix.number(requeue) != REQUEUE_STALE or requeue.get("actor") != "reaper":
         return False
     select = tick_snapshot(ix, requeue)
     if select is None or requeue.run not in (select.get("result") or ()):

@@ -17,6 +17,7 @@ from checks import Index, Verdict
 from checks import history as H
 from checks.history import Op, OpType
 from checks.index import NON_IDEMPOTENT_WRITE, row_of
+from model.statements import CLAIM_FOR_RESUME, CLAIM_QUEUED, DEAD_LETTER_STALE, FINISH_RUN, MARK_PENDING_EFFECT
 
 Recogniser = Callable[[Index, Verdict], bool]
 
@@ -48,7 +49,7 @@ def own_expired_stamp(ix: Index, verdict: Verdict) -> tuple[Op, Op, Op] | None:
     row = row_of(stamp)
     lease = row.get("lease_expires")
     own = (
-        ix.number(stamp) == "T5"
+        ix.number(stamp) == MARK_PENDING_EFFECT
         and stamp.get("site") == "executor.fence"
         and stamp.process == invoke.process
         and row.get("status") == "running"
@@ -80,7 +81,7 @@ def settle_over_claim(ix: Index, verdict: Verdict, sites: frozenset[str]) -> tup
     """For a ``settles_by_owner`` witness (prior row, settle): (prior, settle) when the settle is a T7
     from one of ``sites`` and the prior row was written by another process."""
     ops = witness_of(ix, verdict)
-    if len(ops) != 2 or ops[1].op != H.STORE or ix.number(ops[1]) != "T7":
+    if len(ops) != 2 or ops[1].op != H.STORE or ix.number(ops[1]) != FINISH_RUN:
         return None
     prior, settle = ops
     if settle.get("site") not in sites or prior.process == settle.process:
@@ -99,7 +100,7 @@ UNCHECKED_SETTLE_SITES = frozenset(
 )
 
 
-CLAIM_STATEMENTS = ("T3", "T10")
+CLAIM_STATEMENTS = (CLAIM_QUEUED, CLAIM_FOR_RESUME)
 
 
 def tick_snapshot(ix: Index, dead_letter: Op) -> Op | None:
@@ -137,7 +138,7 @@ def stale_fence_dead_letter(ix: Index, verdict: Verdict) -> tuple[Op, Op, Op, Op
     if verdict.name != "dead_letter_reason_matches_cause" or len(ops) != 2:
         return None
     prior, dead_letter = ops
-    if dead_letter.op != H.STORE or ix.number(dead_letter) != "T14" or dead_letter.get("actor") != "reaper":
+    if dead_letter.op != H.STORE or ix.number(dead_letter) != DEAD_LETTER_STALE or dead_letter.get("actor") != "reaper":
         return None
     if row_of(dead_letter).get("termination_reason") != "not_retryable":
         return None
@@ -157,7 +158,7 @@ def stale_fence_dead_letter(ix: Index, verdict: Verdict) -> tuple[Op, Op, Op, Op
         op
         for op in rows
         if op.index < select.index
-        and ix.number(op) == "T5"
+        and ix.number(op) == MARK_PENDING_EFFECT
         and row_of(op).get("pending_effect") == NON_IDEMPOTENT_WRITE
     ]
     if not stamps:
@@ -167,7 +168,7 @@ def stale_fence_dead_letter(ix: Index, verdict: Verdict) -> tuple[Op, Op, Op, Op
         op
         for op in rows
         if select.index < op.index <= prior.index
-        and ix.number(op) == "T5"
+        and ix.number(op) == MARK_PENDING_EFFECT
         and op.process == holder
         and row_of(op).get("pending_effect") == ""
     ]

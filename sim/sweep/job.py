@@ -25,13 +25,15 @@ import pandas as pd
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from checks.columns import INV
 from model.errors import LeaselabError
 from scenarios.user_files import check_output_directory
+from sim.explore.counterexample import INVARIANT_NAMES
 from sim.explore.counterexample import write as write_counterexample
 from sim.sweep.config import SweepConfig, as_config
 from sim.sweep.directory import COUNTEREXAMPLES, HISTORIES, SHARDS, load, locked, prepare, refuse_foreign
 from sim.sweep.engine import SweepProgress, run_sweep, write_atomic
-from sim.sweep.rows import INVARIANT_NAMES, Violation
+from sim.sweep.rows import Violation
 from sim.sweep.toml_out import dumps
 
 __all__ = ["JobResult", "Rate", "judged_policy", "load", "run_job", "sweep", "violation_counts"]
@@ -203,14 +205,14 @@ def violation_tallies(paths: Iterable[Path], policy: str | None) -> tuple[dict[s
     shard by shard, reading only the verdict columns and the policy label."""
     every: Counter[str] = Counter()
     mine: Counter[str] = Counter()
-    columns = [f"inv.{name}" for name in INVARIANT_NAMES]
+    columns = [INV + name for name in INVARIANT_NAMES]
     for path in paths:
         names = pq.read_schema(path).names
         table = pq.read_table(path, columns=[c for c in columns if c in names] + ["policy"])
         chosen = pc.equal(table.column("policy"), policy) if policy is not None else None
-        for column in (c for c in table.column_names if c.startswith("inv.")):
+        for column in (c for c in table.column_names if c.startswith(INV)):
             violated = pc.invert(table.column(column))  # false -> true; unknown (null) stays null
-            name = column.removeprefix("inv.")
+            name = column.removeprefix(INV)
             every[name] += int(pc.sum(violated).as_py() or 0)
             if chosen is not None:
                 mine[name] += int(pc.sum(pc.and_(violated, chosen)).as_py() or 0)

@@ -18,6 +18,7 @@ from checks import history as H
 from checks.fused import index_of
 from checks.history import Op
 from checks.index import row_of
+from model.statements import CLAIM_QUEUED, NAMES, RENEW_LEASE, REQUEUE
 from register.explain import explain
 from register.findings import finding
 from sim.explore.counterexample import read
@@ -110,7 +111,7 @@ def test_a_window_without_enough_requeues_is_not_f19() -> None:
 def test_a_requeue_past_the_budget_by_the_owner_is_not_f19() -> None:
     result = replay(F19.path)
     verdict, (requeue,) = witness(result, BUDGET)
-    ix = edited(result, lambda op: op.index == requeue.index, {"transition": "T11 requeue", "actor": "worker"})
+    ix = edited(result, lambda op: op.index == requeue.index, {"transition": NAMES[REQUEUE], "actor": "worker"})
     assert not F19.recognise(ix, verdict)
 
 
@@ -217,7 +218,7 @@ def test_a_lagging_claimer_after_the_holder_cleared_the_fence_is_f16() -> None:
     result = replay(DATA / "f16-lagging-claimer-after-requeue.toml")
     ix = index_of(result.history)
     verdict, (prior, _) = witness(result, DEAD)
-    assert prior.op == H.STORE and ix.number(prior) == "T3"
+    assert prior.op == H.STORE and ix.number(prior) == CLAIM_QUEUED
     assert explain(DEAD, ix, verdict) is F16
 
 
@@ -225,7 +226,7 @@ def test_a_renewal_by_another_process_is_not_f16() -> None:
     """Another process's row counts only when it is a claim of the run (after a requeue)."""
     result = replay(DATA / "f16-lagging-claimer-after-requeue.toml")
     verdict, (prior, _) = witness(result, DEAD)
-    ix = edited(result, lambda op: op.index == prior.index, {"transition": "T4 renewLease"})
+    ix = edited(result, lambda op: op.index == prior.index, {"transition": NAMES[RENEW_LEASE]})
     assert not F16.recognise(ix, verdict)
 
 
