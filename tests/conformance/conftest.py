@@ -7,6 +7,9 @@ Without PHP, DBAL or an engine a test is skipped with a one-line reason, unless
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -32,16 +35,26 @@ def need(engine: str = "sqlite") -> Path:
     return RUNTIME_SRC
 
 
-def leftovers() -> list[str]:
-    """Our temporary directories still in the temp dir (there must be none after any run)."""
-    import tempfile
+@pytest.fixture
+def private_tmp(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A temporary directory of this test's own, where the engines it starts put their data (short: a
+    unix socket path must stay under about 100 characters). Other tests' servers, in other pytest
+    workers, live elsewhere, so what this test leaves behind is told apart from theirs."""
+    root = Path(tempfile.mkdtemp(prefix="lc-"))
+    root.chmod(0o755)  # PostgreSQL runs as its own user when we are root: it must reach its data
+    monkeypatch.setattr(tempfile, "tempdir", str(root))
+    monkeypatch.setenv("TMPDIR", str(root))
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
 
-    tmp = Path(tempfile.gettempdir())
-    return sorted(p.name for p in tmp.glob(engines.TMP_PREFIX + "*"))
+
+def leftovers(root: Path) -> list[str]:
+    """Our temporary directories still in ``root`` (there must be none after any run)."""
+    return sorted(p.name for p in root.glob(engines.TMP_PREFIX + "*"))
 
 
-def server_pids() -> list[int]:
-    """Pids of database servers whose command line names one of our temporary directories."""
+def server_pids(root: Path) -> list[int]:
+    """Pids of database servers whose command line names one of our temporary directories in ``root``."""
     out = []
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit():
@@ -50,6 +63,6 @@ def server_pids() -> list[int]:
             cmd = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
             continue
-        if engines.TMP_PREFIX in cmd and ("mariadbd" in cmd or "postgres" in cmd):
+        if f"{root}/{engines.TMP_PREFIX}" in cmd and ("mariadbd" in cmd or "postgres" in cmd):
             out.append(int(proc.name))
     return out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -17,15 +18,15 @@ from tests.conformance.conftest import leftovers, need
 pytestmark = pytest.mark.slow
 
 
-def test_every_check_runs_on_sqlite_and_nothing_is_unexplained() -> None:
+def test_every_check_runs_on_sqlite_and_nothing_is_unexplained(private_tmp: Path) -> None:
     src = need("sqlite")
-    before = set(leftovers())
+    before = set(leftovers(private_tmp))
     results = runner.run(runner.Options(src, ("sqlite",), examples=40, seed=1))
     assert {r.check for r in results} == {c.name for c in all_checks()}
     assert all(r.cases >= 30 for r in results), [(r.check, r.cases) for r in results]
     unexplained = [(r.check, [d.keys for d in r.groups.values() if d.reason is None]) for r in results if r.unexplained]
     assert not unexplained
-    assert set(leftovers()) <= before
+    assert set(leftovers(private_tmp)) <= before
 
 
 def test_the_json_output_has_the_documented_shape() -> None:

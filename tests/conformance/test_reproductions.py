@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from sim.conform import replay
@@ -22,9 +24,9 @@ def test_every_entry_says_reproduced_with_how_or_why_not() -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("finding", sorted(f for f, e in ENTRIES.items() if e["reproduced"]))
-def test_a_reproduced_finding_still_reproduces_on_the_real_php(finding: str) -> None:
+def test_a_reproduced_finding_still_reproduces_on_the_real_php(finding: str, private_tmp: Path) -> None:
     entry = ENTRIES[finding]
     src = need(entry["engine"])
-    before = set(leftovers())
+    before = set(leftovers(private_tmp))
     assert replay.replay(finding, entry, src) == []
-    assert set(leftovers()) <= before and not server_pids()
+    assert set(leftovers(private_tmp)) <= before and not server_pids(private_tmp)
