@@ -121,6 +121,11 @@ def add_figures(
             order = [p for p in (*policies, *curve["cells"]) if p in curve["cells"]]
             order = list(dict.fromkeys(order))
             jobs.append((curve, f"curve-{key}", "curve", (curve["_table"], curve["x"], labels[key], order)))
+        mine = curve.get("by_invariant") or {}
+        if mine.get("drawn"):
+            ylabel = f"simulations of {mine['policy']} violating it (%)"
+            spec = (mine["_table"], curve["x"], labels[key], mine["drawn"], ylabel)
+            jobs.append((mine, f"curve-{key}-by-invariant", "curve", spec))
     hits = context["coverage"]["_hits"]
     if not hits.empty:
         jobs.append((context["coverage"], "fault-heatmap", "heatmap", (hits,)))

@@ -20,7 +20,7 @@ import pandas as pd
 from checks import INVARIANTS
 from checks.outcome_table import table_rows
 from model.policy import FLAG_DOCS, PRESET_ALIASES, PRESET_DOCS
-from reports import tables
+from reports import curves, tables
 from reports.explained import explained_by_ranges
 from reports.register import explanations_view, verification_rows, verification_summary
 from reports.stats import DASH, percent
@@ -332,6 +332,13 @@ def _curve(frame: pd.DataFrame, grid: str, x: str, policies: Sequence[str]) -> d
         cells.setdefault(str(r["policy"]), {})[f"{float(r[x]):g}"] = cell_text(
             int(r["violations"]), int(r["simulations"]), float(r["lower"]), float(r["upper"])
         )
+    head = curves.head_label(frame, policies)
+    mine = curves.by_invariant(frame, grid, x, head) if head is not None else pd.DataFrame()
+    invariant_cells: dict[str, dict[str, str]] = {}
+    for r in _records(mine):
+        invariant_cells.setdefault(str(r["policy"]), {})[f"{float(r[x]):g}"] = cell_text(
+            int(r["violations"]), int(r["simulations"]), float(r["lower"]), float(r["upper"])
+        )
     return {
         "grid": grid,
         "x": x,
@@ -339,6 +346,7 @@ def _curve(frame: pd.DataFrame, grid: str, x: str, policies: Sequence[str]) -> d
         "records": _records(table),
         "cells": cells,
         "_table": table,
+        "by_invariant": {"policy": head, "cells": invariant_cells, "drawn": curves.drawn(mine), "_table": mine},
     }
 
 

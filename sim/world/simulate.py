@@ -22,7 +22,7 @@ from checks import judge as judge_history
 from checks.history import Op
 from model.constants import LEASE_S
 from model.errors import LeaselabError
-from model.policy import Policy, parse_flag_assignment, resolve_policy
+from model.policy import Policy, parse_flag_assignment, preset_name, resolve_policy
 from model.requests import Request
 from scenarios.families import FAMILIES
 from scenarios.limits import MAX_SEED
@@ -58,6 +58,15 @@ class SimulationResult:
         """The history digest, computed on first use: hashing a history costs as much as judging
         it, and most callers (explorers, the bench) read the digest of few simulations."""
         return H.digest(self.history)
+
+    def __repr__(self) -> str:
+        """One short line (the history, verdicts and statistics are attributes, not the repr: a notebook
+        cell that ends in a result would otherwise print hundreds of thousands of characters)."""
+        name = preset_name(self.policy) or "custom policy"
+        return (
+            f"<SimulationResult {self.scenario} {name} seed {self.seed}: digest {self.digest}, "
+            f"{len(self.history):,} records, violated: {', '.join(self.violations) or 'none'}>"
+        )
 
     @property
     def violations(self) -> list[str]:
