@@ -4,6 +4,8 @@
 #                    then ruff, mypy and pytest (xdist, nightly-marked tests excluded)
 #   make lint        ruff check .
 #   make typecheck   mypy (files and strictness from pyproject.toml)
+#   make notebooks   execute every notebook under notebooks/ with what make test installs (nbclient's
+#                    jupyter-execute); the executed copies, figures inline, go to notebooks/out/
 #   make clean       caches and build artefacts (keeps .venv); make distclean also removes .venv
 
 PY ?= python3
@@ -13,7 +15,7 @@ STAMP := $(VENV)/.installed
 PYTEST_ARGS ?= -n auto -m 'not nightly'
 
 .DEFAULT_GOAL := test
-.PHONY: test install lint typecheck pytest clean distclean
+.PHONY: test install lint typecheck pytest clean distclean notebooks
 
 test: lint typecheck
 	$(BIN)/pytest $(PYTEST_ARGS)
@@ -38,6 +40,13 @@ $(BIN)/python:
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@
+
+notebooks: $(STAMP)
+	mkdir -p notebooks/out
+	for nb in notebooks/*.ipynb; do \
+		$(BIN)/jupyter-execute --timeout=600 --output="out/$$(basename "$$nb" .ipynb)" "$$nb" || exit 1; \
+	done
+	@echo "executed notebooks (figures inline): notebooks/out/"
 
 clean:
 	rm -rf .mypy_cache .ruff_cache .pytest_cache .hypothesis build dist *.egg-info

@@ -93,7 +93,6 @@ def report(
     removed = remove_stale(out, started_ns)
     failed = review.failed(judged)
     code = 1 if failed and not exit_zero else 0
-    typer.echo(verdict_line(paths["json"], judged, failed, code, exit_zero=exit_zero), err=True)
     if removed:
         typer.echo(f"leaselab: {removed_line(removed)}", err=True)
     typer.echo(
@@ -101,6 +100,7 @@ def report(
         f"{review.elapsed_s():.0f} s; report.md: {paths['markdown']}",
         err=True,
     )
+    typer.echo(verdict_line(paths["json"], judged, failed, code, exit_zero=exit_zero), err=True)
     typer.echo(str(paths["html"].resolve()))
     raise typer.Exit(code)
 
@@ -128,7 +128,7 @@ def verdict_line(report_json: Path, judged: str, failed: dict[str, int], code: i
         tail = "exit 0 (--exit-zero; 1 without it, as for any violation)"
     else:
         tail = "exit 1 as for any violation (--exit-zero: 0)"
-    return f"{headline}{explained} ({tail})"
+    return f"{headline}{explained} {tail[0].upper()}{tail[1:]}."
 
 
 def render(

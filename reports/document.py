@@ -134,6 +134,8 @@ def add_figures(
         if history is None:
             continue
         title = f"{cx['invariant']} under {cx['policy']}: {cx['scenario']} seed {cx['seed']}"
+        if "deployment ranges" in str(cx.get("role", "")):
+            title += " (deployment fault ranges)"
         shown = cx["causality"] if cx.get("causality") else None
         jobs.append((cx, f"counterexample-{i + 1}", "swimlane", (list(history), title, lane_markers(cx), shown)))
     figure_dir = out_dir / "figures"
@@ -173,7 +175,7 @@ def draw_figure(kind: str, spec: tuple[Any, ...], png: Path) -> str:
     A top-level function of plain arguments, so a process pool can run it."""
     fig = _FIGURES[kind](*spec)
     figures.save_png(fig, png)
-    return figures.to_svg(fig)
+    return figures.to_svg(fig, prefix=png.stem)
 
 
 def lane_markers(cx: Mapping[str, Any]) -> list[swimlane.LaneMarker]:

@@ -304,3 +304,34 @@ def test_the_glossary_carries_the_outcome_table(report_json: dict[str, Any], sma
     for rule in OUTCOME_TABLE:
         assert f"`{rule.checker}`" in markdown and rule.truth[:40] in markdown
         assert rule.truth[:40] in html.replace("&#39;", "'")
+
+
+@pytest.mark.parametrize(
+    ("key", "grid", "x"), [("intensity", "intensity", "intensity"), ("latency", "latency", "latency_ratio")]
+)
+def test_the_per_invariant_curve_of_head_equals_the_rows(
+    report_json: dict[str, Any], rows: pd.DataFrame, key: str, grid: str, x: str
+) -> None:
+    """What the faults cause: per invariant of head, the simulations violating it at each point."""
+    mine = report_json["curves"][key]["by_invariant"]
+    assert mine["policy"] == "head"
+    head = rows[(rows["grid"] == grid) & (rows["policy"] == "head")]
+    violated = [c.removeprefix("inv.") for c in head.columns if c.startswith("inv.") and head[c].eq(False).any()]
+    assert sorted(mine["cells"]) == sorted(violated) and violated
+    for name, cells in mine["cells"].items():
+        bad = head[f"inv.{name}"].eq(False)
+        for value, sel in head.groupby(x).groups.items():
+            k, n = int(bad[sel].sum()), len(sel)
+            assert cells[f"{float(value):g}"].startswith(f"{k:,}/{n:,} ")
+    assert mine["drawn"] == list(mine["cells"])[: len(mine["drawn"])] and 0 < len(mine["drawn"]) <= 8
+
+
+def test_the_per_invariant_curve_moves_with_the_faults(report_json: dict[str, Any]) -> None:
+    """Unlike the saturated any-invariant curve, some invariant of head is violated more often at the
+    highest intensity than with no random fault at all."""
+    cells = report_json["curves"]["intensity"]["by_invariant"]["cells"]
+
+    def count(text: str) -> int:
+        return int(text.split("/")[0].replace(",", ""))
+
+    assert any(count(c["4"]) > count(c["0"]) for c in cells.values())
