@@ -20,6 +20,7 @@ import os
 import shlex
 import time
 from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -59,12 +60,12 @@ def report(
     ] = False,
 ) -> None:
     """Run the sweep, shrink and replay its violations, verify small scenarios; write DIR/index.html."""
+    from leaselab.cmd_sweep import enter_executor
     from reports.progress import meter
     from sim.review.builtin import builtin_review
     from sim.review.cleanup import remove_stale, removed_line
     from sim.review.review import ReviewOptions, run_review
     from sim.sweep.config import load_config
-    from sim.sweep.executors import executor_for
     from sim.sweep.job import judged_policy
 
     started_ns = time.time_ns()
@@ -79,7 +80,9 @@ def report(
         verify_bound=bound,
         command=_command(config, out, seeds, bound),
     )
-    with executor_for(scheduler, local) as executor, meter("report") as show:
+    with ExitStack() as stack:
+        executor = enter_executor(stack, scheduler, local)
+        show = stack.enter_context(meter("report"))
 
         def step(phase: str, done: int, total: int) -> None:
             show(phase, done, total, unit=PHASE_UNITS.get(phase, ""))

@@ -17,9 +17,9 @@ from __future__ import annotations
 import json
 import shlex
 import sys
-from contextlib import nullcontext
+from contextlib import ExitStack
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import IO, TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -67,14 +67,14 @@ def sweep(
     """Run CONFIG into DIR: Parquet shards, counterexamples, a manifest; resume on the same DIR."""
     from reports.progress import meter
     from sim.sweep.config import load_config
-    from sim.sweep.executors import executor_for
     from sim.sweep.job import judged_policy, run_job
 
     cfg = load_config(config)
     judged = judged_policy(cfg, policy)
-    place: Any = executor_for(scheduler, None) if scheduler else nullcontext(None)
     try:
-        with place as executor, meter(f"sweep {cfg.name}") as show:
+        with ExitStack() as stack:
+            executor = enter_executor(stack, scheduler, None) if scheduler else None
+            show = stack.enter_context(meter(f"sweep {cfg.name}"))
             result = run_job(
                 cfg,
                 out,
@@ -100,6 +100,32 @@ def sweep(
 
 
 INTERRUPTED_EXIT = 130
+
+
+def connecting_line(scheduler: str) -> str:
+    """Shown while connecting to a Dask scheduler, which can take up to its timeout to fail."""
+    from sim.sweep.executors import CONNECT_TIMEOUT
+
+    return f"leaselab: connecting to the Dask scheduler at {scheduler} (gives up after {CONNECT_TIMEOUT}) ..."
+
+
+def enter_executor(stack: ExitStack, scheduler: str | None, workers: int | None, stream: IO[str] | None = None) -> Any:
+    """``executor_for(scheduler, workers)`` entered on ``stack``. On a terminal, a status line says where
+    it connects while it waits (an unreachable scheduler takes its whole timeout to fail) and is erased
+    after, so that bad input still leaves exactly one line; a log or a pipe gets no status line."""
+    from sim.sweep.executors import executor_for
+
+    out = stream if stream is not None else sys.stderr
+    shown = scheduler is not None and out.isatty()
+    if shown:
+        out.write(connecting_line(str(scheduler)))
+        out.flush()
+    try:
+        return stack.enter_context(executor_for(scheduler, workers))
+    finally:
+        if shown:
+            out.write("\r\033[K")
+            out.flush()
 
 
 def interrupted_line(config: Path, out: Path, argv: list[str]) -> str:
