@@ -316,8 +316,15 @@ def _cost(frame: pd.DataFrame, policies: Sequence[str]) -> dict[str, Any]:
     for record in _records(table):
         row = {k: _num(v) if isinstance(v, float) else v for k, v in record.items()}
         rate = row["completion_rate"]
-        row["completion_text"] = percent(float(rate)) if rate is not None else DASH
-        row["requeues_text"] = _fmt(row["requeues_per_run"], 3)
+        completion = percent(float(rate)) if rate is not None else DASH
+        requeues = _fmt(row["requeues_per_run"], 3)
+        low, high = row.get("completion_lower"), row.get("completion_upper")
+        if rate is not None and low is not None and high is not None:
+            completion += f" [{_interval(float(low), min(1.0, float(high)))}]"
+        low, high = row.get("requeues_lower"), row.get("requeues_upper")
+        if row["requeues_per_run"] is not None and low is not None and high is not None:
+            requeues += f" [{_fmt(low, 3)}{DASH}{_fmt(high, 3)}]"
+        row["completion_text"], row["requeues_text"] = completion, requeues
         for key in ("settle_p50_s", "settle_p95_s", "settle_p99_s"):
             row[key + "_text"] = _fmt(row[key], 1)
         rows.append(row)

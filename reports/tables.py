@@ -20,7 +20,7 @@ import pandas as pd
 
 from model.policy import PRESET_ALIASES, PRESETS
 from reports.frames import unknown_mask, violated_mask
-from reports.stats import paired_difference, rule_of_three, wilson
+from reports.stats import paired_difference, ratio_interval, rule_of_three, wilson
 
 INV = "inv."
 COV = "cov."
@@ -188,6 +188,13 @@ def _column_sum(frame: pd.DataFrame, column: str) -> float:
     return float(frame[column].fillna(0).sum()) if column in frame.columns else 0.0
 
 
+def _column_list(frame: pd.DataFrame, column: str) -> list[float]:
+    """The column per simulation (0 where missing), for a per-simulation interval."""
+    if column not in frame.columns:
+        return [0.0] * len(frame)
+    return frame[column].fillna(0).astype(float).tolist()
+
+
 def _latencies(frame: pd.DataFrame) -> np.ndarray:
     if "stat.settle_latencies_s" not in frame.columns:
         return np.array([], dtype=float)
@@ -207,15 +214,22 @@ def cost(frame: pd.DataFrame, policies: Sequence[str]) -> pd.DataFrame:
         rows = frame[frame["policy"] == policy]
         runs = _column_sum(rows, "stat.runs")
         lat = _latencies(rows)
+        per_run = _column_list(rows, "stat.runs")
+        completion = ratio_interval(_column_list(rows, "stat.completed"), per_run)
+        requeues = ratio_interval(_column_list(rows, "stat.requeues"), per_run)
         record: dict[str, Any] = {
             "policy": policy,
             "simulations": len(rows),
             "runs": int(runs),
             "completed": int(_column_sum(rows, "stat.completed")),
             "completion_rate": _column_sum(rows, "stat.completed") / runs if runs else float("nan"),
+            "completion_lower": completion[0],
+            "completion_upper": completion[1],
             "dead_letters": int(_column_sum(rows, "stat.dead_letters")),
             "dead_letters_no_write": int(_column_sum(rows, "stat.dead_letters_no_write")),
             "requeues_per_run": _column_sum(rows, "stat.requeues") / runs if runs else float("nan"),
+            "requeues_lower": requeues[0],
+            "requeues_upper": requeues[1],
             "settled": len(lat),
             "settle_p50_s": float(np.percentile(lat, 50)) if len(lat) else float("nan"),
             "settle_p95_s": float(np.percentile(lat, 95)) if len(lat) else float("nan"),

@@ -324,3 +324,10 @@ def test_the_per_invariant_curve_of_head_equals_the_rows(
             k, n = int(bad[sel].sum()), len(sel)
             assert cells[f"{float(value):g}"].startswith(f"{k:,}/{n:,} ")
     assert mine["drawn"] == list(mine["cells"])[: len(mine["drawn"])] and 0 < len(mine["drawn"]) <= 8
+
+
+def test_cost_rates_carry_an_interval(report_json: dict[str, Any]) -> None:
+    for entry in report_json["cost"]["rows"]:
+        assert entry["completion_lower"] <= entry["completion_rate"] <= entry["completion_upper"]
+        assert entry["requeues_lower"] <= entry["requeues_per_run"] <= entry["requeues_upper"]
+        assert entry["completion_text"].endswith("%]") and " [" in entry["requeues_text"]
