@@ -56,7 +56,7 @@ distclean: clean
 	rm -rf $(VENV)
 
 # The main job: the built-in ADR review on the local cores -> reports/out/index.html (its path is printed).
-# --exit-zero: the report is the product here; its verdict (exit 1 when an invariant of the last policy
+# --exit-zero: the report is the product here; its verdict for head (exit 1 when an invariant of head
 # failed, as `leaselab report` alone exits) is written in the report and printed on stderr.
 # REPORT_SEEDS (paired seeds per cell, the one knob) is sized from CPU seconds, not wall time (the machine
 # it was sized on was shared): `/usr/bin/time leaselab report --seeds N` measured user+sys of about
