@@ -20,7 +20,7 @@ import pandas as pd
 from checks import INVARIANTS
 from checks.outcome_table import table_rows
 from model.policy import FLAG_DOCS, PRESET_ALIASES, PRESET_DOCS
-from reports import curves, tables
+from reports import costs, curves, tables
 from reports.explained import explained_by_ranges
 from reports.register import explanations_view, verification_rows, verification_summary
 from reports.stats import DASH, percent
@@ -416,7 +416,7 @@ def build(
         "summary": summary,
         "decisions": decisions,
         "proposals": proposals,
-        "cost": _cost(main, main_policies),
+        "cost": {**(cost := _cost(main, main_policies)), "changes": costs.big_changes(cost["rows"], presets)},
         "curves": {
             "intensity": _curve(rows, "intensity", "intensity", order),
             "latency": _curve(rows, "latency", "latency_ratio", order),

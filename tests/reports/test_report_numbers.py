@@ -331,3 +331,14 @@ def test_cost_rates_carry_an_interval(report_json: dict[str, Any]) -> None:
         assert entry["completion_lower"] <= entry["completion_rate"] <= entry["completion_upper"]
         assert entry["requeues_lower"] <= entry["requeues_per_run"] <= entry["requeues_upper"]
         assert entry["completion_text"].endswith("%]") and " [" in entry["requeues_text"]
+
+
+def test_large_cost_changes_between_presets_are_said(report_json: dict[str, Any], small_review: Any) -> None:
+    from reports.costs import big_changes
+
+    rows = report_json["cost"]["rows"]
+    presets = [p for p in ("adr-104", "adr-111", "adr-112", "adr-122", "head") if p in {r["policy"] for r in rows}]
+    assert report_json["cost"]["changes"] == big_changes(rows, presets)
+    html = small_review.paths["html"].read_text(encoding="utf-8")
+    for change in report_json["cost"]["changes"]:
+        assert str(escape(change)) in html
