@@ -21,8 +21,6 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-import sim  # noqa: F401  (light: it installs the finder of moved module paths, e.g. leaselab.executors)
-
 if TYPE_CHECKING:
     from checks import COVERAGE, INVARIANTS, Validity, Verdict, check_all, coverage
     from leaselab.files import read_counterexample, write_counterexample

@@ -20,12 +20,11 @@ UNREGISTERED = "UNREGISTERED"
 
 def explained_by(result: SimulationResult) -> dict[str, str]:
     """Violated invariant -> the id of the finding or non-guarantee that explains it ('' when none does)."""
-    from checks.fused import index_of
     from register.explain import explain
 
     if not result.violations:
         return {}
-    index = index_of(result.history)
+    index = result.indexed()
     out = {}
     for name in result.violations:
         entry = explain(name, index, result.verdicts[name])

@@ -14,8 +14,8 @@ from typing import Any
 
 import pandas as pd
 
+from checks.columns import INV, violated_mask
 from model.policy import PRESET_ALIASES
-from reports.frames import violated_mask
 from reports.stats import wilson
 
 HEAD = "head"
@@ -43,7 +43,7 @@ def by_invariant(frame: pd.DataFrame, grid: str, x: str, policy: str) -> pd.Data
     draws one line per invariant). Worst first; empty when none was violated."""
     rows = frame[(frame["grid"] == grid) & (frame["policy"] == policy)] if "grid" in frame.columns else frame[:0]
     records: list[dict[str, Any]] = []
-    columns = [str(c) for c in rows.columns if str(c).startswith("inv.")]
+    columns = [str(c) for c in rows.columns if str(c).startswith(INV)]
     for column in columns:
         bad = violated_mask(rows[column])
         if not bad.any():
@@ -54,7 +54,7 @@ def by_invariant(frame: pd.DataFrame, grid: str, x: str, policy: str) -> pd.Data
             lower, upper = wilson(k, n)
             records.append(
                 {
-                    "policy": column.removeprefix("inv."),
+                    "policy": column.removeprefix(INV),
                     x: float(value),
                     "violations": k,
                     "simulations": n,

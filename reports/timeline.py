@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 
 from checks import history as H
 from checks.history import Op, OpType
+from model.statements import RENEW_LEASE
 
 LEGEND = (
     "legend: ▶ segment start  ■ segment end  ✎ row update  ✗ failed  ◆ audit event  "
@@ -20,7 +21,7 @@ LEGEND = (
     "▶■ reaper tick that found nothing (verbose)"
 )
 
-_QUIET_TRANSITIONS = ("T4 ",)
+_QUIET_TRANSITIONS = (f"{RENEW_LEASE} ",)
 
 
 def _row_brief(row: dict[str, object] | None) -> str:

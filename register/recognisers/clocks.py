@@ -9,6 +9,7 @@ from checks.history import Op, OpType
 from checks.index import NON_IDEMPOTENT_WRITE, row_of
 from checks.own import number
 from model.constants import LEASE_S
+from model.statements import DEAD_LETTER_STALE, MARK_PENDING_EFFECT
 from register.recognisers.common import (
     lagging,
     own_expired_stamp,
@@ -55,7 +56,7 @@ def lagging_clock_dead_letter(ix: Index, verdict: Verdict) -> bool:
     latency (T14 issued before the clear) or, on the Sync transport, the nested attempts the invocation
     ran for earlier rows."""
     ops = witness_of(ix, verdict)
-    if len(ops) != 2 or ops[1].op != H.STORE or ix.number(ops[1]) != "T14":
+    if len(ops) != 2 or ops[1].op != H.STORE or ix.number(ops[1]) != DEAD_LETTER_STALE:
         return False
     prior, dead_letter = ops
     if row_of(dead_letter).get("termination_reason") != "not_retryable":
@@ -82,7 +83,7 @@ def lagging_clock_dead_letter(ix: Index, verdict: Verdict) -> bool:
         op
         for op in rows_of_run(ix, dead_letter.run)
         if select.index < op.index <= prior.index
-        and ix.number(op) == "T5"
+        and ix.number(op) == MARK_PENDING_EFFECT
         and op.process == prior.process
         and row_of(op).get("pending_effect") == ""
     ]
@@ -144,7 +145,7 @@ def reaper_clock_ahead(ix: Index, verdict: Verdict) -> bool:
     if verdict.name != "settles_by_owner" or len(ops) != 2:
         return False
     prior, settle = ops
-    if settle.op != H.STORE or number(settle) != "T14" or settle.get("actor") != "reaper":
+    if settle.op != H.STORE or number(settle) != DEAD_LETTER_STALE or settle.get("actor") != "reaper":
         return False
     clock_lease = row_of(prior).get("lease_expires")
     if not isinstance(clock_lease, (int, float)):

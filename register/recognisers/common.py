@@ -17,6 +17,7 @@ from checks import Index, Verdict
 from checks import history as H
 from checks.history import Op, OpType
 from checks.index import row_of
+from model.statements import CLAIM_FOR_RESUME, CLAIM_QUEUED, FINISH_RUN, MARK_PENDING_EFFECT
 
 Recogniser = Callable[[Index, Verdict], bool]
 
@@ -48,7 +49,7 @@ def own_expired_stamp(ix: Index, verdict: Verdict) -> tuple[Op, Op, Op] | None:
     row = row_of(stamp)
     lease = row.get("lease_expires")
     own = (
-        ix.number(stamp) == "T5"
+        ix.number(stamp) == MARK_PENDING_EFFECT
         and stamp.get("site") == "executor.fence"
         and stamp.process == invoke.process
         and row.get("status") == "running"
@@ -80,7 +81,7 @@ def settle_over_claim(ix: Index, verdict: Verdict, sites: frozenset[str]) -> tup
     """For a ``settles_by_owner`` witness (prior row, settle): (prior, settle) when the settle is a T7
     from one of ``sites`` and the prior row was written by another process."""
     ops = witness_of(ix, verdict)
-    if len(ops) != 2 or ops[1].op != H.STORE or ix.number(ops[1]) != "T7":
+    if len(ops) != 2 or ops[1].op != H.STORE or ix.number(ops[1]) != FINISH_RUN:
         return None
     prior, settle = ops
     if settle.get("site") not in sites or prior.process == settle.process:
@@ -99,7 +100,7 @@ UNCHECKED_SETTLE_SITES = frozenset(
 )
 
 
-CLAIM_STATEMENTS = ("T3", "T10")
+CLAIM_STATEMENTS = (CLAIM_QUEUED, CLAIM_FOR_RESUME)
 
 
 def tick_snapshot(ix: Index, dead_letter: Op) -> Op | None:

@@ -10,6 +10,7 @@ from checks.history import Op, OpType
 from checks.index import row_of
 from checks.own import number
 from model.constants import LEASE_S
+from model.statements import CLAIM_FOR_RESUME, CLAIM_QUEUED, OWNER_GUARDED, REQUEUE_STALE
 from register.recognisers.common import (
     CLAIM_STATEMENTS,
     UNCHECKED_SETTLE_SITES,
@@ -61,10 +62,12 @@ def stalled_resume_event(ix: Index, verdict: Verdict) -> bool:
         if event.get("kind") not in _RESUME_EVENT_KINDS:
             continue
         own = [op for op in rows_of_run(ix, event.run) if op.index < event.index and op.process == event.process]
-        if not own or ix.number(own[-1]) != "T10":
+        if not own or ix.number(own[-1]) != CLAIM_FOR_RESUME:
             continue
         claim = own[-1]
-        if any(claim.index < op.index < event.index and ix.number(op) == "T13" for op in rows_of_run(ix, event.run)):
+        if any(
+            claim.index < op.index < event.index and ix.number(op) == REQUEUE_STALE for op in rows_of_run(ix, event.run)
+        ):
             return True
     return False
 
@@ -80,9 +83,9 @@ def stalled_settle_over_new_owner(ix: Index, verdict: Verdict) -> bool:
         return False
     settle, own, later = found
     return (
-        ix.number(own) in ("T3", "T10")
-        and any(ix.number(op) == "T13" for op in later)
-        and any(ix.number(op) in ("T3", "T10") and op.process != settle.process for op in later)
+        ix.number(own) in (CLAIM_QUEUED, CLAIM_FOR_RESUME)
+        and any(ix.number(op) == REQUEUE_STALE for op in later)
+        and any(ix.number(op) in (CLAIM_QUEUED, CLAIM_FOR_RESUME) and op.process != settle.process for op in later)
     )
 
 
@@ -132,7 +135,7 @@ def stalled_position_read_settle(ix: Index, verdict: Verdict) -> bool:
         return False
     claim = own[-1]
     between = [op for op in rows if claim.index < op.index < settle.index]
-    requeues = [op for op in between if ix.number(op) == "T13"]
+    requeues = [op for op in between if ix.number(op) == REQUEUE_STALE]
     reclaims = [op for op in between if ix.number(op) in CLAIM_STATEMENTS and op.process != settle.process]
     issued = invoke_of(ix, settle)
     if not requeues or not reclaims or issued is None or issued.index < reclaims[0].index:
@@ -150,7 +153,7 @@ def stalled_position_read_settle(ix: Index, verdict: Verdict) -> bool:
     return stalled and read_failed
 
 
-_LEASE_STATEMENTS = frozenset({"T4", "T5", "T7", "T11", "P1"})
+_LEASE_STATEMENTS = OWNER_GUARDED
 
 
 def store_error_lease_lost(ix: Index, verdict: Verdict) -> bool:

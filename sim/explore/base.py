@@ -132,7 +132,7 @@ def mechanism_of_result(result: SimulationResult, invariant: str) -> Mechanism |
     """The mechanism of ``result``'s violation of ``invariant`` (None when it does not violate it)."""
     if invariant not in result.violations:
         return None
-    return mechanism_of(invariant, result.history, result.verdicts[invariant])
+    return mechanism_of(invariant, result.indexed(), result.verdicts[invariant])
 
 
 def shrink(

@@ -21,17 +21,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from model.requests import (
+    STORE_REQUESTS,
     CallProvider,
-    CountEvents,
     Dispatch,
-    FindRun,
     InsertEvent,
-    InsertRun,
     InvokeTool,
-    MaxSequence,
     Request,
     SelectStale,
-    Update,
 )
 from scenarios.script import Fault
 from sim.explore.base import Clock, Target
@@ -40,10 +36,8 @@ from sim.explore.profiles import without_probabilities
 from sim.world.kernel import TieControl, TieKey
 from sim.world.simulate import SimulationResult, simulate
 
-_STORE = (FindRun, MaxSequence, CountEvents, SelectStale, InsertRun, Update)
-
 MENU: dict[type[Request], tuple[tuple[str, str, float], ...]] = {
-    **{t: (("store", "fail", 0.0),) for t in _STORE},
+    **{t: (("store", "fail", 0.0),) for t in STORE_REQUESTS},
     InsertEvent: (("audit", "fire", 0.0),),
     CallProvider: (
         ("provider", "serverError", 0.0),

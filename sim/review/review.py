@@ -31,6 +31,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from checks.columns import INV, ROW_KEY, violated_mask
+from checks.columns import names as column_names
 from checks.history import Op
 from model.errors import LeaselabError
 from sim.review.evidence import counterexamples, explanations, findings, verify_view
@@ -60,7 +62,6 @@ from sim.review.provenance import fresh_shards, provenance
 from sim.sweep.config import SweepConfig
 from sim.sweep.directory import REPORT, SHARDS, locked, prepare, refuse_foreign
 from sim.sweep.engine import SweepProgress, run_sweep
-from sim.sweep.rows import ROW_KEY, violated_mask
 
 VERIFY_SCENARIOS = ("single_run", "happy_path", "audit_failure_after_write", "worker_crash_mid_write")
 """Small library scenarios (one or two runs) whose bound-1 enumeration takes well under a second."""
@@ -118,8 +119,7 @@ class Review:
     def failed(self, policy: str) -> dict[str, int]:
         """The invariants violated in some simulation of ``policy`` (any grid), with how many."""
         mine = self.frame[self.frame["policy"] == policy]
-        columns = [str(c) for c in mine.columns if str(c).startswith("inv.")]
-        counts = {c.removeprefix("inv."): int(violated_mask(mine[c]).sum()) for c in columns}
+        counts = {name: int(violated_mask(mine[INV + name]).sum()) for name in column_names(INV, mine.columns)}
         return {name: count for name, count in counts.items() if count}
 
 

@@ -25,13 +25,15 @@ import pandas as pd
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from checks.columns import INV, WHY
 from model.errors import LeaselabError
 from scenarios.user_files import check_output_directory
+from sim.explore.counterexample import INVARIANT_NAMES
 from sim.explore.counterexample import write as write_counterexample
 from sim.sweep.config import SweepConfig, as_config
 from sim.sweep.directory import COUNTEREXAMPLES, HISTORIES, SHARDS, load, locked, prepare, refuse_foreign
 from sim.sweep.engine import SweepProgress, run_sweep, write_atomic
-from sim.sweep.rows import INVARIANT_NAMES, WHY_PREFIX, Violation
+from sim.sweep.rows import Violation
 from sim.sweep.task import SweepTask
 from sim.sweep.toml_out import dumps
 
@@ -244,14 +246,14 @@ def violation_tallies(paths: Iterable[Path], policy: str | None) -> tuple[dict[s
     shard by shard, reading only the verdict columns and the policy label."""
     every: Counter[str] = Counter()
     mine: Counter[str] = Counter()
-    columns = [f"inv.{name}" for name in INVARIANT_NAMES]
+    columns = [INV + name for name in INVARIANT_NAMES]
     for path in paths:
         names = pq.read_schema(path).names
         table = pq.read_table(path, columns=[c for c in columns if c in names] + ["policy"])
         chosen = pc.equal(table.column("policy"), policy) if policy is not None else None
-        for column in (c for c in table.column_names if c.startswith("inv.")):
+        for column in (c for c in table.column_names if c.startswith(INV)):
             violated = pc.invert(table.column(column))  # false -> true; unknown (null) stays null
-            name = column.removeprefix("inv.")
+            name = column.removeprefix(INV)
             every[name] += int(pc.sum(violated).as_py() or 0)
             if chosen is not None:
                 mine[name] += int(pc.sum(pc.and_(violated, chosen)).as_py() or 0)
@@ -264,20 +266,18 @@ def explanation_tallies(paths: Iterable[Path], policy: str) -> tuple[dict[str, d
     and the simulations of ``policy``."""
     tallies: dict[str, Counter[str]] = {}
     simulations = 0
-    columns = [f"inv.{name}" for name in INVARIANT_NAMES]
+    columns = [INV + name for name in INVARIANT_NAMES]
     for path in paths:
         names = pq.read_schema(path).names
-        wanted = [c for c in columns if c in names] + [
-            WHY_PREFIX + n for n in INVARIANT_NAMES if WHY_PREFIX + n in names
-        ]
+        wanted = [c for c in columns if c in names] + [WHY + n for n in INVARIANT_NAMES if WHY + n in names]
         table = pq.read_table(path, columns=[*wanted, "policy"], filters=[("policy", "=", policy)])
         simulations += table.num_rows
-        for column in (c for c in table.column_names if c.startswith("inv.")):
-            name = column.removeprefix("inv.")
+        for column in (c for c in table.column_names if c.startswith(INV)):
+            name = column.removeprefix(INV)
             violated = pc.fill_null(pc.invert(table.column(column)), False)
             if not pc.any(violated).as_py():
                 continue
-            why_column = WHY_PREFIX + name
+            why_column = WHY + name
             if why_column in table.column_names:
                 whys = pc.filter(table.column(why_column), violated).to_pylist()
             else:

@@ -16,7 +16,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from checks import Validity, Verdict
+from checks import Index, Validity, Verdict, index_of
 from checks import history as H
 from checks import judge as judge_history
 from checks.history import Op
@@ -52,6 +52,16 @@ class SimulationResult:
     stats: dict[str, Any] = field(default_factory=dict)
     request_types: list[type[Request]] = field(default_factory=list, repr=False)
     ties: TieControl | None = field(default=None, repr=False)
+    index: Index | None = field(default=None, repr=False)
+    """The index the judging pass built (None when not judged): what a later stage reads the history
+    through (the register's recognisers, mechanisms), never built again."""
+
+    def indexed(self) -> Index:
+        """The judging pass's index, or one built now for a history simulated without judging."""
+        if self.index is None:
+            object.__setattr__(self, "index", index_of(self.history))  # frozen: filled in once, like a cache
+        assert self.index is not None
+        return self.index
 
     @cached_property
     def digest(self) -> str:
@@ -256,4 +266,5 @@ def _judged(
         stats=stats,
         request_types=world.request_types,
         ties=ties,
+        index=judged.index if judged is not None else None,
     )

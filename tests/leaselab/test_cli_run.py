@@ -214,12 +214,14 @@ def run_process(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_run_from_a_real_process_prints_the_same_document_as_in_process() -> None:
     done = run_process("run", "happy_path", "--json")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == run_json("happy_path")[1]
 
 
+@pytest.mark.slow
 def test_a_malformed_scenario_from_a_real_process_is_one_line_without_a_traceback(tmp_path: Path) -> None:
     path = bad_scenario(tmp_path)
     done = run_process("run", str(path))

@@ -15,6 +15,8 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+pytestmark = pytest.mark.slow
+
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("*.ipynb"))
 FIGURE_TAGS = ("swimlane", "curve", "forest")
 IMAGE_TYPES = ("image/png", "image/svg+xml")

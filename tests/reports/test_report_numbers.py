@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 from markupsafe import escape
 
+from checks.columns import violated_mask
 from register.findings import FINDINGS
-from reports.frames import violated_mask
 from reports.sections import SECTIONS, explanations_view
 from reports.stats import percent, wilson
 

@@ -13,10 +13,10 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from checks.columns import violated_mask
 from sim.sweep.config import loads_config
 from sim.sweep.directory import load
 from sim.sweep.job import run_job
-from sim.sweep.rows import violated_mask
 from sim.world.simulate import simulate
 
 README = (Path(__file__).resolve().parents[3] / "README.md").read_text(encoding="utf-8")
