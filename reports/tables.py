@@ -39,7 +39,7 @@ from checks.columns import (
     violated_mask,
 )
 from model.policy import PRESET_ALIASES, PRESETS
-from reports.stats import paired_difference, rule_of_three, wilson
+from reports.stats import paired_difference, ratio_interval, rule_of_three, wilson
 
 PAIR_KEYS = ("grid", "scenario", "intensity", "latency_ratio", "transport", "seed")
 PRIMARY_GRID = "main"
@@ -202,6 +202,13 @@ def _column_sum(frame: pd.DataFrame, column: str) -> float:
     return float(frame[column].fillna(0).sum()) if column in frame.columns else 0.0
 
 
+def _column_list(frame: pd.DataFrame, column: str) -> list[float]:
+    """The column per simulation (0 where missing), for a per-simulation interval."""
+    if column not in frame.columns:
+        return [0.0] * len(frame)
+    return frame[column].fillna(0).astype(float).tolist()
+
+
 def _latencies(frame: pd.DataFrame) -> np.ndarray:
     if STAT_SETTLE_LATENCIES_S not in frame.columns:
         return np.array([], dtype=float)
@@ -221,15 +228,22 @@ def cost(frame: pd.DataFrame, policies: Sequence[str]) -> pd.DataFrame:
         rows = frame[frame["policy"] == policy]
         runs = _column_sum(rows, STAT_RUNS)
         lat = _latencies(rows)
+        per_run = _column_list(rows, STAT_RUNS)
+        completion = ratio_interval(_column_list(rows, STAT_COMPLETED), per_run)
+        requeues = ratio_interval(_column_list(rows, STAT_REQUEUES), per_run)
         record: dict[str, Any] = {
             "policy": policy,
             "simulations": len(rows),
             "runs": int(runs),
             "completed": int(_column_sum(rows, STAT_COMPLETED)),
             "completion_rate": _column_sum(rows, STAT_COMPLETED) / runs if runs else float("nan"),
+            "completion_lower": completion[0],
+            "completion_upper": completion[1],
             "dead_letters": int(_column_sum(rows, STAT_DEAD_LETTERS)),
             "dead_letters_no_write": int(_column_sum(rows, STAT_DEAD_LETTERS_NO_WRITE)),
             "requeues_per_run": _column_sum(rows, STAT_REQUEUES) / runs if runs else float("nan"),
+            "requeues_lower": requeues[0],
+            "requeues_upper": requeues[1],
             "settled": len(lat),
             "settle_p50_s": float(np.percentile(lat, 50)) if len(lat) else float("nan"),
             "settle_p95_s": float(np.percentile(lat, 95)) if len(lat) else float("nan"),

@@ -58,6 +58,8 @@ def describe(op: Op, verbose: bool = False) -> str | None:
                 return ("■ reaper " + ", ".join(f"{k} {n}" for k, n in counts.items())).rstrip()
             if outcome is None:
                 return "■ nothing to do (no outcome)"
+            if isinstance(outcome, bool):  # enqueue / cancel: what the call returned, as the spec words it
+                return f"■ returned {'true' if outcome else 'false'}"
             return f"■ outcome {outcome}"
         return f"■ {op.type.value} {v.get('error', '') or 'crashed'}"
     if kind == H.IDLE:

@@ -38,9 +38,8 @@ from model.policy import resolve_policy
 from model.vocab import RunStatus
 from register.explain import explain
 from scenarios.families import FAMILIES
-from scenarios.intensity import scale_faults
 from scenarios.loader import load_scenario
-from scenarios.overrides import LIBRARY_RANGES, at_ranges, overridden
+from scenarios.overrides import LIBRARY_RANGES, shaped
 from scenarios.schema import Scenario
 from sim.explore.counterexample import INVARIANT_NAMES, Counterexample
 from sim.sweep.task import SweepTask, flags_text
@@ -76,10 +75,13 @@ class TaskOutput:
 def cell_scenario(task: SweepTask) -> tuple[Scenario, bool]:
     """The scenario a task simulates, and whether latency / transport overrides changed it (the fault
     ranges do not count: a counterexample stores its fault profile, widened ranges included)."""
-    base = at_ranges(load_scenario(task.scenario), task.fault_ranges)
-    shaped = overridden(base, task.latency_ratio, task.transport)
-    scenario = scale_faults(shaped, task.intensity) if task.intensity != 1.0 else shaped
-    return scenario, shaped is not base
+    return shaped(
+        load_scenario(task.scenario),
+        intensity=task.intensity,
+        latency_ratio=task.latency_ratio,
+        transport=task.transport,
+        fault_ranges=task.fault_ranges,
+    )
 
 
 def sweep_row(task: SweepTask, scenario: Scenario, result: SimulationResult) -> dict[str, Any]:

@@ -121,7 +121,8 @@ def test_run_text_prints_a_reproduce_line_on_a_violation() -> None:
 def test_run_timeline_prints_the_legend_then_one_line_per_shown_event() -> None:
     result = runner.invoke(app, ["run", "happy_path", "--timeline"])
     expected = render(simulate("happy_path", "head", 0).history)
-    lines = result.stdout.splitlines()
+    headline, *lines = result.stdout.splitlines()
+    assert headline.startswith("head: ")
     assert lines[0] == LEGEND
     assert lines[: len(expected)] == expected
     assert lines[len(expected)].startswith("scenario happy_path")

@@ -165,3 +165,10 @@ def test_a_reaper_tick_that_found_nothing_shows_only_when_verbose() -> None:
     assert render([idle]) == [LEGEND]
     shown = render([idle], verbose=True)
     assert len(shown) == 2 and "reap as reaper:h1:7: nothing stale" in shown[1] and "reaper#1" in shown[1]
+
+
+def test_a_call_that_returned_a_boolean_reads_as_true_or_false_not_a_python_repr() -> None:
+    lines = body(render([op(1, H.SEGMENT, OpType.OK, {"outcome": True}, process="user")]))
+    assert lines[-1].endswith("■ returned true") and "True" not in lines[-1]
+    lines = body(render([op(1, H.SEGMENT, OpType.OK, {"outcome": False}, process="user")]))
+    assert lines[-1].endswith("■ returned false")
