@@ -1,6 +1,6 @@
 """``leaselab bench [--json]``: the world's speed next to raw simpy, measured in one process: both
-standard workloads (default, single_run), memory per simulation, the issue-9 targets as ratios and
-issue 19's (world + judge against runtime + simpy; see :mod:`sim.bench.world`). ``--workload W``
+standard workloads (default, single_run), memory per simulation, the throughput targets as ratios and
+the layer targets (world + judge against runtime + simpy; see :mod:`sim.bench.world`). ``--workload W``
 times one workload only.
 
 ``leaselab bench --search [--json] [--seeds N] [--budget-s S] [--defect KB-n ...]``: for each known

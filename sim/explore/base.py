@@ -169,7 +169,7 @@ def mechanism_of_result(result: SimulationResult, invariant: str) -> Mechanism |
         return None
     if is_cost(invariant):
         return Mechanism(invariant, invariant)
-    return mechanism_of(invariant, result.history, result.verdicts[invariant])
+    return mechanism_of(invariant, result.indexed(), result.verdicts[invariant])
 
 
 def shrink(

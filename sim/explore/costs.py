@@ -20,6 +20,16 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from checks.columns import (
+    STAT_DEAD_LETTERS,
+    STAT_DEAD_LETTERS_NO_FATAL,
+    STAT_DEAD_LETTERS_NO_WRITE,
+    STAT_DUPLICATE_IDEMPOTENT_WRITES,
+    STAT_FAILED_BY_SLOWNESS,
+    STAT_PROGRESSING_REAPED,
+    STAT_REQUEUES,
+    STAT_WASTED_TOOL_EXECUTIONS,
+)
 from checks.history import Op
 from checks.metrics import run_metrics
 from checks.verdict import Kind, Validity, Verdict
@@ -28,14 +38,14 @@ from sim.world.simulate import SimulationResult
 
 PREFIX = "cost:"
 COLUMNS: dict[str, str] = {
-    "progressing_reaped": "stat.progressing_reaped",
-    "dead_letters_no_fatal": "stat.dead_letters_no_fatal",
-    "failed_by_slowness": "stat.failed_by_slowness",
-    "dead_letters": "stat.dead_letters",
-    "dead_letters_no_write": "stat.dead_letters_no_write",
-    "requeues": "stat.requeues",
-    "duplicate_idempotent_writes": "stat.duplicate_idempotent_writes",
-    "wasted_tool_executions": "stat.wasted_tool_executions",
+    "progressing_reaped": STAT_PROGRESSING_REAPED,
+    "dead_letters_no_fatal": STAT_DEAD_LETTERS_NO_FATAL,
+    "failed_by_slowness": STAT_FAILED_BY_SLOWNESS,
+    "dead_letters": STAT_DEAD_LETTERS,
+    "dead_letters_no_write": STAT_DEAD_LETTERS_NO_WRITE,
+    "requeues": STAT_REQUEUES,
+    "duplicate_idempotent_writes": STAT_DUPLICATE_IDEMPOTENT_WRITES,
+    "wasted_tool_executions": STAT_WASTED_TOOL_EXECUTIONS,
 }
 """Each count of the report's cost table, by the name ``--target cost:NAME`` takes; a dead-letter of
 one reason is ``cost:dl.REASON`` (the table's ``dl.*`` columns)."""

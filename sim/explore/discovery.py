@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from checks import Index
-from checks.fused import index_of
 from register.mechanism import mechanism_of
 from sim.world.simulate import SimulationResult
 
@@ -85,7 +84,7 @@ class Discovery:
             if invariant.startswith(COST_PREFIX):
                 label = invariant  # a cost's mechanism is the cost itself (sim.explore.costs)
             else:
-                ix = ix if ix is not None else index_of(result.history)
+                ix = ix if ix is not None else result.indexed()
                 label = mechanism_of(invariant, ix, result.verdicts[invariant]).label()
             key = mechanism_key(invariant, label)
             entry = self.met.get(key)

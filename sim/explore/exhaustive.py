@@ -20,19 +20,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from checks.fused import index_of
 from model.requests import (
+    STORE_REQUESTS,
     CallProvider,
-    CountEvents,
     Dispatch,
-    FindRun,
     InsertEvent,
-    InsertRun,
     InvokeTool,
-    MaxSequence,
     Request,
     SelectStale,
-    Update,
 )
 from register.mechanism import mechanism_of
 from scenarios.script import Fault
@@ -43,10 +38,8 @@ from sim.explore.profiles import without_probabilities
 from sim.world.kernel import TieControl, TieKey
 from sim.world.simulate import SimulationResult, simulate
 
-_STORE = (FindRun, MaxSequence, CountEvents, SelectStale, InsertRun, Update)
-
 MENU: dict[type[Request], tuple[tuple[str, str, float], ...]] = {
-    **{t: (("store", "fail", 0.0),) for t in _STORE},
+    **{t: (("store", "fail", 0.0),) for t in STORE_REQUESTS},
     InsertEvent: (("audit", "fire", 0.0),),
     CallProvider: (
         ("provider", "serverError", 0.0),
@@ -259,7 +252,7 @@ class ExhaustiveExplorer:
     def _name_mechanisms(
         self, report: VerifyReport, result: SimulationResult, schedule: Schedule, target: Target, clock: Clock
     ) -> None:
-        ix = index_of(result.history)
+        ix = result.indexed()
         known = {key for key, _ in report.mechanisms}
         for invariant in result.violations:
             label = mechanism_of(invariant, ix, result.verdicts[invariant]).label()

@@ -31,16 +31,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from model.requests import (
+    REQUEST_KINDS,
+    STORE_REQUESTS,
     CallProvider,
-    CountEvents,
     Dispatch,
-    FindRun,
     InsertEvent,
-    InsertRun,
     InvokeTool,
-    MaxSequence,
     Request,
-    SelectStale,
     Update,
 )
 from scenarios.schema import FaultsModel, ScriptedFaultModel
@@ -56,8 +53,6 @@ class Family:
     requests: tuple[type[Request], ...]  # () = every request
     meaning: str
 
-
-STORE_REQUESTS: tuple[type[Request], ...] = (FindRun, InsertRun, Update, SelectStale, MaxSequence, CountEvents)
 
 FAMILIES: dict[str, Family] = {
     f.name: f
@@ -336,14 +331,7 @@ def _build_table(probs: dict[str, float]) -> Table:
     return table
 
 
-_ON: dict[str, tuple[type[Request], ...]] = {
-    "read": (FindRun, SelectStale, MaxSequence, CountEvents),
-    "store": (InsertRun, Update),
-    "event": (InsertEvent,),
-    "provider": (CallProvider,),
-    "tool": (InvokeTool,),
-    "dispatch": (Dispatch,),
-}
+_ON = REQUEST_KINDS
 
 
 def _matches(spec: ScriptedFaultModel, request: Request, process_kind: str) -> bool:
