@@ -3,6 +3,12 @@
     .venv/bin/python -m benchmarks.triage_ranges                       # seeds 0-3 and 5, 500 draws per scenario
     .venv/bin/python -m benchmarks.triage_ranges --seeds 5 --draws 300 --jsonl /tmp/triage.jsonl
     .venv/bin/python -m benchmarks.triage_ranges --ranges library --transport sync
+    .venv/bin/python -m benchmarks.triage_ranges --search --jsonl /tmp/search.jsonl   # the >= 200,000 job
+
+``--search`` is the search the report's "every failure explained" is checked at, at a user's scale: seeds
+100-107 (``SEARCH_SEEDS``), 1,000 draws per scenario and seed, every library scenario at deployment
+ranges on both transports: 211,200 simulations (``planned``), about 10 CPU minutes; the nightly suite runs
+it in chunks (``tests/properties/test_deployment_search.py``).
 
 The swarm draws of the head sweep (``swarm_batch``: every fault family, each draw a fault profile and
 a tempo) on every library scenario widened with ``Scenario.at_deployment_ranges()`` (``--ranges
@@ -34,6 +40,19 @@ from sim.explore.base import Target
 from sim.explore.mutants import swarm_batch
 
 SLOW_SCENARIOS = frozenset({"reaper_races_heartbeat"})
+TRANSPORTS = ("own", "sync")
+SEARCH_SEEDS = tuple(range(100, 108))
+SEARCH_DRAWS = 1000
+
+
+def draws_of(name: str, draws: int) -> int:
+    """The draws a scenario gets: a fifth on the slow ones."""
+    return draws // 5 if name in SLOW_SCENARIOS else draws
+
+
+def planned(seeds: int, draws: int, scenarios: list[str], transports: int) -> int:
+    """How many simulations a triage of ``seeds`` seeds, ``draws`` draws and ``transports`` transports runs."""
+    return seeds * transports * sum(draws_of(name, draws) for name in scenarios)
 
 
 def widened(name: str, ranges: str, transport: str) -> Scenario:
@@ -54,7 +73,7 @@ def triage(
     for seed in seeds:
         for name in scenarios:
             target = Target(name, "head", {}, tuple(FAMILIES), widened(name, ranges, transport))
-            for draw in swarm_batch(target, draws // 5 if name in SLOW_SCENARIOS else draws, seed):
+            for draw in swarm_batch(target, draws_of(name, draws), seed):
                 simulations += 1
                 result = draw.result
                 if not result.violations:
@@ -65,6 +84,7 @@ def triage(
                     found.append(
                         {
                             "scenario": name,
+                            "transport": transport,
                             "seed": seed,
                             "draw": draw.number,
                             "invariant": invariant,
@@ -81,12 +101,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--draws", type=int, default=500, help="swarm draws per scenario and seed")
     parser.add_argument("--scenario", action="append", help="only these library scenarios (repeatable)")
     parser.add_argument("--ranges", choices=("deployment", "library"), default="deployment")
-    parser.add_argument("--transport", choices=("own", "sync"), default="own", help="own: each scenario's declared one")
+    parser.add_argument(
+        "--transport", choices=(*TRANSPORTS, "both"), default="own", help="own: each scenario's declared one"
+    )
+    parser.add_argument("--search", action="store_true", help="the >= 200,000-simulation job (overrides the above)")
     parser.add_argument("--jsonl", help="also write one JSON line per violation here")
     args = parser.parse_args(argv)
-    found, simulations, cpu_s = triage(
-        args.seeds, args.draws, args.scenario or library_names(), ranges=args.ranges, transport=args.transport
-    )
+    if args.search:
+        args.seeds, args.draws, args.ranges, args.transport = list(SEARCH_SEEDS), SEARCH_DRAWS, "deployment", "both"
+    transports = TRANSPORTS if args.transport == "both" else (args.transport,)
+    found: list[dict[str, Any]] = []
+    simulations, cpu_s = 0, 0.0
+    for transport in transports:
+        more, n, spent = triage(
+            args.seeds, args.draws, args.scenario or library_names(), ranges=args.ranges, transport=transport
+        )
+        found += more
+        simulations += n
+        cpu_s += spent
     if args.jsonl:
         with open(args.jsonl, "w", encoding="utf-8") as out:
             out.writelines(json.dumps(record) + "\n" for record in found)
@@ -95,7 +127,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{n:6d}  {invariant}  {mechanism}")
     unexplained = [r for r in found if not r["explained"]]
     for r in unexplained:
-        print(f"UNEXPLAINED {r['invariant']} on {r['scenario']} seed {r['seed']} draw {r['draw']}: {r['mechanism']}")
+        print(
+            f"UNEXPLAINED {r['invariant']} on {r['scenario']} ({r['transport']}) seed {r['seed']} draw {r['draw']}: "
+            f"{r['mechanism']}"
+        )
     print(
         f"{args.ranges} ranges, {args.transport} transport: "
         f"{simulations:,} simulations, {len(found):,} violations, {len(unexplained)} unexplained, "

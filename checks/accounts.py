@@ -22,16 +22,25 @@ from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 from checks.fused import Key, Machine
-from checks.history import ACCOUNT, DISPATCH, SEGMENT, STORE, Op, OpType
+from checks.history import ACCOUNT, DISPATCH, INDEX, OP, PROCESS, RUN, SEGMENT, STORE, TYPE, VALUE, Op, OpType
 from checks.index import Index, Span, row_of
-from checks.judgement import Finding, Tally, run_alone
+from checks.judgement import OUTCOME_ORACLE, Finding, Tally, invariant
 from checks.own import matched, number, records_in, spans_of_entries, statements
+from checks.verdict import Kind
+from model.statements import CANCEL, ENQUEUE_RUN, REQUEUE_STALE
 
 DEAD_LETTER_REASONS = frozenset({"not_retryable", "retries_exhausted"})
 _COUNTS = ("requeued", "dead_lettered", "skipped")
 _CLIENT_ENTRIES = frozenset({"enqueue", "cancel"})
 
 
+@invariant(
+    "reaper_account_true",
+    Kind.ALWAYS,
+    "the reaper counts a row requeued, dead-lettered (with a dead-letter reason) or skipped only as its "
+    "statements on it did, and prints the sums of those counts",
+    tags=(OUTCOME_ORACLE,),
+)
 class ReaperAccountTrue(Machine):
     """Each per-row account of a reaper tick is true of the tick's statements on that row: the
     accounts the pass kept, each with the tick it ran in, judged once the pass is over."""
@@ -52,16 +61,16 @@ class ReaperAccountTrue(Machine):
             previous = span.key
             by_run: dict[str, list[Op]] | None = None
             for account in accounts:
-                run = account[4]
+                run = account[RUN]
                 if run == span.run:
                     source: Sequence[Op] = records_in(ix, span, run)
                 else:
                     if by_run is None:
                         by_run = _tick_records(ix, span, accounts[-1][0])
                     source = by_run.get(run, ())
-                mine = [op for op in source if previous < op[0] < account[0]]
+                mine = [op for op in source if previous < op[INDEX] < account[INDEX]]
                 _judge_account(tally, account, mine)
-                previous = account[0]
+                previous = account[INDEX]
             _judge_counts(tally, span, accounts)
         return tally.finding("reaper accounts")
 
@@ -69,35 +78,31 @@ class ReaperAccountTrue(Machine):
 def _tick_records(ix: Index, span: Span, last: int) -> dict[str, list[Op]]:
     """The records the tick's process made while the tick was open, before history index ``last``
     (its last account), by run: ``records_in`` for every row the tick acted on, in one walk."""
-    process = span.invoke[2]
+    process = span.invoke[PROCESS]
     found: dict[str, list[Op]] = {}
     for op in ix.history[span.key + 1 : min(span.end, len(ix.history), last)]:
-        if op[2] == process and op[3] != SEGMENT:
-            same = found.get(op[4])
+        if op[PROCESS] == process and op[OP] != SEGMENT:
+            same = found.get(op[RUN])
             if same is None:
-                found[op[4]] = [op]
+                found[op[RUN]] = [op]
             else:
                 same.append(op)
     return found
 
 
-def reaper_account_true(ix: Index) -> Finding:
-    """Each per-row account of a reaper tick is true of the tick's statements on that row, and the
-    tick's printed counts are the sums of its accounts."""
-    return run_alone(ReaperAccountTrue(), ix)
-
-
 def _judge_account(tally: Tally, account: Op, mine: Sequence[Op]) -> None:
-    said, reason = account[6].get("account"), account[6].get("reason")
-    took = [op for op in mine if op[3] == STORE and matched(op)]
+    said, reason = account[VALUE].get("account"), account[VALUE].get("reason")
+    took = [op for op in mine if op[OP] == STORE and matched(op)]
     why: str | None = None
-    witness = tuple(op[0] for op in took)
+    witness = tuple(op[INDEX] for op in took)
     if said == "skipped":
         if took:
-            why = f"its {took[0][6].get('transition')!r} of the row matched at {took[0][0]}"
+            why = f"its {took[0][VALUE].get('transition')!r} of the row matched at {took[0][INDEX]}"
     elif said == "requeued":
-        requeues = [op for op in took if number(op) == "T13"]
-        sent = requeues and any(op[3] == DISPATCH and op[5] is OpType.OK and op[0] > requeues[-1][0] for op in mine)
+        requeues = [op for op in took if number(op) == REQUEUE_STALE]
+        sent = requeues and any(
+            op[OP] == DISPATCH and op[TYPE] is OpType.OK and op[INDEX] > requeues[-1][0] for op in mine
+        )
         if not sent:
             why = "no requeue (T13) of it matched" if not requeues else "its wake-up dispatch did not return"
     elif said == "dead_lettered":
@@ -114,29 +119,38 @@ def _judge_account(tally: Tally, account: Op, mine: Sequence[Op]) -> None:
         tally.hold()
         return
     tally.violate(
-        (*witness, account[0]),
-        f"the reaper counted run {account[4]!r} as {said} ({reason or 'no reason'}) at {account[0]}, but {why}",
-        at=account[0],
+        (*witness, account[INDEX]),
+        f"the reaper counted run {account[RUN]!r} as {said} ({reason or 'no reason'}) at {account[INDEX]}, but {why}",
+        at=account[INDEX],
     )
 
 
 def _judge_counts(tally: Tally, span: Span, accounts: list[Op]) -> None:
     done = span.completion
-    if done is None or done[5] is not OpType.OK or not isinstance(done[6].get("outcome"), dict):
+    if done is None or done[TYPE] is not OpType.OK or not isinstance(done[VALUE].get("outcome"), dict):
         return
-    printed = done[6]["outcome"]
-    counted = {name: sum(1 for a in accounts if a[6].get("account") == name) for name in _COUNTS}
+    printed = done[VALUE]["outcome"]
+    counted = {name: sum(1 for a in accounts if a[VALUE].get("account") == name) for name in _COUNTS}
     wrong = [f"{name} {printed.get(name)!r} (accounts: {counted[name]})" for name in _COUNTS
              if printed.get(name) != counted[name]]  # fmt: skip
     if not wrong:
         tally.hold()
         return
-    tally.violate((done[0],), f"the reaper tick ending at {done[0]} printed " + ", ".join(wrong), at=done[0])
+    tally.violate(
+        (done[INDEX],), f"the reaper tick ending at {done[INDEX]} printed " + ", ".join(wrong), at=done[INDEX]
+    )
 
 
 # ---- enqueue and cancel -------------------------------------------------------------------------
 
 
+@invariant(
+    "enqueue_cancel_result_true",
+    Kind.ALWAYS,
+    "enqueue succeeds only when its row was stored and its wake-up dispatched; cancel says true exactly "
+    "when its cancel took effect",
+    tags=(OUTCOME_ORACLE,),
+)
 class EnqueueCancelResultTrue(Machine):
     """What enqueue and cancel return is true of their statements and dispatches: judged once the pass
     is over, from the client segments it indexed and the records it listed for each."""
@@ -147,32 +161,27 @@ class EnqueueCancelResultTrue(Machine):
         tally = Tally()
         for span in spans_of_entries(ix, _CLIENT_ENTRIES):
             done = span.completion
-            if done is None or done[5] is OpType.INFO:
+            if done is None or done[TYPE] is OpType.INFO:
                 continue
             if span.entry == "enqueue":
                 _judge_enqueue(tally, span, done)
-            elif span.entry == "cancel" and done[5] is OpType.OK:
+            elif span.entry == "cancel" and done[TYPE] is OpType.OK:
                 _judge_cancel(tally, span, done)
         return tally.finding("enqueue and cancel results")
 
 
-def enqueue_cancel_result_true(ix: Index) -> Finding:
-    """What enqueue and cancel return (or throw) is true of their statements and dispatches."""
-    return run_alone(EnqueueCancelResultTrue(), ix)
-
-
 def _judge_enqueue(tally: Tally, span: Span, done: Op) -> None:
     own = statements(span)
-    inserted = any(number(op) == "T2" and matched(op) for op in own)
-    dispatches = [op for op in span.records if op[3] == DISPATCH and op[5] is not OpType.INVOKE]
-    sent = any(op[5] is OpType.OK for op in dispatches)
-    threw = any(op[5] is OpType.FAIL for op in dispatches)
-    if done[5] is OpType.OK:
+    inserted = any(number(op) == ENQUEUE_RUN and matched(op) for op in own)
+    dispatches = [op for op in span.records if op[OP] == DISPATCH and op[TYPE] is not OpType.INVOKE]
+    sent = any(op[TYPE] is OpType.OK for op in dispatches)
+    threw = any(op[TYPE] is OpType.FAIL for op in dispatches)
+    if done[TYPE] is OpType.OK:
         true = inserted and sent
-        told = f"returned {done[6].get('outcome')!r}"
+        told = f"returned {done[VALUE].get('outcome')!r}"
     else:
         true = not inserted or threw
-        told = f"threw {done[6].get('error')!r}"
+        told = f"threw {done[VALUE].get('error')!r}"
     if true:
         tally.hold()
         return
@@ -180,29 +189,25 @@ def _judge_enqueue(tally: Tally, span: Span, done: Op) -> None:
         "threw" if threw else "returned" if sent else "was never made"
     )
     tally.violate(
-        (*[op[0] for op in own], done[0]), f"enqueue of run {span.run!r} {told} at {done[0]}, but {facts}", at=done[0]
+        (*[op[INDEX] for op in own], done[INDEX]),
+        f"enqueue of run {span.run!r} {told} at {done[INDEX]}, but {facts}",
+        at=done[INDEX],
     )
 
 
 def _judge_cancel(tally: Tally, span: Span, done: Op) -> None:
-    cancels = [op for op in statements(span) if number(op) == "T8"]
+    cancels = [op for op in statements(span) if number(op) == CANCEL]
     took = any(matched(op) for op in cancels)
-    said = bool(done[6].get("outcome"))
+    said = bool(done[VALUE].get("outcome"))
     if said == took:
         tally.hold()
         return
     tally.violate(
-        (*[op[0] for op in cancels], done[0]),
-        f"cancel of run {span.run!r} returned {said} at {done[0]}, but its T8 "
+        (*[op[INDEX] for op in cancels], done[INDEX]),
+        f"cancel of run {span.run!r} returned {said} at {done[INDEX]}, but its T8 "
         + ("matched" if took else "did not take effect"),
-        at=done[0],
+        at=done[INDEX],
     )
 
 
-__all__ = [
-    "DEAD_LETTER_REASONS",
-    "EnqueueCancelResultTrue",
-    "ReaperAccountTrue",
-    "enqueue_cancel_result_true",
-    "reaper_account_true",
-]
+__all__ = ["DEAD_LETTER_REASONS", "EnqueueCancelResultTrue", "ReaperAccountTrue"]

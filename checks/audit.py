@@ -12,9 +12,10 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from checks.fused import Key, Machine
-from checks.history import EVENT, LANDING, PROVIDER, Op, OpType
+from checks.history import EVENT, LANDING, OP, PROVIDER, RUN, TYPE, VALUE, Op, OpType
 from checks.index import AUDIT_FAILED, WRITE_EFFECTS, Index, Span, merged, row_of
-from checks.judgement import Finding, Tally, run_alone
+from checks.judgement import Finding, Tally, invariant
+from checks.verdict import Kind
 
 _TOOL_KIND = "tool"
 _APPROVAL_KIND = "approval"
@@ -32,6 +33,13 @@ def _records_unaudited_write(row: Mapping[str, Any]) -> bool:
     return row.get("termination_reason") == "not_retryable" and row.get("pending_effect") in WRITE_EFFECTS
 
 
+@invariant(
+    "every_write_accounted",
+    Kind.ALWAYS,
+    "every write execution that landed has its own tool event, or its run ended FAILED in a way that "
+    "records that a write may be unaudited (audit failure, or dead-lettered while fenced) "
+    '— "no write runs unrecorded"',
+)
 class EveryWriteAccounted(Machine):
     """Every landing has its run's tool event of the same execution, or a final row that admits it.
     Reads the stored events and the landings the pass kept; judged once the final rows are known."""
@@ -43,9 +51,9 @@ class EveryWriteAccounted(Machine):
 
     def finish(self, ix: Index) -> Finding:
         # ``op.value.get`` rather than ``op.get`` in the loops over whole streams: one call less per record
-        # op[4], op[6] rather than .run, .value in the loops over whole streams: a field by name is a
+        # op[RUN], op[VALUE] rather than .run, .value in the loops over whole streams: a field by name is a
         # descriptor call per record
-        audited = {(e[4], e[6].get("execution")) for e in self.events if e[6].get("kind") == _TOOL_KIND}
+        audited = {(e[RUN], e[VALUE].get("execution")) for e in self.events if e[VALUE].get("kind") == _TOOL_KIND}
         tally = Tally()
         for landing in self.landings:
             execution = landing.get("execution")
@@ -67,11 +75,6 @@ class EveryWriteAccounted(Machine):
         return tally.finding("landings")
 
 
-def every_write_accounted(ix: Index) -> Finding:
-    """Every landing has its run's tool event of the same execution, or a final row that admits it."""
-    return run_alone(EveryWriteAccounted(), ix)
-
-
 def _describe_final(row: Mapping[str, Any]) -> str:
     return (
         f"status={row.get('status')!r} reason={row.get('termination_reason')!r} "
@@ -87,6 +90,11 @@ def _is_failed_write_audit(op: Op, landed: frozenset[tuple[str, Any]]) -> bool:
     )
 
 
+@invariant(
+    "no_success_over_unrecorded_write",
+    Kind.ALWAYS,
+    "no run settles COMPLETED after one of its write executions failed its audit (ADR-111)",
+)
 class NoSuccessOverUnrecordedWrite(Machine):
     """No run reaches a COMPLETED row after a landed write execution of it failed its audit.
 
@@ -103,20 +111,20 @@ class NoSuccessOverUnrecordedWrite(Machine):
         failed_audits = [op for op in self.failed if _is_failed_write_audit(op, ix.landed)]
         if not failed_audits:  # the common case: every completed row is a case that holds
             for op in ix.rows:
-                row = op[6].get("row")
+                row = op[VALUE].get("row")
                 if (row if type(row) is dict else row_of(op)).get("status") == "completed":
                     tally.held += 1
             return tally.finding("completed rows")
         for op in merged(failed_audits, ix.rows):
-            if op[3] == EVENT:
-                if op[4] not in tainted:
-                    tainted[op[4]] = op
+            if op[OP] == EVENT:
+                if op[RUN] not in tainted:
+                    tainted[op[RUN]] = op
                     tally.hold()  # a case: a run with a landed write whose audit failed
                 continue
-            row = op[6].get("row")
+            row = op[VALUE].get("row")
             if (row if type(row) is dict else row_of(op)).get("status") != "completed":
                 continue
-            failed_audit = tainted.get(op[4])
+            failed_audit = tainted.get(op[RUN])
             if failed_audit is None:
                 tally.hold()
                 continue
@@ -128,11 +136,11 @@ class NoSuccessOverUnrecordedWrite(Machine):
         return tally.finding("completed rows")
 
 
-def no_success_over_unrecorded_write(ix: Index) -> Finding:
-    """No run reaches a COMPLETED row after a landed write execution of it failed its audit."""
-    return run_alone(NoSuccessOverUnrecordedWrite(), ix)
-
-
+@invariant(
+    "unique_event_sequence",
+    Kind.ALWAYS,
+    "no two events of one run share a sequence number (ADR-104)",
+)
 class UniqueEventSequence(Machine):
     """No two stored events of one run share a sequence number: the stored events the pass kept."""
 
@@ -144,7 +152,7 @@ class UniqueEventSequence(Machine):
         first: dict[tuple[str, Any], Op] = {}
         tally = Tally()
         for event in self.events:
-            key = (event[4], event[6].get("seq"))
+            key = (event[RUN], event[VALUE].get("seq"))
             earlier = first.setdefault(key, event)
             if earlier is event:
                 tally.hold()
@@ -156,11 +164,11 @@ class UniqueEventSequence(Machine):
         return tally.finding("stored events")
 
 
-def unique_event_sequence(ix: Index) -> Finding:
-    """No two stored events of one run share a sequence number."""
-    return run_alone(UniqueEventSequence(), ix)
-
-
+@invariant(
+    "approved_write_turn_recorded",
+    Kind.ALWAYS,
+    "a write turn executes on a resume only after its approval decision was recorded (ADR-132)",
+)
 class ApprovedWriteTurnRecorded(Machine):
     """On an approve segment, every write of the pending turn follows a stored approval event.
 
@@ -177,29 +185,24 @@ class ApprovedWriteTurnRecorded(Machine):
     def finish(self, ix: Index) -> Finding:
         tally = Tally()
         for invoke in ix.tool_invokes:
-            if invoke[6].get("true_effect") in _AUDITABLE_FAILURES:
+            if invoke[VALUE].get("true_effect") in _AUDITABLE_FAILURES:
                 _judge_approved_turn(tally, ix, invoke)
         return tally.finding("writes of approved turns")
 
 
 def _judge_approved_turn(tally: Tally, ix: Index, invoke: Op) -> None:
     span = ix.span_at(invoke)
-    if span is None or span.run != invoke[4] or span.entry != _APPROVE_ENTRY:
+    if span is None or span.run != invoke[RUN] or span.entry != _APPROVE_ENTRY:
         return
     approval: Op | None = None
     for op in span.records_before(invoke):
-        name, type_ = op[3], op[5]
+        name, type_ = op[OP], op[TYPE]
         if name == PROVIDER:
             if type_ is _INVOKE:
                 return  # the turn is over
-        elif name == EVENT and type_ is _OK and approval is None and op[6].get("kind") == _APPROVAL_KIND:
+        elif name == EVENT and type_ is _OK and approval is None and op[VALUE].get("kind") == _APPROVAL_KIND:
             approval = op
     _judge_approved_write(tally, span, invoke, approval)
-
-
-def approved_write_turn_recorded(ix: Index) -> Finding:
-    """On an approve segment, every write of the pending turn follows a stored approval event (ADR-132)."""
-    return run_alone(ApprovedWriteTurnRecorded(), ix)
 
 
 def _judge_approved_write(tally: Tally, span: Span, invoke: Op, approval: Op | None) -> None:
@@ -214,6 +217,11 @@ def _judge_approved_write(tally: Tally, span: Span, invoke: Op, approval: Op | N
     )
 
 
+@invariant(
+    "builtin_write_approved",
+    Kind.ALWAYS,
+    "a builtin tool that declares a write executes only on a resume an approver started (ADR-134)",
+)
 class BuiltinWriteApproved(Machine):
     """A builtin (non-remote) tool declaring a write executes only on an approve segment (ADR-134).
 
@@ -228,7 +236,7 @@ class BuiltinWriteApproved(Machine):
     def finish(self, ix: Index) -> Finding:
         tally = Tally()
         for op in ix.tool_invokes:
-            value = op[6]
+            value = op[VALUE]
             if value.get("remote", True) or value.get("true_effect") not in WRITE_EFFECTS:
                 continue
             span = ix.span_at(op)
@@ -244,20 +252,10 @@ class BuiltinWriteApproved(Machine):
         return tally.finding("builtin writes")
 
 
-def builtin_write_approved(ix: Index) -> Finding:
-    """A builtin tool declaring a write executes only on a resume an approver started (ADR-134)."""
-    return run_alone(BuiltinWriteApproved(), ix)
-
-
 __all__ = [
     "ApprovedWriteTurnRecorded",
     "BuiltinWriteApproved",
     "EveryWriteAccounted",
     "NoSuccessOverUnrecordedWrite",
     "UniqueEventSequence",
-    "approved_write_turn_recorded",
-    "builtin_write_approved",
-    "every_write_accounted",
-    "no_success_over_unrecorded_write",
-    "unique_event_sequence",
 ]

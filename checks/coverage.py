@@ -12,12 +12,13 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from checks.fused import Key, Machine, run_pass
-from checks.history import CRASH, DELIVER, EVENT, LANDING, SEGMENT, Op, OpType
+from checks.history import CRASH, DELIVER, EVENT, INDEX, LANDING, PROCESS, RUN, SEGMENT, TYPE, VALUE, Op, OpType
 from checks.index import IDEMPOTENT_WRITE, NON_IDEMPOTENT_WRITE, WRITE_EFFECTS, Index, merged, row_of
 from checks.own import spans_of_entries
 from checks.verdict import Kind
+from model.statements import DEAD_LETTER_STALE, FINISH_RUN, REAPER_STATEMENTS, REQUEUE, REQUEUE_STALE
 
-_REAPS = frozenset({"T13", "T14"})
+_REAPS = REAPER_STATEMENTS
 _APPROVE = frozenset({"approve"})
 _REAP_NUMBERS = tuple(sorted(_REAPS))
 
@@ -57,14 +58,14 @@ class LeaseExpiredMidWrite(_Probe):
             return False
         writing: dict[str, list[Op]] = {}
         for op in ix.tool_invokes:
-            if op[6].get("true_effect") in WRITE_EFFECTS:
-                writing.setdefault(op[4], []).append(op)
+            if op[VALUE].get("true_effect") in WRITE_EFFECTS:
+                writing.setdefault(op[RUN], []).append(op)
         completions = ix.tool_completions
         for reap in reaps:
-            for invoke in writing.get(reap[4], ()):
-                if invoke[0] < reap[0]:
-                    done = completions.get(invoke[0])
-                    if done is None or done[0] > reap[0]:
+            for invoke in writing.get(reap[RUN], ()):
+                if invoke[INDEX] < reap[INDEX]:
+                    done = completions.get(invoke[INDEX])
+                    if done is None or done[INDEX] > reap[INDEX]:
                         return True
         return False
 
@@ -76,12 +77,12 @@ def lease_expired_mid_write(ix: Index) -> bool:
 
 def reaper_requeued(ix: Index) -> bool:
     """A stale row was requeued by the reaper (a matched T13)."""
-    return _any_transition(ix, "T13")
+    return _any_transition(ix, REQUEUE_STALE)
 
 
 def reaper_dead_lettered(ix: Index) -> bool:
     """A stale row was dead-lettered by the reaper (a matched T14)."""
-    return _any_transition(ix, "T14")
+    return _any_transition(ix, DEAD_LETTER_STALE)
 
 
 def _fenced(op: Op) -> bool:
@@ -90,9 +91,9 @@ def _fenced(op: Op) -> bool:
 
 def fenced_run_dead_lettered(ix: Index) -> bool:
     """A run standing under a non-idempotent fence was dead-lettered (T14, or T7 not_retryable)."""
-    if any(_fenced(op) for op in ix.rows_of("T14")):
+    if any(_fenced(op) for op in ix.rows_of(DEAD_LETTER_STALE)):
         return True
-    return any(_fenced(op) and row_of(op).get("termination_reason") == "not_retryable" for op in ix.rows_of("T7"))
+    return any(_fenced(op) and row_of(op).get("termination_reason") == "not_retryable" for op in ix.rows_of(FINISH_RUN))
 
 
 class AuditFailedAfterWriteLanded(_Probe):
@@ -152,7 +153,7 @@ class DuplicateWakeupDelivered(_Probe):
 
     def finish(self, ix: Index) -> bool:
         streams = (self.invoked, self.ok, self.failed, self.info)
-        return any(op[6].get("duplicate") is True for ops in streams for op in ops)
+        return any(op[VALUE].get("duplicate") is True for ops in streams for op in ops)
 
 
 def duplicate_wakeup_delivered(ix: Index) -> bool:
@@ -170,7 +171,7 @@ class _SegmentOutcome(_Probe):
 
     def finish(self, ix: Index) -> bool:
         outcome = self.OUTCOME
-        return any(op[6].get("outcome") == outcome for op in self.done)
+        return any(op[VALUE].get("outcome") == outcome for op in self.done)
 
 
 class CancelObserved(_SegmentOutcome):
@@ -213,7 +214,7 @@ def approval_resumed(ix: Index) -> bool:
 
 def requeued_in_process(ix: Index) -> bool:
     """A failing queued run was requeued by its own worker (a matched T11)."""
-    return _any_transition(ix, "T11")
+    return _any_transition(ix, REQUEUE)
 
 
 class CrashAfterLanding(_Probe):
@@ -241,20 +242,24 @@ class CrashAfterLanding(_Probe):
         invokes: dict[str, list[Op]] | None = None
         completions, landing_of = ix.tool_completions, ix.landing_of
         for crash in crashes:
-            process = crash[6].get("process")
+            process = crash[VALUE].get("process")
             if not isinstance(process, str):
                 continue
             if invokes is None:
                 invokes = {}
                 for op in ix.tool_invokes:
-                    invokes.setdefault(op[2], []).append(op)
-            at = crash[0]
+                    invokes.setdefault(op[PROCESS], []).append(op)
+            at = crash[INDEX]
             for invoke in invokes.get(process, ()):
-                if invoke[0] >= at:
+                if invoke[INDEX] >= at:
                     break
-                done = completions.get(invoke[0])
-                landed = landing_of.get(invoke[0])
-                if (done is None or done[0] > at or done[5] is OpType.INFO) and landed is not None and landed[0] < at:
+                done = completions.get(invoke[INDEX])
+                landed = landing_of.get(invoke[INDEX])
+                if (
+                    (done is None or done[INDEX] > at or done[TYPE] is OpType.INFO)
+                    and landed is not None
+                    and landed[0] < at
+                ):
                     return True
         return False
 

@@ -12,9 +12,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from checks.fused import Machine
-from checks.history import Op
+from checks.history import INDEX, RUN, VALUE, Op
 from checks.index import WRITE_EFFECTS, Index, row_of
-from checks.judgement import Finding, Tally, run_alone
+from checks.judgement import Finding, Tally, invariant
+from checks.verdict import Kind
 
 
 def _lease_problems(row: Mapping[str, Any], invoke: Op, effect: str, epoch_s: int) -> list[str]:
@@ -35,6 +36,11 @@ def _lease_problems(row: Mapping[str, Any], invoke: Op, effect: str, epoch_s: in
     return problems
 
 
+@invariant(
+    "writes_fenced_under_lease",
+    Kind.ALWAYS,
+    "every write executes while its segment holds the lease and the fence is stamped (ADR-141)",
+)
 class WritesFencedUnderLease(Machine):
     """At every write invoke the run's current row is RUNNING, ours, leased and fenced with its effect.
     Judged once the pass is over, each write invoke (the index lists them) against the run's latest
@@ -45,10 +51,10 @@ class WritesFencedUnderLease(Machine):
     def finish(self, ix: Index) -> Finding:
         tally = Tally()
         for op in ix.tool_invokes:
-            effect = op[6].get("true_effect")
+            effect = op[VALUE].get("true_effect")
             if effect not in WRITE_EFFECTS:
                 continue
-            store = ix.row_before(op[4], op[0])
+            store = ix.row_before(op[RUN], op[INDEX])
             if store is None:
                 tally.violate((op.index,), f"write {op.get('tool')!r} at {op.index} ran with no persisted row")
                 continue
@@ -64,9 +70,4 @@ class WritesFencedUnderLease(Machine):
         return tally.finding("write invokes")
 
 
-def writes_fenced_under_lease(ix: Index) -> Finding:
-    """At every write invoke the run's current row is RUNNING, ours, leased and fenced with its effect."""
-    return run_alone(WritesFencedUnderLease(), ix)
-
-
-__all__ = ["WritesFencedUnderLease", "writes_fenced_under_lease"]
+__all__ = ["WritesFencedUnderLease"]

@@ -13,10 +13,9 @@ final rows) the machine keeps and judges in :meth:`Machine.finish`, which gets t
 records are the pass's own lists too).
 
 Most of the catalogue's machines judge in ``finish`` from streams and the index: a handler is a
-bound-method call per record, and measured right after a simulation (as ``simulate`` judges) the
-catalogue's handlers cost a ``default`` simulation about 150 us for some 170 calls, several times
-what reading the same few records back from the index's lists costs (issue 19, PROFILE.md). A
-handler is for a case that needs what only the pass knows at that record.
+bound-method call per record, several times dearer than reading the same few records back from the
+index's lists (measured in benchmarks/PROFILE.md). A handler is for a case that needs what only the
+pass knows at that record.
 
 The index's bookkeeping is inline for the records it pairs or lists (segments, matched rows,
 tool calls, landings, final rows, the records of each segment but a reaper's tick); a record is
@@ -34,7 +33,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cache
 from typing import Any, ClassVar
 
-from checks.history import FINAL, LANDING, SEGMENT, STORE, TOOL, Op, OpType
+from checks.history import FINAL, INDEX, LANDING, OP, PROCESS, RUN, SEGMENT, STORE, TOOL, TYPE, VALUE, Op, OpType
 from checks.index import Index, Span, _call_key, epoch_in
 
 Handler = Callable[[Op], None]
@@ -83,16 +82,16 @@ class Live:
 
     def span_of(self, op: Op) -> Span | None:
         """The innermost segment of the record's process open at it (``Index.span_at``)."""
-        segments = self.open_segments.get(op[2])
+        segments = self.open_segments.get(op[PROCESS])
         return segments[-1] if segments else None
 
     def own_span(self, op: Op) -> Span | None:
         """The record's segment when it is of the segment's own run (the records ``Span.records`` lists)."""
-        segments = self.open_segments.get(op[2])
+        segments = self.open_segments.get(op[PROCESS])
         if not segments:
             return None
         span = segments[-1]
-        return span if span.run == op[4] else None
+        return span if span.run == op[RUN] else None
 
     def row_before(self, run: str) -> Op | None:
         """The run's latest matched row before the record (``Index.row_before``)."""
@@ -269,7 +268,7 @@ def run_pass(history: Iterable[Op], machines: Sequence[Machine] = ()) -> tuple[I
     landings = 0
     routes, unrouted, nowhere, statement, number_of = table.routes, _UNROUTED, _NOWHERE, _STATEMENTS, _NUMBERS
     for op in records:
-        code, stream, handlers = routes.get(op[5], nowhere).get(op[3], unrouted)
+        code, stream, handlers = routes.get(op[TYPE], nowhere).get(op[OP], unrouted)
         if stream is not None:
             stream.append(op)
         if handlers:
@@ -282,7 +281,7 @@ def run_pass(history: Iterable[Op], machines: Sequence[Machine] = ()) -> tuple[I
         if code == 0:
             pass
         elif code == _STORE_OK:
-            value = op[6]
+            value = op[VALUE]
             if not value.get("matched"):
                 refused.append(op)
             elif value.get("row") is not None:
@@ -298,9 +297,9 @@ def run_pass(history: Iterable[Op], machines: Sequence[Machine] = ()) -> tuple[I
                         except Exception as error:
                             table.fail(handler, error)
                             routes = table.routes
-                run = op[4]
+                run = op[RUN]
                 rows.append(op)
-                numbers[op[0]] = number
+                numbers[op[INDEX]] = number
                 same = rows_by_number.get(number)
                 if same is None:
                     rows_by_number[number] = [op]
@@ -312,7 +311,7 @@ def run_pass(history: Iterable[Op], machines: Sequence[Machine] = ()) -> tuple[I
                 else:
                     same.append(op)
         elif code == _SEGMENT_INVOKE:
-            process = op[2]
+            process = op[PROCESS]
             segments = open_segments.get(process)
             span = Span(op, segments[-1] if segments else None, records, True)
             if segments is None:
@@ -329,11 +328,11 @@ def run_pass(history: Iterable[Op], machines: Sequence[Machine] = ()) -> tuple[I
                 del listing[process]
             continue  # a segment record is no segment's record
         elif code == _SEGMENT_DONE:
-            process = op[2]
+            process = op[PROCESS]
             segments = open_segments.get(process)
             if segments:
                 span = segments.pop()
-                span.end = op[0]
+                span.end = op[INDEX]
                 span.completion = op
                 run_rows = rows_by_run.get(span.run)
                 span.last_row = run_rows[-1] if run_rows else None
@@ -343,15 +342,15 @@ def run_pass(history: Iterable[Op], machines: Sequence[Machine] = ()) -> tuple[I
                     del listing[process]
             continue
         elif code == _TOOL_INVOKE:
-            run, value = op[4], op[6]
+            run, value = op[RUN], op[VALUE]
             tool_invokes.append(op)
-            open_tools.setdefault((op[2], run), []).append(op)
+            open_tools.setdefault((op[PROCESS], run), []).append(op)
             open_calls.setdefault((run, value.get("call"), value.get("identity")), []).append(op)
         elif code == _TOOL_DONE:
-            stack = open_tools.get((op[2], op[4]))
+            stack = open_tools.get((op[PROCESS], op[RUN]))
             if stack:
                 invoke = stack.pop()
-                tool_completions[invoke[0]] = op
+                tool_completions[invoke[INDEX]] = op
                 calls = open_calls.get(_call_key(invoke), [])
                 for i, call in enumerate(calls):
                     if call is invoke:
@@ -359,7 +358,7 @@ def run_pass(history: Iterable[Op], machines: Sequence[Machine] = ()) -> tuple[I
                         break
         elif code == _LANDED:
             landings += 1
-            run, value = op[4], op[6]
+            run, value = op[RUN], op[VALUE]
             landed.add((run, value.get("execution")))
             outstanding = open_calls.get((run, value.get("call"), value.get("identity")))
             if outstanding:
@@ -367,10 +366,10 @@ def run_pass(history: Iterable[Op], machines: Sequence[Machine] = ()) -> tuple[I
         elif code == _LANDING:
             landings += 1
         elif code == _FINAL:
-            finals[op[4]] = op
+            finals[op[RUN]] = op
         if listing:
-            listed = listing.get(op[2])
-            if listed is not None and listed.run == op[4]:
+            listed = listing.get(op[PROCESS])
+            if listed is not None and listed.run == op[RUN]:
                 listed._records.append(op)  # type: ignore[union-attr]  # a listed segment has its lists
                 if code in statement:
                     listed._statements.append(op)  # type: ignore[union-attr]

@@ -30,13 +30,15 @@ from operator import attrgetter
 from typing import Any, ClassVar
 
 from checks.fused import Key, Machine
-from checks.history import DISPATCH, EVENT, PLAN, PROVIDER, READ, STORE, TOOL, Op, OpType
-from checks.index import CLAIMS, REQUEUES, SETTLES, WRITE_EFFECTS, Index, merged, row_of
-from checks.judgement import Finding, Tally, run_alone
+from checks.history import DISPATCH, EVENT, INDEX, OP, PLAN, PROVIDER, READ, RUN, STORE, TOOL, TYPE, VALUE, Op, OpType
+from checks.index import WRITE_EFFECTS, Index, merged, row_of
+from checks.judgement import Finding, Tally, invariant
+from checks.verdict import Kind
+from model.statements import CANCEL, CLAIMS, DEAD_LETTER_STALE, MARK_PENDING_EFFECT, RENEW_LEASE, REQUEUES, SETTLES
 
 _UNKNOWN = "unknown"
 _STRICTEST = "non_idempotent_write"
-_UNRESTRICTED_SETTLES = frozenset({("user", "T8")})
+_UNRESTRICTED_SETTLES = frozenset({("user", CANCEL)})
 """(actor, transition) pairs that may settle a row another process holds: a user's cancel is unguarded
 by design (T8). The reaper's dead-letter (T14) is not exempt for what its WHERE re-checks: it may settle
 another's row only when the row the store held just before it had a lease already past in true time."""
@@ -50,6 +52,11 @@ write turn that cannot be recorded releases the run back to waiting (ADR-132).""
 # ---- unknown names ------------------------------------------------------------------------------
 
 
+@invariant(
+    "unknown_name_is_strictest",
+    Kind.ALWAYS,
+    "a tool step for a name the running code does not know is treated as non_idempotent_write (ADR-111)",
+)
 class UnknownNameIsStrictest(Machine):
     """A tool step for a name the process's loaded code lacks is treated as non_idempotent_write.
 
@@ -72,13 +79,13 @@ class UnknownNameIsStrictest(Machine):
             op
             for ops in (self.invoked, self.failed)
             for op in ops
-            if op[6].get("true_effect") == _UNKNOWN and op[6].get("kind") == "tool"  # = _unknown(op)
+            if op[VALUE].get("true_effect") == _UNKNOWN and op[VALUE].get("kind") == "tool"  # = _unknown(op)
         ]
         for span in ix.spans_of(steps):
             last_statement: Op | None = None
             failed: Op | None = None
             for op in span.records:
-                name, type_ = op[3], op[5]
+                name, type_ = op[OP], op[TYPE]
                 if name == STORE:
                     if type_ is OpType.OK or type_ is OpType.FAIL:
                         last_statement = op
@@ -101,11 +108,6 @@ class UnknownNameIsStrictest(Machine):
         return tally.finding("steps of unknown tools")
 
 
-def unknown_name_is_strictest(ix: Index) -> Finding:
-    """A tool step for a name the process's loaded code lacks is treated as non_idempotent_write (ADR-111)."""
-    return run_alone(UnknownNameIsStrictest(), ix)
-
-
 def _unknown(event: Op) -> bool:
     """An audit insert of a tool step whose name no loaded tool has (the world's ground truth)."""
     return bool(event.get("kind") == "tool" and event.get("true_effect") == _UNKNOWN)
@@ -115,9 +117,9 @@ def _judge_boundary(tally: Tally, event: Op, statement: Op | None) -> None:
     if statement is None:
         return
     number = str(statement.get("transition", "")).partition(" ")[0]
-    if number == "T5":
+    if number == MARK_PENDING_EFFECT:
         tally.hold()
-    elif number == "T4":
+    elif number == RENEW_LEASE:
         tally.violate(
             (statement.index, event.index),
             f"step of unknown tool {event.get('tool')!r} of run {event.run!r} at {event.index} was renewed "
@@ -129,6 +131,11 @@ def _judge_boundary(tally: Tally, event: Op, statement: Op | None) -> None:
 # ---- fences -------------------------------------------------------------------------------------
 
 
+@invariant(
+    "fence_matches_inflight_write",
+    Kind.ALWAYS,
+    "a decider that reads a write fence sees a write stamped in the current attempt (ADR-122)",
+)
 class FenceMatchesInflightWrite(Machine):
     """Every write fence a store read returns was stamped (T5) after the run's latest claim.
 
@@ -145,7 +152,7 @@ class FenceMatchesInflightWrite(Machine):
         fenced_reads: list[Op] = []
         write_effects = WRITE_EFFECTS
         for read in self.reads:
-            value = read[6]
+            value = read[VALUE]
             fence = value.get("fence", _ABSENT)
             if fence is _ABSENT:
                 fences = value.get("fences")
@@ -158,7 +165,7 @@ class FenceMatchesInflightWrite(Machine):
         for read in fenced_reads:
             for run, fence in _fences(read):
                 if fence in WRITE_EFFECTS:
-                    claim, stamp = _claim_and_stamp(ix, run, fence, read[0])
+                    claim, stamp = _claim_and_stamp(ix, run, fence, read[INDEX])
                     _judge_fence(tally, read, run, fence, claim, stamp)
         return tally.finding("reads of a write fence")
 
@@ -175,22 +182,17 @@ def _claim_and_stamp(ix: Index, run: str, fence: str, before: int) -> tuple[Op |
     stamp: Op | None = None
     for i in range(bisect_left(rows, before, key=_by_index) - 1, -1, -1):
         op = rows[i]
-        number = numbers[op[0]]
+        number = numbers[op[INDEX]]
         if number in CLAIMS:
             if claim is None:
                 claim = op
                 if stamp is not None:
                     break
-        elif number == "T5" and stamp is None and row_of(op).get("pending_effect") == fence:
+        elif number == MARK_PENDING_EFFECT and stamp is None and row_of(op).get("pending_effect") == fence:
             stamp = op
             if claim is not None:
                 break
     return claim, stamp
-
-
-def fence_matches_inflight_write(ix: Index) -> Finding:
-    """Every write fence a store read returns was stamped (T5) after the run's latest claim (ADR-122)."""
-    return run_alone(FenceMatchesInflightWrite(), ix)
 
 
 def _fences(read: Op) -> list[tuple[str, Any]]:
@@ -221,6 +223,11 @@ def _judge_fence(tally: Tally, read: Op, run: str, fence: str, claim: Op | None,
 # ---- settles ------------------------------------------------------------------------------------
 
 
+@invariant(
+    "settles_by_owner",
+    Kind.ALWAYS,
+    "a running row is settled only by the segment that holds it, or by a path the spec marks unguarded",
+)
 class SettlesByOwner(Machine):
     """A RUNNING row is settled (T7/T8/T14) only by its claimant, a user's cancel, or a reaper
     dead-letter of a row whose lease was past in true time when it applied (the store's row just
@@ -234,17 +241,12 @@ class SettlesByOwner(Machine):
         tally = Tally()
         numbers = ix.numbers
         for op in merged(*[ix.rows_of(number) for number in _SETTLE_NUMBERS]):
-            prior = ix.row_before(op[4], op[0])
+            prior = ix.row_before(op[RUN], op[INDEX])
             if prior is None:
                 tally.unknown((op.index,), f"settle of run {op.run!r} at {op.index} has no earlier row to judge")
                 continue
-            _judge_settle(tally, prior, op, numbers[op[0]], ix.epoch_s)
+            _judge_settle(tally, prior, op, numbers[op[INDEX]], ix.epoch_s)
         return tally.finding("settles")
-
-
-def settles_by_owner(ix: Index) -> Finding:
-    """A running row is settled only by the segment that holds it, or by a path the spec marks unguarded."""
-    return run_alone(SettlesByOwner(), ix)
 
 
 def _judge_settle(tally: Tally, prior: Op, settle: Op, number: str, epoch_s: int) -> None:
@@ -260,10 +262,10 @@ def _judge_settle(tally: Tally, prior: Op, settle: Op, number: str, epoch_s: int
     leased = isinstance(lease, (int, float)) and lease > 0
     shown = lease - epoch_s if isinstance(lease, (int, float)) and leased else lease  # on the records' axis
     expired = isinstance(shown, (int, float)) and leased and shown < settle.time_s
-    if actor == "reaper" and number == "T14" and expired:
+    if actor == "reaper" and number == DEAD_LETTER_STALE and expired:
         tally.hold()
         return
-    still = f" with its lease to {shown} (true time {settle.time_s:.2f})" if number == "T14" else ""
+    still = f" with its lease to {shown} (true time {settle.time_s:.2f})" if number == DEAD_LETTER_STALE else ""
     tally.violate(
         (prior.index, settle.index),
         f"{settle.get('transition')!r} by {identity!r} (a {actor or 'unrecorded'} process) at {settle.index} "
@@ -274,6 +276,11 @@ def _judge_settle(tally: Tally, prior: Op, settle: Op, number: str, epoch_s: int
 # ---- fail-soft audit ----------------------------------------------------------------------------
 
 
+@invariant(
+    "read_only_audit_fail_soft",
+    Kind.ALWAYS,
+    "an audit failure of a read-only or non-tool step never fails a run (ADR-111)",
+)
 class ReadOnlyAuditFailSoft(Machine):
     """After a failed audit of a read-only or non-tool step, the segment's next statement of the
     run does not end it: no FAILED settle, no dead-letter, no requeue.
@@ -301,7 +308,7 @@ class ReadOnlyAuditFailSoft(Machine):
         for span in spans:
             pending: Op | None = None
             for op in span.records:
-                name, type_ = op[3], op[5]
+                name, type_ = op[OP], op[TYPE]
                 if name == EVENT:
                     if type_ is OpType.FAIL:
                         if _is_soft(op, stops.get(op.run, frozenset())):
@@ -322,11 +329,6 @@ class ReadOnlyAuditFailSoft(Machine):
                     continue
                 _judge_next_statement(tally, failure, op)
         return tally.finding("failed read-only audits")
-
-
-def read_only_audit_fail_soft(ix: Index) -> Finding:
-    """An audit failure of a read-only or non-tool step never fails a run (ADR-111)."""
-    return run_alone(ReadOnlyAuditFailSoft(), ix)
 
 
 _NEXT_REQUESTS = frozenset({PROVIDER, TOOL, DISPATCH})
@@ -362,13 +364,4 @@ def _judge_next_statement(tally: Tally, failure: Op, invoke: Op) -> None:
     )
 
 
-__all__ = [
-    "FenceMatchesInflightWrite",
-    "ReadOnlyAuditFailSoft",
-    "SettlesByOwner",
-    "UnknownNameIsStrictest",
-    "fence_matches_inflight_write",
-    "read_only_audit_fail_soft",
-    "settles_by_owner",
-    "unknown_name_is_strictest",
-]
+__all__ = ["FenceMatchesInflightWrite", "ReadOnlyAuditFailSoft", "SettlesByOwner", "UnknownNameIsStrictest"]

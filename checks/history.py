@@ -77,7 +77,7 @@ import hashlib
 import marshal
 from collections.abc import Iterable, Mapping
 from enum import StrEnum
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from model.records import RunRow
 
@@ -103,6 +103,18 @@ class Op(NamedTuple):
 
     def get(self, key: str, default: Any = None) -> Any:
         return self.value.get(key, default)
+
+
+# A record's fields by position, for the judging pass and its checkers' loops over every record
+# (``op[RUN]`` is a tuple read; ``op.run`` a descriptor call per record). Elsewhere a record is read
+# by name.
+INDEX: Final = 0
+TIME_S: Final = 1
+PROCESS: Final = 2
+OP: Final = 3
+RUN: Final = 4
+TYPE: Final = 5
+VALUE: Final = 6
 
 
 _TYPE_TEXT = {t: t.value for t in OpType}

@@ -25,7 +25,22 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from checks.history import CRASH, DELIVER, DISPATCH, FAULT, IDLE, SEGMENT, Op, OpType
+from checks.history import (
+    CRASH,
+    DELIVER,
+    DISPATCH,
+    FAULT,
+    IDLE,
+    OP,
+    PROCESS,
+    RUN,
+    SEGMENT,
+    TIME_S,
+    TYPE,
+    VALUE,
+    Op,
+    OpType,
+)
 
 _REAP = "reap"
 
@@ -71,30 +86,30 @@ def movers(history: Iterable[Op]) -> Movers:
     """worker process -> the run of the wake-up it took and has not finished a segment of."""
     crashed: set[str] = set()
     for op in history:
-        out.end_s = op[1]
-        process, name, run, type_ = op[2], op[3], op[4], op[5]
+        out.end_s = op[TIME_S]
+        process, name, run, type_ = op[PROCESS], op[OP], op[RUN], op[TYPE]
         if name == SEGMENT:
             stack = open_by_process.setdefault(process, [])
             if type_ is OpType.INVOKE:
                 stack.append(run)
-                if op[6].get("entry") == _REAP:
-                    out.last_tick_s = op[1]
+                if op[VALUE].get("entry") == _REAP:
+                    out.last_tick_s = op[TIME_S]
             elif stack:
                 stack.pop()
                 if type_ is not OpType.INFO and not stack:
                     in_hand.pop(process, None)
         elif name == IDLE:
-            out.last_tick_s = float(op[6].get("invoked_s", op[1]))
+            out.last_tick_s = float(op[VALUE].get("invoked_s", op[TIME_S]))
         elif name == DISPATCH and type_ is OpType.OK:
             out.sent[run] = out.sent.get(run, 0) + 1
         elif name == DELIVER and type_ is OpType.OK:
             out.received[run] = out.received.get(run, 0) + 1
-            if not op[6].get("inline"):
+            if not op[VALUE].get("inline"):
                 in_hand[process] = run
-        elif name == FAULT and op[6].get("family") == "duplicate" and run:
+        elif name == FAULT and op[VALUE].get("family") == "duplicate" and run:
             out.sent[run] = out.sent.get(run, 0) + 1
         elif name == CRASH:
-            dead = str(op[6].get("process", ""))
+            dead = str(op[VALUE].get("process", ""))
             crashed.add(dead)
             open_by_process.pop(dead, None)
             held = in_hand.pop(dead, None)

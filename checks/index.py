@@ -23,7 +23,7 @@ from itertools import chain
 from operator import attrgetter
 from typing import Any
 
-from checks.history import LANDING, PHASE, SEGMENT, STORE, Op, OpType
+from checks.history import INDEX, LANDING, OP, PHASE, PROCESS, RUN, SEGMENT, STORE, TYPE, VALUE, Op, OpType
 
 IDEMPOTENT_WRITE = "idempotent_write"
 NON_IDEMPOTENT_WRITE = "non_idempotent_write"
@@ -31,9 +31,6 @@ WRITE_EFFECTS = frozenset({IDEMPOTENT_WRITE, NON_IDEMPOTENT_WRITE})
 TERMINAL_STATUSES = frozenset({"completed", "failed", "cancelled"})
 AUDIT_FAILED = "AuditPersistenceFailedException"
 
-CLAIMS = frozenset({"T1", "T3", "T10"})
-SETTLES = frozenset({"T7", "T8", "T14"})
-REQUEUES = frozenset({"T11", "T13"})
 
 _EMPTY: tuple[Op, ...] = ()
 _INVOKE, _OK, _FAIL, _INFO = OpType.INVOKE, OpType.OK, OpType.FAIL, OpType.INFO
@@ -95,8 +92,8 @@ class Span:
     them as it walks, with the segment's statements, for every segment but the reaper's ticks
     (:data:`UNLISTED_ENTRIES`): the outcome oracles read the records of every segment of a run or
     a client call, and reading them back from the history (a slice per segment, with the records of
-    every other process in between) cost a judged ``default`` simulation about 100 us, listing them
-    about 60 (issue 19). A tick's records are read from the history on first use: a reaper that
+    every other process in between) costs more than listing them (benchmarks/PROFILE.md). A tick's
+    records are read from the history on first use: a reaper that
     ticks every second makes most segments, and few checkers walk one. (A tick that found nothing is
     one ``idle`` record and no segment at all: see :data:`checks.history.IDLE`.)
 
@@ -123,7 +120,7 @@ class Span:
     def __init__(self, invoke: Op, parent: Span | None, history: tuple[Op, ...], by_pass: bool = False) -> None:
         """``by_pass``: made by the judging pass, which lists the records of a segment whose entry
         it lists as it walks; any other segment reads them from ``history`` on first use."""
-        value = invoke[6]
+        value = invoke[VALUE]
         self.invoke = invoke
         self.parent = parent
         """The segment of the same process open beneath this one at its invoke (None when none)."""
@@ -131,13 +128,13 @@ class Span:
         self.completion: Op | None = None
         self.last_row: Op | None = None
         """The run's latest matched store row when the segment completed (None before)."""
-        self.key = invoke[0]
+        self.key = invoke[INDEX]
         """A stable key for per-segment state: the index of the segment invoke."""
         entry = value.get("entry", "")
         self.entry = entry if type(entry) is str else str(entry)
         identity = value.get("identity", "")
         self.identity = identity if type(identity) is str else str(identity)
-        self.run = invoke[4]
+        self.run = invoke[RUN]
         if not by_pass or self.entry in UNLISTED_ENTRIES:
             self._records: list[Op] | None = None
             self._statements: list[Op] | None = None
@@ -157,11 +154,11 @@ class Span:
     @property
     def statements(self) -> list[Op]:
         """The completions (ok or fail) of the guarded statements among :attr:`records`: listed by the
-        pass with the records, or once on first use (the outcome oracles of issue 18 each ask for them)."""
+        pass with the records, or once on first use (the outcome oracles each ask for them)."""
         found = self._statements
         if found is None:
             found = self._statements = [
-                op for op in self.records if op[3] == STORE and (op[5] is _OK or op[5] is _FAIL)
+                op for op in self.records if op[OP] == STORE and (op[TYPE] is _OK or op[TYPE] is _FAIL)
             ]
         return found
 
@@ -170,7 +167,7 @@ class Span:
         is being dispatched (nothing is kept: the segment may not be complete yet)."""
         listed = self._records
         if listed is not None:  # listed by the pass (the records so far), or complete once read after it
-            return listed[: bisect_left(listed, op[0], key=_by_index)]
+            return listed[: bisect_left(listed, op[INDEX], key=_by_index)]
         return self._records_until(op)
 
     def _records_until(self, last: Op | None) -> list[Op]:
@@ -178,16 +175,16 @@ class Span:
         history's end when None) that no segment nested in it holds: segment records of the process
         open and close the nested ones (they pair last-in-first-out, as the index pairs them)."""
         history = self._history
-        process, run = self.invoke[2], self.run
+        process, run = self.invoke[PROCESS], self.run
         stop = len(history) if last is None else _position(history, last)
         out: list[Op] = []
         depth = 0
         for op in history[_position(history, self.invoke) + 1 : stop]:
-            if op[2] != process:
+            if op[PROCESS] != process:
                 continue
-            if op[3] == SEGMENT:
-                depth += 1 if op[5] is _INVOKE else -1
-            elif depth == 0 and op[4] == run:
+            if op[OP] == SEGMENT:
+                depth += 1 if op[TYPE] is _INVOKE else -1
+            elif depth == 0 and op[RUN] == run:
                 out.append(op)
         return out
 
@@ -197,7 +194,7 @@ class Span:
 
 def _position(history: tuple[Op, ...], op: Op) -> int:
     """Where ``op`` is in the history: at its index unless the history was renumbered."""
-    index = op[0]
+    index = op[INDEX]
     if 0 <= index < len(history) and history[index] is op:
         return index
     return next(i for i, other in enumerate(history) if other is op)
@@ -242,9 +239,9 @@ class Index:
         if found is None:
             found = self._lazy["buckets"] = {}
             for op in self.history:
-                same = found.get((op[3], op[5]))
+                same = found.get((op[OP], op[TYPE]))
                 if same is None:
-                    found[op[3], op[5]] = [op]
+                    found[op[OP], op[TYPE]] = [op]
                 else:
                     same.append(op)
         return found
@@ -312,10 +309,10 @@ class Index:
         The latest segment of the process invoked before the record, or, if that one had
         completed, the first of its enclosing segments still open: any segment open at the
         record and invoked earlier was open beneath that latest one when it was invoked."""
-        spans = self.spans_by_process.get(op[2])
+        spans = self.spans_by_process.get(op[PROCESS])
         if not spans:
             return None
-        index = op[0]
+        index = op[INDEX]
         at = bisect_left(spans, index, key=_span_key)
         span = spans[at - 1] if at else None
         while span is not None and span.end < index:
@@ -328,7 +325,7 @@ class Index:
         found: dict[int, Span] = {}
         for op in records:
             span = self.span_at(op)
-            if span is not None and span.run == op[4]:
+            if span is not None and span.run == op[RUN]:
                 found[span.key] = span
         return [found[key] for key in sorted(found)]
 
@@ -338,8 +335,8 @@ def epoch_in(history: Iterable[Op]) -> int:
     only, walking the history until the first: the world records it first, so this reads one record
     rather than listing the buckets."""
     for op in history:
-        if op[3] == PHASE and op[5] is _INFO and op[6].get("phase") == "chaos":
-            return int(op[6].get("epoch_s") or 0)
+        if op[OP] == PHASE and op[TYPE] is _INFO and op[VALUE].get("phase") == "chaos":
+            return int(op[VALUE].get("epoch_s") or 0)
     return 0
 
 
@@ -364,9 +361,9 @@ def _pair_all(history: Iterable[Op]) -> dict[int, Op]:
     pending: dict[tuple[str, ...], list[Op]] = {}
     completions: dict[int, Op] = {}
     for op in history:
-        if op[5] is _INVOKE:
+        if op[TYPE] is _INVOKE:
             pending.setdefault(_pairing_key(op), []).append(op)
-        elif op[3] != LANDING:
+        elif op[OP] != LANDING:
             stack = pending.get(_pairing_key(op))
             if stack:
                 completions[stack.pop()[0]] = op
@@ -375,11 +372,8 @@ def _pair_all(history: Iterable[Op]) -> dict[int, Op]:
 
 __all__ = [
     "AUDIT_FAILED",
-    "CLAIMS",
     "IDEMPOTENT_WRITE",
     "NON_IDEMPOTENT_WRITE",
-    "REQUEUES",
-    "SETTLES",
     "TERMINAL_STATUSES",
     "WRITE_EFFECTS",
     "Index",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from checks.fused import Machine, as_index, run_pass
 from checks.history import Op
@@ -112,6 +112,8 @@ class Invariant:
     meaning: str
     judge: Checker
     machine: MachineFactory | None = None
+    tags: tuple[str, ...] = ()
+    """What kind of promise it judges beyond its kind (:data:`OUTCOME_ORACLE`, :data:`ADR_PROMISE`)."""
 
     def check(self, history: Iterable[Op] | Index) -> Verdict:
         """Judge a history; a checker that raises yields UNKNOWN carrying the exception."""
@@ -145,6 +147,48 @@ class Invariant:
         return Verdict(self.name, self.kind, Validity.UNKNOWN, (), why)
 
 
+OUTCOME_ORACLE = "outcome oracle"
+"""Tag of an invariant that judges what the runtime tells its callers (an outcome, a count, a reason)."""
+ADR_PROMISE = "ADR promise"
+"""Tag of an invariant that judges an ADR promise no other invariant states."""
+
+REGISTERED: dict[str, Invariant] = {}
+"""Every invariant registered with :func:`invariant`, by name, in registration order: the catalogue
+(:mod:`checks.catalog`) orders them."""
+
+C = TypeVar("C", bound="type[Machine] | Checker")
+
+
+def invariant(name: str, kind: Kind, meaning: str, *, tags: tuple[str, ...] = ()) -> Callable[[C], C]:
+    """Register the decorated checker as invariant ``name``: its one declaration (name, kind, one line of
+    meaning, tags), where the checker is defined. The checker is a :class:`~checks.fused.Machine` (the
+    judging pass feeds a fresh one per history; its function form, the machine fed alone, is derived)
+    or a function of an index (run after the pass, over the index it built)."""
+
+    def register(checker: C) -> C:
+        if name in REGISTERED:
+            raise ValueError(f"invariant {name!r} is registered twice ({REGISTERED[name].judge} and {checker})")
+        if isinstance(checker, type) and issubclass(checker, Machine):
+            REGISTERED[name] = Invariant(name, kind, meaning, _alone(checker), checker, tags)
+        else:
+            REGISTERED[name] = Invariant(name, kind, meaning, checker, None, tags)  # type: ignore[arg-type]
+        return checker
+
+    return register
+
+
+def unregister(name: str) -> None:
+    """Forget a registered invariant (for a test that registers a toy one)."""
+    del REGISTERED[name]
+
+
+def _alone(machine: MachineFactory) -> Checker:
+    def judge_alone(ix: Index) -> Finding:
+        return run_alone(machine(), ix)
+
+    return judge_alone
+
+
 def run_alone(machine: Machine, ix: Index) -> Finding:
     """A ported checker as a function of an index: its machine fed alone by a pass over the index's
     history (the single pass of :func:`checks.catalog.judge` feeds every machine at once)."""
@@ -155,4 +199,16 @@ def run_alone(machine: Machine, ix: Index) -> Finding:
     return finding
 
 
-__all__ = ["Checker", "Finding", "Invariant", "MachineFactory", "Tally", "run_alone"]
+__all__ = [
+    "ADR_PROMISE",
+    "OUTCOME_ORACLE",
+    "REGISTERED",
+    "Checker",
+    "Finding",
+    "Invariant",
+    "MachineFactory",
+    "Tally",
+    "invariant",
+    "run_alone",
+    "unregister",
+]

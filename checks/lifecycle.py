@@ -13,12 +13,14 @@ from operator import attrgetter
 from typing import Any, ClassVar
 
 from checks.fused import Key, Machine
-from checks.history import PROVIDER, READ, Op, OpType
+from checks.history import INDEX, OP, PROVIDER, READ, RUN, TYPE, VALUE, Op, OpType
 from checks.horizon import movers
-from checks.index import REQUEUES, TERMINAL_STATUSES, Index, Span, merged, row_of
-from checks.judgement import Finding, Tally, run_alone
+from checks.index import TERMINAL_STATUSES, Index, Span, merged, row_of
+from checks.judgement import Finding, Tally, invariant
 from checks.own import fence_is_strict
+from checks.verdict import Kind
 from model.constants import MAX_REQUEUES
+from model.statements import FINISH_RUN, REQUEUE, REQUEUES
 
 _TOTALS = ("status", "iterations", "total_tokens")
 _STRANDED = frozenset({"queued", "running"})
@@ -27,9 +29,16 @@ RETRYABLE_CLASSES: frozenset[str] = frozenset({"connection", "rateLimit", "serve
 _WORKER_ENTRY = "run_queued"
 _by_index = attrgetter("index")
 _REQUEUE_NUMBERS = tuple(sorted(REQUEUES))
-_RESOLVES = frozenset({"T7", "T11"})  # how a queued segment's recovery settles a failure: dead-letter or requeue
+_RESOLVES = frozenset(
+    {FINISH_RUN, REQUEUE}
+)  # how a queued segment's recovery settles a failure: dead-letter or requeue
 
 
+@invariant(
+    "terminal_is_terminal",
+    Kind.ALWAYS,
+    "a terminal row never changes status or totals again (ADR-092)",
+)
 class TerminalIsTerminal(Machine):
     """Once a run's row is terminal, no later row of it changes status, iterations or tokens:
     the index's rows, in order."""
@@ -40,11 +49,11 @@ class TerminalIsTerminal(Machine):
         terminal: dict[str, Op] = {}
         tally = Tally()
         for op in ix.rows:
-            first = terminal.get(op[4])
+            first = terminal.get(op[RUN])
             if first is None:
-                row = op[6].get("row")
+                row = op[VALUE].get("row")
                 if (row if type(row) is dict else row_of(op)).get("status") in TERMINAL_STATUSES:
-                    terminal[op[4]] = op
+                    terminal[op[RUN]] = op
                     tally.hold()  # a case: a run that reached a terminal row (its later writes are judged too)
                 continue
             changed = _changed_totals(row_of(first), row_of(op))
@@ -59,15 +68,15 @@ class TerminalIsTerminal(Machine):
         return tally.finding("writes to terminal rows")
 
 
-def terminal_is_terminal(ix: Index) -> Finding:
-    """Once a run's row is terminal, no later row of it changes status, iterations or tokens."""
-    return run_alone(TerminalIsTerminal(), ix)
-
-
 def _changed_totals(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
     return [f"{k} {before.get(k)!r}->{after.get(k)!r}" for k in _TOTALS if before.get(k) != after.get(k)]
 
 
+@invariant(
+    "requeue_budget_respected",
+    Kind.ALWAYS,
+    "no row is requeued more than MAX_REQUEUES times",
+)
 class RequeueBudgetRespected(Machine):
     """No requeue (T11/T13) leaves a row with requeue_count above MAX_REQUEUES: each of the index's
     requeue rows, in history order, once the pass is over."""
@@ -89,11 +98,11 @@ class RequeueBudgetRespected(Machine):
         return tally.finding("requeues")
 
 
-def requeue_budget_respected(ix: Index) -> Finding:
-    """No requeue (T11/T13) leaves a row with requeue_count above MAX_REQUEUES."""
-    return run_alone(RequeueBudgetRespected(), ix)
-
-
+@invariant(
+    "retryable_failure_retried",
+    Kind.ALWAYS,
+    "a retryable provider failure is retried while budget remains, never dead-lettered not_retryable (ADR-095)",
+)
 class RetryableFailureRetried(Machine):
     """On a worker segment, a provider failure whose true class is retryable is not settled
     ``not_retryable`` by that segment, unless its recovery's read of the row returned a write fence whose
@@ -125,7 +134,7 @@ class RetryableFailureRetried(Machine):
             failure: Op | None = None
             fenced: Op | None = None
             for op in span.records:
-                name, type_ = op[3], op[5]
+                name, type_ = op[OP], op[TYPE]
                 if name == PROVIDER:
                     if type_ is OpType.FAIL:
                         fenced = None
@@ -135,20 +144,15 @@ class RetryableFailureRetried(Machine):
                 elif name == READ:
                     if type_ is OpType.OK and fence_is_strict(ix, op.run, op.get("fence"), op.index):
                         fenced = op
-                elif numbers.get(op[0]) in _RESOLVES and op.get("identity") == span.identity:
+                elif numbers.get(op[INDEX]) in _RESOLVES and op.get("identity") == span.identity:
                     _judge_retry(tally, ix, failure, op, fenced)
                     failure = fenced = None
         return tally.finding("retryable provider failures")
 
 
-def retryable_failure_retried(ix: Index) -> Finding:
-    """A retryable provider failure is retried while budget remains, never dead-lettered not_retryable."""
-    return run_alone(RetryableFailureRetried(), ix)
-
-
 def _judge_retry(tally: Tally, ix: Index, failure: Op, store: Op, fence: Op | None) -> None:
     reason = row_of(store).get("termination_reason")
-    if ix.number(store) != "T7" or reason != "not_retryable" or fence is not None:
+    if ix.number(store) != FINISH_RUN or reason != "not_retryable" or fence is not None:
         tally.hold()
         return
     tally.violate(
@@ -160,6 +164,11 @@ def _judge_retry(tally: Tally, ix: Index, failure: Op, store: Op, fence: Op | No
     )
 
 
+@invariant(
+    "every_run_terminates",
+    Kind.EVENTUALLY,
+    "after the quiet phase no run is QUEUED or RUNNING (nothing stranded)",
+)
 class EveryRunTerminates(Machine):
     """At the end no run's final row is QUEUED or RUNNING with nothing left to move it: the final rows
     the index kept. A run something still moves (an open segment, a wake-up on the bus, a lease the
@@ -187,20 +196,10 @@ class EveryRunTerminates(Machine):
         return tally.finding("final rows")
 
 
-def every_run_terminates(ix: Index) -> Finding:
-    """At the end no run's final row is QUEUED or RUNNING with nothing left to move it (stranded); a run
-    the horizon cut short is unknown; no final rows at all is unknown."""
-    return run_alone(EveryRunTerminates(), ix)
-
-
 __all__ = [
     "RETRYABLE_CLASSES",
     "EveryRunTerminates",
     "RequeueBudgetRespected",
     "RetryableFailureRetried",
     "TerminalIsTerminal",
-    "every_run_terminates",
-    "requeue_budget_respected",
-    "retryable_failure_retried",
-    "terminal_is_terminal",
 ]

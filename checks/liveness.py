@@ -1,7 +1,7 @@
 """Liveness costs of one simulation: what the safety mechanisms took from runs that were doing well.
 
-Three counts, each from ground truth in one pass over a history (issue 18, "liveness costs judged,
-not only safety"); the report's cost section shows them beside the spec sentences that make them
+Three counts, each from ground truth in one pass over a history (liveness costs judged, not only
+safety); the report's cost section shows them beside the spec sentences that make them
 costs rather than violations:
 
 - ``progressing_reaped``: reaper statements (T13 requeue or T14 dead-letter that matched) on a row
@@ -27,7 +27,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from checks import history as H
-from checks.history import Op, OpType
+from checks.columns import STAT_DEAD_LETTERS_NO_FATAL, STAT_FAILED_BY_SLOWNESS, STAT_PROGRESSING_REAPED
+from checks.history import OP, PROCESS, RUN, TYPE, VALUE, Op, OpType
+from model.statements import LEASE_SETTING, REAPER_STATEMENTS
 
 RETRYABLE = frozenset({"connection", "rateLimit", "serverError", "circuitOpen"})
 STRICT = frozenset({"non_idempotent_write", "unknown"})
@@ -45,9 +47,9 @@ class Liveness:
 
     def columns(self) -> dict[str, int]:
         return {
-            "stat.progressing_reaped": self.progressing_reaped,
-            "stat.dead_letters_no_fatal": self.dead_letters_no_fatal,
-            "stat.failed_by_slowness": self.failed_by_slowness,
+            STAT_PROGRESSING_REAPED: self.progressing_reaped,
+            STAT_DEAD_LETTERS_NO_FATAL: self.dead_letters_no_fatal,
+            STAT_FAILED_BY_SLOWNESS: self.failed_by_slowness,
         }
 
 
@@ -114,12 +116,12 @@ class _Pass:
             return
         number = str(value.get("transition", "")).partition(" ")[0]
         before = self.rows.get(op.run, {})
-        if number in ("T13", "T14") and value.get("actor") == "reaper":
+        if number in REAPER_STATEMENTS and value.get("actor") == "reaper":
             self._reaped(op, before)
         failed = row.get("status") == "failed" and before.get("status") != "failed"
         if failed and value.get("site") in DEAD_LETTER_SITES:
             self._dead_letter(op.run, before)
-        if number in ("T1", "T3", "T10", "T11", "T13"):
+        if number in LEASE_SETTING:
             self.inflight[op.run] = set()
         self.rows[op.run] = row
 
@@ -172,20 +174,20 @@ def liveness(history: Iterable[Op]) -> Liveness:
     nemesis, world, final, segment, store, tool = H.NEMESIS, H.WORLD, H.FINAL, H.SEGMENT, H.STORE, H.TOOL
     fail, failing = OpType.FAIL, (H.PROVIDER, H.EVENT)
     for op in records:
-        process, name = op[2], op[3]
+        process, name = op[PROCESS], op[OP]
         if process == nemesis:
             state.nemesis(op)
         elif process == world:
             if name == final:
-                state.final[op[4]] = str(op[6].get("row", {}).get("status", ""))
+                state.final[op[RUN]] = str(op[VALUE].get("row", {}).get("status", ""))
         elif name == segment:
-            if op[4]:  # a segment of no run (the reaper's tick) holds no row: no reap or dead-letter asks for it
+            if op[RUN]:  # a segment of no run (the reaper's tick) holds no row: no reap or dead-letter asks for it
                 state.segment(op)
         elif name == store:
             state.store(op)
         elif name == tool:
             state.tool(op)
-        elif op[5] is fail and name in failing:
+        elif op[TYPE] is fail and name in failing:
             state.failure(op)
     if state.reaps:
         state.calls_of(records, {process for _at, process in state.reaps})

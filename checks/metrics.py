@@ -21,14 +21,22 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from checks import history as H
-from checks.history import Op, OpType
+from checks.columns import (
+    DL,
+    HIT,
+    STAT_DEAD_LETTERS,
+    STAT_DEAD_LETTERS_NO_WRITE,
+    STAT_DUPLICATE_IDEMPOTENT_WRITES,
+    STAT_REQUEUES,
+    STAT_SETTLE_LATENCIES_S,
+    STAT_WASTED_TOOL_EXECUTIONS,
+)
+from checks.history import OP, PROCESS, RUN, VALUE, Op, OpType
 from checks.liveness import Liveness, liveness
+from model.statements import CLAIMS, CREATES, REQUEUES
 
 WRITE_EFFECTS = frozenset({"idempotent_write", "non_idempotent_write"})
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
-CLAIMS = frozenset({"T1", "T3", "T10"})
-CREATES = frozenset({"T1", "T2"})
-REQUEUES = frozenset({"T11", "T13"})
 DEAD_LETTER_SITES = frozenset({"reaper.dead_letter", "recovery.dead_letter", "reaper.dispatch_failed"})
 """The call sites whose FAILED settle the runtime itself counts as a dead-letter (the reaper's
 T14 and its failed re-dispatch, in-process recovery's refusal); a provider failure settled by the
@@ -81,18 +89,18 @@ class RunMetrics:
     def columns(self) -> dict[str, Any]:
         """The row columns: fixed ``stat.*`` ones, and ``dl.*`` / ``hit.*`` only where nonzero."""
         out: dict[str, Any] = {
-            "stat.requeues": self.requeues,
-            "stat.dead_letters": sum(self.dead_letters.values()),
-            "stat.dead_letters_no_write": self.dead_letters_no_write,
-            "stat.settle_latencies_s": list(self.settle_latencies_s),
-            "stat.duplicate_idempotent_writes": self.duplicate_idempotent_writes,
-            "stat.wasted_tool_executions": self.wasted_tool_executions,
+            STAT_REQUEUES: self.requeues,
+            STAT_DEAD_LETTERS: sum(self.dead_letters.values()),
+            STAT_DEAD_LETTERS_NO_WRITE: self.dead_letters_no_write,
+            STAT_SETTLE_LATENCIES_S: list(self.settle_latencies_s),
+            STAT_DUPLICATE_IDEMPOTENT_WRITES: self.duplicate_idempotent_writes,
+            STAT_WASTED_TOOL_EXECUTIONS: self.wasted_tool_executions,
             **self.liveness.columns(),
         }
         for reason, count in sorted(self.dead_letters.items()):
-            out[f"dl.{reason}"] = count
+            out[f"{DL}{reason}"] = count
         for (family, kind), count in sorted(self.hits.items()):
-            out[f"hit.{family}.{kind}"] = count
+            out[f"{HIT}{family}.{kind}"] = count
         return out
 
 
@@ -177,7 +185,7 @@ class _Pass:
         history = self.history
         for i in positions:
             op = history[i]
-            who = op[2]
+            who = op[PROCESS]
             if who in _NOT_REQUESTERS or (process is not None and who != process):
                 continue
             kind = request_kind(op)
@@ -208,7 +216,7 @@ def run_metrics(history: Iterable[Op], request_types: Sequence[type[Any] | str] 
     nemesis, world, store, tool, fault, landing = H.NEMESIS, H.WORLD, H.STORE, H.TOOL, H.FAULT, H.LANDING
     idempotent_landings = state.idempotent_landings
     for at, op in enumerate(records):
-        process, name = op[2], op[3]
+        process, name = op[PROCESS], op[OP]
         if name is store or name == store:
             if process != nemesis and process != world:
                 state.store(op)
@@ -218,8 +226,8 @@ def run_metrics(history: Iterable[Op], request_types: Sequence[type[Any] | str] 
         elif process == nemesis:
             if name == fault:
                 state.fault(op, at)
-        elif process == world and name == landing and op[6].get("effect") == "idempotent_write":
-            idempotent_landings[(op[4], op[6].get("call"))] += 1
+        elif process == world and name == landing and op[VALUE].get("effect") == "idempotent_write":
+            idempotent_landings[(op[RUN], op[VALUE].get("call"))] += 1
     metrics = state.finish()
     metrics.liveness = liveness(records)
     return metrics

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from model.statements import CANCEL, CLAIM_FOR_RESUME, ENQUEUE_RUN
+
 
 @dataclass(frozen=True, slots=True)
 class OutcomeRule:
@@ -55,7 +57,7 @@ OUTCOME_TABLE: tuple[OutcomeRule, ...] = (
     OutcomeRule("run_queued, approve, submit_input", "nothing (null: no claim / refused before claiming)",
                 "none of its statements matched", "3.1, T3, T10", _SEGMENT),
     OutcomeRule("approve, submit_input", "RunAlreadyResumingException", "its claim (T10) failed or matched "
-                "nothing", "T10", _SEGMENT),
+                "nothing", CLAIM_FOR_RESUME, _SEGMENT),
     OutcomeRule("reap (per row)", "requeued", "its requeue (T13) of the row matched and the wake-up dispatch "
                 "returned", "5.1 3d-e", _REAPER),
     OutcomeRule("reap (per row)", "dead_lettered, reason R", "a statement of the tick on the row matched and left "
@@ -63,11 +65,11 @@ OUTCOME_TABLE: tuple[OutcomeRule, ...] = (
                 "5.1 3a-c, ADR-104 'dead-letter = FAILED + retries_exhausted/not_retryable'", _REAPER),
     OutcomeRule("reap (per row)", "skipped", "no statement of the tick on the row matched", "5.1 3a, 3d", _REAPER),
     OutcomeRule("reap", "the printed counts", "equal the ticks' per-row accounts", "5.1 step 4", _REAPER),
-    OutcomeRule("enqueue", "the run's uuid", "its insert (T2) matched and its wake-up dispatch returned", "T2",
+    OutcomeRule("enqueue", "the run's uuid", "its insert (T2) matched and its wake-up dispatch returned", ENQUEUE_RUN,
                 _CLIENT),
     OutcomeRule("enqueue", "RunEnqueueFailedException", "its insert never matched (not issued, or failed), or "
-                "its wake-up dispatch threw", "T2", _CLIENT),
-    OutcomeRule("cancel", "true / false", "true exactly when its cancel (T8) matched", "T8, C8", _CLIENT),
+                "its wake-up dispatch threw", ENQUEUE_RUN, _CLIENT),
+    OutcomeRule("cancel", "true / false", "true exactly when its cancel (T8) matched", f"{CANCEL}, C8", _CLIENT),
     OutcomeRule("every settle", "reason completed / max_iterations", "the settling segment's last provider call "
                 "(an ordinary one / the synthesis round) returned", "3.2", _REASON),
     OutcomeRule("every settle", "reason budget_exhausted / context_truncated / policy_denied / approval_denied",

@@ -52,10 +52,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from checks.fused import Machine
-from checks.history import READ, Op, OpType
+from checks.history import INDEX, OP, READ, TIME_S, TYPE, VALUE, Op, OpType
 from checks.index import TERMINAL_STATUSES, Index, Span, row_of
-from checks.judgement import Finding, Tally, run_alone
+from checks.judgement import OUTCOME_ORACLE, Finding, Tally, invariant
 from checks.own import left_row, matched, number, spans_of_entries, statements
+from checks.verdict import Kind
+from model.statements import CLAIM_FOR_RESUME, FINISH_RUN, REQUEUE, START_RUN, SUSPEND_RUN
 
 _JUDGED_ENTRIES = frozenset({"run_queued", "run_interactive", "approve", "submit_input"})
 _SETTLE_STATUS: Mapping[str, tuple[str, frozenset[str] | None]] = {
@@ -70,6 +72,13 @@ _WAITING = {"awaiting_approval": "waiting_for_approval", "awaiting_input": "wait
 _ALREADY_RESUMING = "RunAlreadyResumingException"
 
 
+@invariant(
+    "segment_outcome_true",
+    Kind.ALWAYS,
+    "every outcome a segment call returns (and the refusal it throws) is true of its own statements: "
+    "the outcome table of checks/outcomes.py",
+    tags=(OUTCOME_ORACLE,),
+)
 class SegmentOutcomeTrue(Machine):
     """Every outcome a segment call returned (and the refusal it threw) is true of its own statements,
     as the module's table says: judged once the pass is over, from the segments it indexed and the
@@ -81,24 +90,17 @@ class SegmentOutcomeTrue(Machine):
         tally = Tally()
         for span in spans_of_entries(ix, _JUDGED_ENTRIES):
             done = span.completion
-            if done is None or done[5] is OpType.INFO:
+            if done is None or done[TYPE] is OpType.INFO:
                 continue
-            if done[5] is OpType.FAIL:
-                if done[6].get("error") == _ALREADY_RESUMING:
+            if done[TYPE] is OpType.FAIL:
+                if done[VALUE].get("error") == _ALREADY_RESUMING:
                     _judge_claim_lost(tally, span, done)
                 continue
-            outcome = done[6].get("outcome")
+            outcome = done[VALUE].get("outcome")
             if outcome == "lease_lost":
                 continue
             _judge_report(tally, span, done, repr(outcome), _falsehood(ix, span, outcome))
         return tally.finding("segment outcomes")
-
-
-def segment_outcome_true(ix: Index) -> Finding:
-    """Every outcome a segment call returned (and the refusal it threw) is true of its own statements,
-    as the module's table says. LEASE_LOST is judged by :func:`lease_lost_means_lost`; a crashed call,
-    or one that never returned, reports nothing."""
-    return run_alone(SegmentOutcomeTrue(), ix)
 
 
 def _judge_report(tally: Tally, span: Span, done: Op, said: str, why: tuple[tuple[int, ...], str] | None) -> None:
@@ -109,9 +111,9 @@ def _judge_report(tally: Tally, span: Span, done: Op, said: str, why: tuple[tupl
         return
     witness, reason = why
     tally.violate(
-        (*witness, done[0]),
-        f"the {span.entry} call of run {span.run!r} by {span.identity!r} reported {said} at {done[0]}, but {reason}",
-        at=done[0],
+        (*witness, done[INDEX]),
+        f"the {span.entry} call of run {span.run!r} by {span.identity!r} reported {said} at {done.index}, but {reason}",
+        at=done[INDEX],
     )
 
 
@@ -120,20 +122,20 @@ def _falsehood(ix: Index, span: Span, outcome: object) -> tuple[tuple[int, ...],
     own = statements(span)
     took = []
     for op in own:  # matched(op), inline: a call per statement of every judged segment
-        if op[5] is OpType.OK and op[6].get("matched") and op[6].get("row") is not None:
+        if op[TYPE] is OpType.OK and op[VALUE].get("matched") and op[VALUE].get("row") is not None:
             took.append(op)
     last = own[-1] if own else None
     if outcome is None:
-        return None if not took else ((took[0][0],), f"its {took[0][6].get('transition')!r} matched")
-    if outcome in _UNPERSISTED_OUTCOMES and own and not took and number(own[0]) == "T1":
+        return None if not took else ((took[0][INDEX],), f"its {took[0][VALUE].get('transition')!r} matched")
+    if outcome in _UNPERSISTED_OUTCOMES and own and not took and number(own[0]) == START_RUN:
         return None  # the call's begin (T1) failed and nothing of it matched: the run executed unpersisted
     if outcome in _SETTLE_STATUS:
         status, reasons = _SETTLE_STATUS[str(outcome)]
-        return _own_last(last, ("T7",), status, reasons)
+        return _own_last(last, (FINISH_RUN,), status, reasons)
     if outcome in _WAITING:
-        return _own_last(last, ("T9",), _WAITING[str(outcome)], None)
+        return _own_last(last, (SUSPEND_RUN,), _WAITING[str(outcome)], None)
     if outcome == "suspend_failed":
-        suspends = [op for op in took if number(op) == "T9"]
+        suspends = [op for op in took if number(op) == SUSPEND_RUN]
         return None if not suspends else ((suspends[-1][0],), "its suspend (T9) matched")
     if outcome == "cancelled":
         return _cancel_seen(span, took)
@@ -149,11 +151,11 @@ def _own_last(
         return (), "it changed no row"
     if number(last) not in numbers or not matched(last):
         state = "matched" if matched(last) else "did not take effect"
-        return (last[0],), f"its last statement {last[6].get('transition')!r} at {last[0]} {state}"
+        return (last[INDEX],), f"its last statement {last[VALUE].get('transition')!r} at {last[INDEX]} {state}"
     row = row_of(last)
     if row.get("status") != status or (reasons is not None and row.get("termination_reason") not in reasons):
-        return (last[0],), (
-            f"its last statement at {last[0]} left the row {row.get('status')!r} "
+        return (last[INDEX],), (
+            f"its last statement at {last[INDEX]} left the row {row.get('status')!r} "
             f"(reason {row.get('termination_reason')!r})"
         )
     return None
@@ -162,50 +164,57 @@ def _own_last(
 def _cancel_seen(span: Span, took: list[Op]) -> tuple[tuple[int, ...], str] | None:
     seen: Op | None = None
     for op in span.records:
-        if op[3] == READ and op[5] is OpType.OK and op[6].get("result") == "cancelled":
+        if op[OP] == READ and op[TYPE] is OpType.OK and op[VALUE].get("result") == "cancelled":
             seen = op
     if seen is None:
         return (), "no read of it returned the run cancelled"
-    later = [op for op in took if op[0] > seen[0]]
+    later = [op for op in took if op[INDEX] > seen[0]]
     if later:
         return (seen[0], later[0][0]), f"its {later[0][6].get('transition')!r} matched after it read the cancel"
     return None
 
 
 def _requeued(ix: Index, span: Span, took: list[Op]) -> tuple[tuple[int, ...], str] | None:
-    requeues = [op for op in took if number(op) == "T11"]
+    requeues = [op for op in took if number(op) == REQUEUE]
     if not requeues:
         return (), "no requeue (T11) of it matched"
     requeue = requeues[-1]
-    sent = any(op[3] == "dispatch" and op[5] is OpType.OK and op[0] > requeue[0] for op in span.records)
+    sent = any(op[OP] == "dispatch" and op[TYPE] is OpType.OK and op[INDEX] > requeue[INDEX] for op in span.records)
     if not sent:
-        return (requeue[0],), f"no wake-up dispatch of it returned after its requeue at {requeue[0]}"
+        return (requeue[INDEX],), f"no wake-up dispatch of it returned after its requeue at {requeue[INDEX]}"
     left = left_row(ix, span)
     if left is not None and row_of(left).get("status") in TERMINAL_STATUSES:
-        return (requeue[0], left[0]), (
-            f"the row it left was {row_of(left).get('status')!r} when it returned ({left[6].get('transition')!r} "
-            f"at {left[0]} by its own process)"
+        return (requeue[INDEX], left[INDEX]), (
+            f"the row it left was {row_of(left).get('status')!r} when it returned ({left[VALUE].get('transition')!r} "
+            f"at {left[INDEX]} by its own process)"
         )
     return None
 
 
 def _judge_claim_lost(tally: Tally, span: Span, done: Op) -> None:
-    claims = [op for op in statements(span) if number(op) == "T10"]
+    claims = [op for op in statements(span) if number(op) == CLAIM_FOR_RESUME]
     if claims and not any(matched(op) for op in claims):
         tally.hold()
         return
-    witness = tuple(op[0] for op in claims)
+    witness = tuple(op[INDEX] for op in claims)
     tally.violate(
-        (*witness, done[0]),
-        f"the {span.entry} call of run {span.run!r} threw {_ALREADY_RESUMING} at {done[0]}, but "
+        (*witness, done[INDEX]),
+        f"the {span.entry} call of run {span.run!r} threw {_ALREADY_RESUMING} at {done[INDEX]}, but "
         + ("its claim (T10) matched" if claims else "it issued no claim"),
-        at=done[0],
+        at=done[INDEX],
     )
 
 
 # ---- LEASE_LOST ---------------------------------------------------------------------------------
 
 
+@invariant(
+    "lease_lost_means_lost",
+    Kind.ALWAYS,
+    "a segment that reports LEASE_LOST had lost it: its last statement failed or matched nothing on a row "
+    "it no longer held",
+    tags=(OUTCOME_ORACLE,),
+)
 class LeaseLostMeansLost(Machine):
     """A segment reporting LEASE_LOST had lost the lease: judged once the pass is over, from the
     segments it indexed, their statements and the rows before each."""
@@ -216,29 +225,22 @@ class LeaseLostMeansLost(Machine):
         tally = Tally()
         for span in spans_of_entries(ix, _JUDGED_ENTRIES):
             done = span.completion
-            if done is None or done[5] is not OpType.OK or done[6].get("outcome") != "lease_lost":
+            if done is None or done[TYPE] is not OpType.OK or done[VALUE].get("outcome") != "lease_lost":
                 continue
             own = statements(span)
             if not own:
-                tally.violate((done[0],), f"the {span.entry} call of run {span.run!r} reported lease_lost at "
-                              f"{done[0]} without issuing a statement", at=done[0])  # fmt: skip
+                tally.violate((done[INDEX],), f"the {span.entry} call of run {span.run!r} reported lease_lost at "
+                              f"{done[INDEX]} without issuing a statement", at=done[INDEX])  # fmt: skip
                 continue
             _judge_report(tally, span, done, "lease_lost", _lease_held(ix, span, own[-1]))
         return tally.finding("lease_lost outcomes")
 
 
-def lease_lost_means_lost(ix: Index) -> Finding:
-    """A segment reporting LEASE_LOST had lost the lease: its last statement failed or matched nothing,
-    and the store's row just before that statement was not held by the segment (RUNNING, claimed by
-    its identity, lease_expires not before the true time of the statement)."""
-    return run_alone(LeaseLostMeansLost(), ix)
-
-
 def _lease_held(ix: Index, span: Span, last: Op) -> tuple[tuple[int, ...], str] | None:
-    transition = last[6].get("transition")
+    transition = last[VALUE].get("transition")
     if matched(last):
-        return (last[0],), f"its last statement {transition!r} at {last[0]} matched"
-    before = ix.row_before(span.run, last[0])
+        return (last[INDEX],), f"its last statement {transition!r} at {last[INDEX]} matched"
+    before = ix.row_before(span.run, last[INDEX])
     if before is None:
         return None
     row = row_of(before)
@@ -247,15 +249,15 @@ def _lease_held(ix: Index, span: Span, last: Op) -> tuple[tuple[int, ...], str] 
         row.get("status") == "running"
         and row.get("claimed_by") == span.identity
         and isinstance(lease, (int, float))
-        and ix.time_of(lease) >= last[1]  # a clock reading against the statement's true time
+        and ix.time_of(lease) >= last[TIME_S]  # a clock reading against the statement's true time
     )
     if not held or not isinstance(lease, (int, float)):
         return None
-    failed = "failed" if last[5] is OpType.FAIL else "matched nothing"
-    return (before[0], last[0]), (
-        f"its last statement {transition!r} {failed} at {last[0]} while the store held the row RUNNING under it "
-        f"with its lease to {ix.time_of(lease)} (row of {before[0]})"
+    failed = "failed" if last[TYPE] is OpType.FAIL else "matched nothing"
+    return (before[INDEX], last[INDEX]), (
+        f"its last statement {transition!r} {failed} at {last[INDEX]} while the store held the row RUNNING under it "
+        f"with its lease to {ix.time_of(lease)} (row of {before[INDEX]})"
     )
 
 
-__all__ = ["LeaseLostMeansLost", "SegmentOutcomeTrue", "lease_lost_means_lost", "segment_outcome_true"]
+__all__ = ["LeaseLostMeansLost", "SegmentOutcomeTrue"]

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from checks.history import Op, OpType
+from checks.history import INDEX, OP, PROCESS, RUN, TYPE, VALUE, Op, OpType
 from checks.index import NON_IDEMPOTENT_WRITE, UNLISTED_ENTRIES, WRITE_EFFECTS, Index, Span, row_of
+from model.statements import MARK_PENDING_EFFECT
 
 UNKNOWN_EFFECT = "unknown"
 STRICT_EFFECTS = frozenset({NON_IDEMPOTENT_WRITE, UNKNOWN_EFFECT})
@@ -39,12 +40,12 @@ def statements(span: Span) -> list[Op]:
 
 def matched(op: Op) -> bool:
     """A store completion that took effect (matched a row and carries its after-state)."""
-    return op[5] is _OK and bool(op[6].get("matched")) and op[6].get("row") is not None
+    return op[TYPE] is _OK and bool(op[VALUE].get("matched")) and op[VALUE].get("row") is not None
 
 
 def number(op: Op) -> str:
     """The spec's T-number of a store record ('T7 finishRun' -> 'T7')."""
-    name = op[6].get("transition")
+    name = op[VALUE].get("transition")
     return name.partition(" ")[0] if isinstance(name, str) else ""
 
 
@@ -54,15 +55,17 @@ def records_in(ix: Index, span: Span, run: str) -> Sequence[Op]:
     if run == span.run:
         return span.records
     end = min(span.end, len(ix.history))
-    process = span.invoke[2]
-    return [op for op in ix.history[span.key + 1 : end] if op[2] == process and op[4] == run and op[3] != "segment"]
+    process = span.invoke[PROCESS]
+    return [
+        op for op in ix.history[span.key + 1 : end] if op[PROCESS] == process and op[RUN] == run and op[OP] != "segment"
+    ]
 
 
 def left_row(ix: Index, span: Span) -> Op | None:
     """The row the call left: the run's latest matched statement issued by the call's own process
     (the call itself or a call nested in it) before the call returned; None when it changed none."""
     rows: Sequence[Op] = ix.rows_by_run.get(span.run, ())
-    process = span.invoke[2]
+    process = span.invoke[PROCESS]
     for i in range(len(rows) - 1, -1, -1):
         op = rows[i]
         if op.index < span.end and op.index > span.key and op.process == process:
@@ -80,7 +83,7 @@ def stamp_of(ix: Index, run: str, fence: str, before: int) -> Op | None:
         op = rows[i]
         if op.index >= before:
             continue
-        if ix.numbers.get(op.index) == "T5" and row_of(op).get("pending_effect") == fence:
+        if ix.numbers.get(op.index) == MARK_PENDING_EFFECT and row_of(op).get("pending_effect") == fence:
             return op
     return None
 
@@ -88,7 +91,7 @@ def stamp_of(ix: Index, run: str, fence: str, before: int) -> Op | None:
 def stamped_call(ix: Index, stamp: Op) -> Op | None:
     """The call a fence stamp announced: the stamping process's first tool invoke of the run after it."""
     for op in ix.tool_invokes:
-        if op[0] > stamp[0] and op[4] == stamp[4] and op[2] == stamp[2]:
+        if op[INDEX] > stamp[INDEX] and op[RUN] == stamp[RUN] and op[PROCESS] == stamp[PROCESS]:
             return op
     return None
 
@@ -105,7 +108,7 @@ def fence_is_strict(ix: Index, run: str, fence: object, before: int) -> bool:
     call = stamped_call(ix, stamp) if stamp is not None else None
     if call is None:
         return fence == NON_IDEMPOTENT_WRITE
-    return call[6].get("true_effect") in STRICT_EFFECTS
+    return call[VALUE].get("true_effect") in STRICT_EFFECTS
 
 
 __all__ = [

@@ -24,20 +24,37 @@ from collections.abc import Mapping
 from typing import ClassVar
 
 from checks.fused import Key, Machine
-from checks.history import EVENT, PHASE, PROVIDER, READ, STORE, TOOL, Op, OpType
+from checks.history import EVENT, INDEX, OP, PHASE, PROVIDER, READ, RUN, STORE, TOOL, TYPE, VALUE, Op, OpType
 from checks.index import Index, Span, merged
-from checks.judgement import Finding, Tally, run_alone
+from checks.judgement import ADR_PROMISE, Finding, Tally, invariant
 from checks.own import matched, number, spans_of_entries
+from checks.verdict import Kind
+from model.statements import (
+    CANCEL,
+    CLAIM_FOR_RESUME,
+    CLAIM_QUEUED,
+    EXTEND_LEASE,
+    MARK_PENDING_EFFECT,
+    RENEW_LEASE,
+    RENEWALS,
+    START_RUN,
+)
 
-_RENEWALS = frozenset({"T4", "T5", "P1"})
+_RENEWALS = RENEWALS | {EXTEND_LEASE}
 _STOPPED = frozenset({STORE, EVENT, PROVIDER, TOOL})
 _PROBE = "executor.cancellation_probe"
 _EXECUTING = frozenset({"run_queued", "run_interactive", "approve", "submit_input"})
-_LEASES = ("T1", "T3", "T4", "T5", "T10", "P1")
-_DEADLINED = frozenset({"T5", "P1"})
+_LEASES = (START_RUN, CLAIM_QUEUED, RENEW_LEASE, MARK_PENDING_EFFECT, CLAIM_FOR_RESUME, EXTEND_LEASE)
+_DEADLINED = frozenset({MARK_PENDING_EFFECT, EXTEND_LEASE})
 _DEFAULT_LEASE_S = 900
 
 
+@invariant(
+    "lost_lease_stops",
+    Kind.ALWAYS,
+    "after a failed or refused renewal or fence statement a segment makes no further request on the run (ADR-104)",
+    tags=(ADR_PROMISE,),
+)
 class LostLeaseStops(Machine):
     """After its first renewal or fence statement that failed or matched nothing, a segment makes no
     further request on the run: the segments of the refused statements (the index lists them) and of
@@ -56,18 +73,19 @@ class LostLeaseStops(Machine):
         for span in ix.spans_of(merged(refused, failed)):
             lost: Op | None = None
             for op in span.records:
-                name, type_ = op[3], op[5]
+                name, type_ = op[OP], op[TYPE]
                 if lost is None:
                     if name == STORE and number(op) in _RENEWALS and type_ is not OpType.INVOKE and not matched(op):
                         lost = op
                     continue
                 if name in _STOPPED and type_ is OpType.INVOKE:
+                    how = "failed" if lost.type is OpType.FAIL else "matched nothing"
                     tally.violate(
-                        (lost[0], op[0]),
-                        f"the {span.entry} segment of run {span.run!r} lost its lease at {lost[0]} "
-                        f"({lost[6].get('transition')!r} {'failed' if lost[5] is OpType.FAIL else 'matched nothing'}) "
-                        f"and went on to a {name} request at {op[0]}",
-                        at=op[0],
+                        (lost[INDEX], op[INDEX]),
+                        f"the {span.entry} segment of run {span.run!r} lost its lease at {lost.index} "
+                        f"({lost.value.get('transition')!r} {how}) "
+                        f"and went on to a {name} request at {op[INDEX]}",
+                        at=op[INDEX],
                     )
                     break
             else:
@@ -76,12 +94,12 @@ class LostLeaseStops(Machine):
         return tally.finding("lost leases")
 
 
-def lost_lease_stops(ix: Index) -> Finding:
-    """After its first renewal or fence statement that failed or matched nothing, a segment makes no
-    further request on the run (statement, audit insert, provider or tool call)."""
-    return run_alone(LostLeaseStops(), ix)
-
-
+@invariant(
+    "cancel_observed_at_boundary",
+    Kind.ALWAYS,
+    "a boundary that reads its run cancelled still persists its step, starts no call and reports CANCELLED (ADR-103)",
+    tags=(ADR_PROMISE,),
+)
 class CancelObservedAtBoundary(Machine):
     """A cancellation probe that reads the run CANCELLED is followed by the insert of its boundary
     step, by no provider or tool call, and by the outcome CANCELLED: only a run a cancel (T8) took
@@ -91,7 +109,7 @@ class CancelObservedAtBoundary(Machine):
 
     def finish(self, ix: Index) -> Finding:
         tally = Tally()
-        cancelled = {op[4] for op in ix.rows_of("T8")}
+        cancelled = {op[RUN] for op in ix.rows_of(CANCEL)}
         if not cancelled:
             return tally.finding("cancellations observed")
         for span in spans_of_entries(ix, _EXECUTING):
@@ -99,51 +117,52 @@ class CancelObservedAtBoundary(Machine):
                 continue
             records = span.records
             for i, op in enumerate(records):
-                probe = op[3] == READ and op[5] is OpType.OK and op[6].get("site") == _PROBE
-                if probe and op[6].get("result") == "cancelled":
+                probe = op[OP] == READ and op[TYPE] is OpType.OK and op[VALUE].get("site") == _PROBE
+                if probe and op[VALUE].get("result") == "cancelled":
                     _judge_probe(tally, span, op, records[i + 1 :])
                     break
         return tally.finding("cancellations observed")
 
 
-def cancel_observed_at_boundary(ix: Index) -> Finding:
-    """A cancellation probe that reads the run CANCELLED is followed by the insert of its boundary
-    step, by no provider or tool call, and by the outcome CANCELLED."""
-    return run_alone(CancelObservedAtBoundary(), ix)
-
-
 def _judge_probe(tally: Tally, span: Span, probe: Op, after: list[Op]) -> None:
-    requests = [op for op in after if op[5] is OpType.INVOKE and op[3] != "emit"]
+    requests = [op for op in after if op[TYPE] is OpType.INVOKE and op[OP] != "emit"]
     done = span.completion
-    if not requests and (done is None or done[5] is OpType.INFO):
+    if not requests and (done is None or done[TYPE] is OpType.INFO):
         return  # the process died right after the read: nothing of what follows can be judged
     why = ""
-    witness = [probe[0]]
-    if not requests or requests[0][3] != EVENT:
+    witness = [probe[INDEX]]
+    if not requests or requests[0][OP] != EVENT:
         nxt = requests[0] if requests else None
-        why = "its next request was " + (f"a {nxt[3]} at {nxt[0]}" if nxt else "none") + ", not the step's insert"
-        witness += [nxt[0]] if nxt else []
-    calls = [op for op in requests if op[3] in (PROVIDER, TOOL)]
+        why = "its next request was " + (f"a {nxt[OP]} at {nxt[INDEX]}" if nxt else "none") + ", not the step's insert"
+        witness += [nxt[INDEX]] if nxt else []
+    calls = [op for op in requests if op[OP] in (PROVIDER, TOOL)]
     if not why and calls:
-        why, witness = f"it started a {calls[0][3]} call at {calls[0][0]}", [*witness, calls[0][0]]
-    if not why and done is not None and done[5] is not OpType.INFO:
-        told = done[6].get("outcome") if done[5] is OpType.OK else done[6].get("error")
+        why, witness = f"it started a {calls[0][OP]} call at {calls[0][INDEX]}", [*witness, calls[0][INDEX]]
+    if not why and done is not None and done[TYPE] is not OpType.INFO:
+        told = done[VALUE].get("outcome") if done[TYPE] is OpType.OK else done[VALUE].get("error")
         if told != "cancelled":
-            why, witness = f"it returned {told!r} at {done[0]}", [*witness, *_insert(requests), done[0]]
+            why, witness = f"it returned {told!r} at {done[INDEX]}", [*witness, *_insert(requests), done[INDEX]]
     if not why:
         tally.hold()
         return
     tally.violate(
         witness,
-        f"the {span.entry} segment of run {span.run!r} read the run cancelled at its boundary ({probe[0]}), but {why}",
-        at=probe[0],
+        f"the {span.entry} segment of run {span.run!r} read the run cancelled at its boundary ({probe.index}), "
+        f"but {why}",
+        at=probe[INDEX],
     )
 
 
 def _insert(requests: list[Op]) -> list[int]:
-    return [requests[0][0]] if requests and requests[0][3] == EVENT else []
+    return [requests[0][INDEX]] if requests and requests[0][OP] == EVENT else []
 
 
+@invariant(
+    "lease_within_bound",
+    Kind.ALWAYS,
+    "no statement sets a lease past its process's clock reading plus LEASE_S (or a declared deadline)",
+    tags=(ADR_PROMISE,),
+)
 class LeaseWithinBound(Machine):
     """No matched statement sets ``lease_expires`` past its process's clock reading plus LEASE_S (or,
     for a fence stamp or an extension, plus the longest declared operation deadline): the phases the
@@ -157,14 +176,14 @@ class LeaseWithinBound(Machine):
         tally = Tally()
         lease_s, deadline_s = _DEFAULT_LEASE_S, 0
         for phase in self.phases:
-            if phase[6].get("phase") == "chaos":
-                lease_s = int(phase[6].get("lease_s") or _DEFAULT_LEASE_S)
-                deadline_s = int(phase[6].get("deadline_s") or 0)
+            if phase[VALUE].get("phase") == "chaos":
+                lease_s = int(phase[VALUE].get("lease_s") or _DEFAULT_LEASE_S)
+                deadline_s = int(phase[VALUE].get("deadline_s") or 0)
         for transition in _LEASES:
             extension = max(lease_s, deadline_s) if transition in _DEADLINED else lease_s
-            renewal = transition in ("T4", "T5", "P1")  # may clear the lease to 0
+            renewal = transition in _RENEWALS  # may clear the lease to 0
             for op in ix.rows_of(transition):
-                value = op[6]
+                value = op[VALUE]
                 clock = value.get("clock_s")
                 if not isinstance(clock, (int, float)):
                     continue
@@ -178,26 +197,13 @@ class LeaseWithinBound(Machine):
         return tally.finding("leases set")
 
 
-def lease_within_bound(ix: Index) -> Finding:
-    """No matched statement sets ``lease_expires`` past its process's clock reading plus LEASE_S (or,
-    for a fence stamp or an extension, plus the longest declared operation deadline)."""
-    return run_alone(LeaseWithinBound(), ix)
-
-
 def _violated(tally: Tally, op: Op, lease: float, clock: float, bound: float) -> None:
     tally.violate(
-        (op[0],),
-        f"{op[6].get('transition')!r} at {op[0]} set run {op[4]!r}'s lease to {lease}, past the issuing "
+        (op[INDEX],),
+        f"{op[VALUE].get('transition')!r} at {op[INDEX]} set run {op[RUN]!r}'s lease to {lease}, past the issuing "
         f"process's clock ({clock}) plus {bound - clock} s",
-        at=op[0],
+        at=op[INDEX],
     )
 
 
-__all__ = [
-    "CancelObservedAtBoundary",
-    "LeaseWithinBound",
-    "LostLeaseStops",
-    "cancel_observed_at_boundary",
-    "lease_within_bound",
-    "lost_lease_stops",
-]
+__all__ = ["CancelObservedAtBoundary", "LeaseWithinBound", "LostLeaseStops"]

@@ -33,10 +33,12 @@ from collections.abc import Set as AbstractSet
 from typing import ClassVar
 
 from checks.fused import Key, Machine
-from checks.history import DISPATCH, EVENT, PLAN, PROVIDER, READ, STORE, Op, OpType
+from checks.history import DISPATCH, EVENT, INDEX, OP, PLAN, PROVIDER, READ, RUN, STORE, TYPE, VALUE, Op, OpType
 from checks.index import TERMINAL_STATUSES, WRITE_EFFECTS, Index, merged, row_of
-from checks.judgement import Finding, Tally, run_alone
+from checks.judgement import OUTCOME_ORACLE, Finding, Tally, invariant
 from checks.own import UNKNOWN_EFFECT, matched, number, records_in
+from checks.verdict import Kind
+from model.statements import DEAD_LETTER_STALE, FINISH_RUN, SUSPEND_RUN
 
 _POLICY_KINDS = {"policy_denied": "guardrail_denied", "approval_denied": "guardrail_approval"}
 _TRUNCATION_KINDS = {"budget_exhausted": "budget_exhausted", "context_truncated": "context_truncated"}
@@ -46,6 +48,12 @@ _PAYLOAD_CAUSES = {"RunRehydrationException": frozenset({"run_queued"}),
                    "SuspendedStateException": frozenset({"approve", "submit_input"})}  # fmt: skip
 
 
+@invariant(
+    "terminal_reason_names_cause",
+    Kind.ALWAYS,
+    "every reason and error class a settle writes names a cause the settling segment really met",
+    tags=(OUTCOME_ORACLE,),
+)
 class TerminalReasonNamesCause(Machine):
     """Every COMPLETED or FAILED settle's reason and error class name a cause its segment met: the
     settles among the index's rows, each judged once the pass is over against the records its
@@ -58,46 +66,42 @@ class TerminalReasonNamesCause(Machine):
     def finish(self, ix: Index) -> Finding:
         tally = Tally()
         plans: dict[str, dict[int, str]] | None = None
-        for settle in merged(ix.rows_of("T7"), ix.rows_of("T14")):
+        for settle in merged(ix.rows_of(FINISH_RUN), ix.rows_of(DEAD_LETTER_STALE)):
             row = row_of(settle)
             if row.get("status") not in TERMINAL_STATUSES or row.get("status") == "cancelled":
                 continue
             span = ix.span_at(settle)
             if span is None:
                 continue
-            if number(settle) == "T14":  # judged on the row alone: not on what the tick did before it
+            if number(settle) == DEAD_LETTER_STALE:  # judged on the row alone: not on what the tick did before it
                 why = _reaper_reason(row)
             else:
                 if plans is None:
                     plans = _stop_kinds(self.plans)
-                if settle[4] == span.run:
+                if settle[RUN] == span.run:
                     before = span.records_before(settle)
                 else:
-                    before = [op for op in records_in(ix, span, settle[4]) if op[0] < settle[0]]
-                why = _unnamed(settle, row, before, plans.get(settle[4], {}), span.entry)
+                    before = [op for op in records_in(ix, span, settle[RUN]) if op[INDEX] < settle[INDEX]]
+                why = _unnamed(settle, row, before, plans.get(settle[RUN], {}), span.entry)
             if why is None:
                 tally.hold()
                 continue
             witness, words = why
             tally.violate(
-                (*witness, settle[0]),
-                f"{settle[6].get('transition')!r} at {settle[0]} left run {settle[4]!r} {row.get('status')!r} with "
-                f"reason {row.get('termination_reason')!r} and error class {row.get('error_class')!r}, but {words}",
-                at=settle[0],
+                (*witness, settle[INDEX]),
+                f"{settle.value.get('transition')!r} at {settle.index} left run {settle.run!r} "
+                f"{row.get('status')!r} with reason {row.get('termination_reason')!r} and error class "
+                f"{row.get('error_class')!r}, but {words}",
+                at=settle[INDEX],
             )
         return tally.finding("settle reasons")
-
-
-def terminal_reason_names_cause(ix: Index) -> Finding:
-    """Every COMPLETED or FAILED settle's reason and error class name a cause its segment met."""
-    return run_alone(TerminalReasonNamesCause(), ix)
 
 
 def _stop_kinds(plans: Sequence[Op]) -> dict[str, dict[int, str]]:
     found: dict[str, dict[int, str]] = {}
     for plan in plans:
-        rounds, kinds = plan[6].get("stops") or (), plan[6].get("stop_kinds") or ()
-        found[plan[4]] = dict(zip(rounds, kinds, strict=False))
+        rounds, kinds = plan[VALUE].get("stops") or (), plan[VALUE].get("stop_kinds") or ()
+        found[plan[RUN]] = dict(zip(rounds, kinds, strict=False))
     return found
 
 
@@ -131,7 +135,7 @@ def _unnamed(
 
 def _rounds_reached(before: Sequence[Op]) -> set[object]:
     """The rounds whose step the segment began (its audit inserts' ``round``)."""
-    return {op[6].get("round") for op in before if op[3] == EVENT and op[5] is OpType.INVOKE}
+    return {op[VALUE].get("round") for op in before if op[OP] == EVENT and op[TYPE] is OpType.INVOKE}
 
 
 _NOTHING_REACHED: AbstractSet[object] = frozenset()
@@ -151,21 +155,22 @@ def _completion_cause(
     at = len(before) - 1
     while at >= 0:  # the last provider call is near the settle: read backwards to it
         op = before[at]
-        if op[3] == PROVIDER and op[5] is OpType.INVOKE:
+        if op[OP] == PROVIDER and op[TYPE] is OpType.INVOKE:
             last = op
             break
         at -= 1
     if last is None:
         return (), "the segment made no provider call"
-    returned = any(op[3] == PROVIDER and op[5] is OpType.OK for op in before[at + 1 :])
-    synthesis = bool(last[6].get("synthesis"))
+    returned = any(op[OP] == PROVIDER and op[TYPE] is OpType.OK for op in before[at + 1 :])
+    synthesis = bool(last[VALUE].get("synthesis"))
     if reason == "max_iterations" and synthesis and returned:
         return None
     stopped = [r for r in reached if r in stops]
     if reason == "completed" and not synthesis and returned and not stopped:
         return None
-    return (last[0],), (
-        f"its last provider call (at {last[0]}, synthesis {synthesis}) {'returned' if returned else 'did not return'}"
+    return (last[INDEX],), (
+        f"its last provider call (at {last.index}, synthesis {synthesis}) "
+        f"{'returned' if returned else 'did not return'}"
         + (f" and the script stops at round {stopped[0]}" if stopped else "")
     )
 
@@ -176,9 +181,9 @@ def _failure_named(
     """Whether the segment met a failure of the class ``error`` before the settle (read backwards: the
     failure that led to the settle is most often just before it)."""
     for op in reversed(before):
-        name, type_ = op[3], op[5]
+        name, type_ = op[OP], op[TYPE]
         if type_ is OpType.FAIL:
-            if name == PROVIDER and op[6].get("error") == error:
+            if name == PROVIDER and op[VALUE].get("error") == error:
                 return True
             if name == EVENT and error == "AuditPersistenceFailedException" and _write_step(op):
                 return True
@@ -189,12 +194,12 @@ def _failure_named(
             if name in (STORE, READ, EVENT) and error == "DBALException":
                 return True
         refused = type_ is OpType.FAIL or (type_ is OpType.OK and not matched(op))
-        if name == STORE and refused and error in _SUSPEND_FAILURES and number(op) == "T9":
+        if name == STORE and refused and error in _SUSPEND_FAILURES and number(op) == SUSPEND_RUN:
             return True
     if error == "BudgetExceededException":
         return _stops_at(stops, reached, "budget_exhausted")
     if error == "WriteWithoutDurableExecutionException":
-        claims = [op for op in before if op[3] == STORE and matched(op)]
+        claims = [op for op in before if op[OP] == STORE and matched(op)]
         return bool(claims) and not row_of(claims[0]).get("claimed_by")
     return entry in _PAYLOAD_CAUSES.get(error, frozenset())
 
@@ -205,7 +210,7 @@ def _stops_at(stops: Mapping[int, str], reached: AbstractSet[object], kind: str)
 
 
 def _write_step(event: Op) -> bool:
-    return event[6].get("kind") == "tool" and event[6].get("true_effect") in (*WRITE_EFFECTS, UNKNOWN_EFFECT)
+    return event[VALUE].get("kind") == "tool" and event[VALUE].get("true_effect") in (*WRITE_EFFECTS, UNKNOWN_EFFECT)
 
 
-__all__ = ["TerminalReasonNamesCause", "terminal_reason_names_cause"]
+__all__ = ["TerminalReasonNamesCause"]

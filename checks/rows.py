@@ -21,11 +21,13 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from checks.fused import Key, Machine
-from checks.history import DISPATCH, EVENT, PLAN, PROVIDER, READ, STORE, TOOL, Op, OpType
+from checks.history import DISPATCH, EVENT, INDEX, OP, PLAN, PROVIDER, READ, RUN, STORE, TOOL, TYPE, VALUE, Op, OpType
 from checks.index import TERMINAL_STATUSES, WRITE_EFFECTS, Index, Span, merged, row_of
-from checks.judgement import Finding, Tally, run_alone
+from checks.judgement import Finding, Tally, invariant
 from checks.own import fence_is_strict, spans_of_entries
+from checks.verdict import Kind
 from model.constants import MAX_REQUEUES
+from model.statements import DEAD_LETTER_STALE, FINISH_RUN, MARK_PENDING_EFFECT
 
 RETRYABLE = frozenset({"connection", "rateLimit", "serverError", "circuitOpen"})
 _DEAD_LETTER_REASONS = frozenset({"not_retryable", "retries_exhausted"})
@@ -33,6 +35,12 @@ _DEAD_LETTER_REASONS = frozenset({"not_retryable", "retries_exhausted"})
 # ---- dead-letter reasons ------------------------------------------------------------------------
 
 
+@invariant(
+    "dead_letter_reason_matches_cause",
+    Kind.ALWAYS,
+    "a dead-letter's reason matches the failure that caused it: not_retryable only for a cause that is "
+    "not retryable, retries_exhausted only when the budget is spent or the retry could not be set up",
+)
 class DeadLetterReasonMatchesCause(Machine):
     """A dead-letter says ``not_retryable`` only for a cause that is not retryable (a failure whose
     true class is not retryable, a write fence whose stamped call truly is a non-idempotent write or an
@@ -55,25 +63,20 @@ class DeadLetterReasonMatchesCause(Machine):
         tally = Tally()
         numbers = ix.numbers
         scripted: set[str] | None = None
-        for op in merged(ix.rows_of("T7"), ix.rows_of("T14")):
-            before = ix.row_before(op[4], op[0])
-            if before is None or not _is_dead_letter(numbers[op[0]], op):
+        for op in merged(ix.rows_of(FINISH_RUN), ix.rows_of(DEAD_LETTER_STALE)):
+            before = ix.row_before(op[RUN], op[INDEX])
+            if before is None or not _is_dead_letter(numbers[op[INDEX]], op):
                 continue
             if scripted is None:
                 scripted = {plan.run for plan in self.plans if plan.get("stops")}
-            _judge_dead_letter(ix, tally, op, before, ix.span_at(op), op[4] in scripted)
+            _judge_dead_letter(ix, tally, op, before, ix.span_at(op), op[RUN] in scripted)
         return tally.finding("dead-letters")
-
-
-def dead_letter_reason_matches_cause(ix: Index) -> Finding:
-    """A dead-letter's reason matches the failure that caused it."""
-    return run_alone(DeadLetterReasonMatchesCause(), ix)
 
 
 def _is_dead_letter(number: str, op: Op) -> bool:
     row = row_of(op)
     return (
-        number in ("T7", "T14")
+        number in (FINISH_RUN, DEAD_LETTER_STALE)
         and row.get("status") == "failed"
         and row.get("termination_reason") in _DEAD_LETTER_REASONS
     )
@@ -93,9 +96,9 @@ class _Cause:
 def _cause_before(ix: Index, span: Span, index: int) -> _Cause:
     cause = _Cause()
     for op in span.records:
-        if op[0] >= index:
+        if op[INDEX] >= index:
             break
-        name, type_ = op[3], op[5]
+        name, type_ = op[OP], op[TYPE]
         if name == READ:
             if type_ is OpType.OK:
                 if fence_is_strict(ix, op.run, op.get("fence"), op.index):
@@ -114,7 +117,7 @@ def _cause_before(ix: Index, span: Span, index: int) -> _Cause:
 def _judge_dead_letter(ix: Index, tally: Tally, settle: Op, before: Op, span: Span | None, scripted: bool) -> None:
     reason = row_of(settle).get("termination_reason")
     row = row_of(before)
-    if str(settle.get("transition", "")).startswith("T14"):
+    if str(settle.get("transition", "")).startswith(DEAD_LETTER_STALE):
         fenced = fence_is_strict(ix, settle.run, row.get("pending_effect"), before.index + 1)
         fence_or_no_request = fenced or not row.get("has_request")
         expected = "not_retryable" if fence_or_no_request else "retries_exhausted"
@@ -165,6 +168,11 @@ fallback settle's result is ignored) say nothing the row must show."""
 _JUDGED_ENTRIES = frozenset({"run_queued", "run_interactive", "approve", "submit_input"})
 
 
+@invariant(
+    "segment_outcome_matches_row",
+    Kind.ALWAYS,
+    "a segment that reports a settled outcome leaves its run's row in that state",
+)
 class SegmentOutcomeMatchesRow(Machine):
     """A segment reporting a settled outcome leaves its run's row in that state when it returns:
     the index's segments of the judged entry points, with the completion and the row the pass found
@@ -177,9 +185,9 @@ class SegmentOutcomeMatchesRow(Machine):
         ok = OpType.OK
         for span in spans_of_entries(ix, _JUDGED_ENTRIES):
             done = span.completion
-            if done is None or done[5] is not ok:
+            if done is None or done[TYPE] is not ok:
                 continue
-            outcome = done[6].get("outcome")
+            outcome = done[VALUE].get("outcome")
             if not isinstance(outcome, str):
                 continue
             expected = _SETTLED_OUTCOMES.get(outcome)
@@ -199,14 +207,14 @@ class SegmentOutcomeMatchesRow(Machine):
         return tally.finding("settled outcomes")
 
 
-def segment_outcome_matches_row(ix: Index) -> Finding:
-    """A segment reporting a settled outcome leaves its run's row in that state when it returns."""
-    return run_alone(SegmentOutcomeMatchesRow(), ix)
-
-
 # ---- fences on terminal rows --------------------------------------------------------------------
 
 
+@invariant(
+    "terminal_row_no_stale_fence",
+    Kind.ALWAYS,
+    "a terminal row keeps a write fence only while that write may still be in flight",
+)
 class TerminalRowNoStaleFence(Machine):
     """A row that turns terminal with a write fence has that write still in flight (or its outcome
     unknown): the fence's write was not invoked yet, or its call had not returned.
@@ -226,10 +234,10 @@ class TerminalRowNoStaleFence(Machine):
         for run, rows in ix.rows_by_run.items():
             stamp: Op | None = None
             for op in rows:
-                row = op[6].get("row")
+                row = op[VALUE].get("row")
                 if type(row) is not dict:
                     row = row_of(op)
-                if numbers[op[0]] == "T5":
+                if numbers[op[INDEX]] == MARK_PENDING_EFFECT:
                     if row.get("pending_effect") in WRITE_EFFECTS:
                         stamp = op
                     continue
@@ -245,11 +253,6 @@ class TerminalRowNoStaleFence(Machine):
                 _judge_terminal_fence(tally, ix, op, stamp, call)
                 break
         return tally.finding("terminal rows")
-
-
-def terminal_row_no_stale_fence(ix: Index) -> Finding:
-    """A terminal row keeps a write fence only while that write may still be in flight."""
-    return run_alone(TerminalRowNoStaleFence(), ix)
 
 
 def _first_call(invokes: Iterable[Op], stamp: Op, before: int) -> Op | None:
@@ -286,6 +289,11 @@ def _judge_terminal_fence(tally: Tally, ix: Index, terminal: Op, stamp: Op | Non
 _KEPT = ("started_at", "finished_at")
 
 
+@invariant(
+    "row_timestamps_kept",
+    Kind.ALWAYS,
+    "a row's started_at and finished_at, once set, are never overwritten by a later statement",
+)
 class RowTimestampsKept(Machine):
     """Once a row's started_at or finished_at is set (non-zero), no later statement changes it.
     Rows recorded without a timestamp column are not judged on it. The index's rows, run by run."""
@@ -299,7 +307,7 @@ class RowTimestampsKept(Machine):
             started: tuple[Op, Any] | None = None
             finished: tuple[Op, Any] | None = None
             for op in rows:
-                row = op[6].get("row")
+                row = op[VALUE].get("row")
                 if type(row) is not dict:
                     row = row_of(op)
                 value = row.get(started_at)
@@ -319,11 +327,6 @@ class RowTimestampsKept(Machine):
         return tally.finding("timestamps set")
 
 
-def row_timestamps_kept(ix: Index) -> Finding:
-    """A row's started_at and finished_at, once set, are never overwritten by a later statement."""
-    return run_alone(RowTimestampsKept(), ix)
-
-
 def _overwritten(tally: Tally, first: tuple[Op, Any], op: Op, column: str, value: Any) -> None:
     earlier, before = first
     tally.violate(
@@ -334,13 +337,4 @@ def _overwritten(tally: Tally, first: tuple[Op, Any], op: Op, column: str, value
     )
 
 
-__all__ = [
-    "DeadLetterReasonMatchesCause",
-    "RowTimestampsKept",
-    "SegmentOutcomeMatchesRow",
-    "TerminalRowNoStaleFence",
-    "dead_letter_reason_matches_cause",
-    "row_timestamps_kept",
-    "segment_outcome_matches_row",
-    "terminal_row_no_stale_fence",
-]
+__all__ = ["DeadLetterReasonMatchesCause", "RowTimestampsKept", "SegmentOutcomeMatchesRow", "TerminalRowNoStaleFence"]

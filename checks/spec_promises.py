@@ -31,20 +31,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from checks.history import DISPATCH, EVENT, IDLE, PHASE, Op, OpType
-from checks.index import CLAIMS, Index, Span, row_of
-from checks.judgement import Finding, Tally
+from checks.history import DISPATCH, EVENT, IDLE, INDEX, PHASE, RUN, TYPE, VALUE, Op, OpType
+from checks.index import Index, Span, row_of
+from checks.judgement import ADR_PROMISE, Finding, Tally, invariant
 from checks.own import matched, number
+from checks.verdict import Kind
+from model.statements import CLAIMS, MARK_PENDING_EFFECT, RENEW_LEASE, REQUEUE
 
 SPEC_LEASE_S = 900
 """Spec 1.3, ``LEASE_SECONDS``."""
 SPEC_BACKOFF_MS = 30_000
 SPEC_BACKOFF_CAP_MS = 600_000
 """Spec 1.3, ``REQUEUE_BACKOFF_MS`` and ``REQUEUE_BACKOFF_CAP_MS``."""
-_RENEWALS = frozenset({"T4", "T5"})
+_RENEWALS = frozenset({RENEW_LEASE, MARK_PENDING_EFFECT})
 """Spec 2: renewLease and markPendingEffect, which push the lease out like a claim."""
 _LEASING = CLAIMS | _RENEWALS
-_OWNER_REQUEUE = "T11"
+_OWNER_REQUEUE = REQUEUE
 """Spec 2: the owner's requeue, after which recovery dispatches with backoff (spec 5.2)."""
 
 THROWS: Mapping[str, frozenset[str]] = {
@@ -66,10 +68,18 @@ def spec_backoff_ms(count_before: int) -> int:
 
 def _deadline_declared(ix: Index) -> bool:
     return any(
-        op[6].get("phase") == "chaos" and (op[6].get("deadline_s") or 0) > 0 for op in ix.of_type(PHASE, OpType.INFO)
+        op[VALUE].get("phase") == "chaos" and (op[VALUE].get("deadline_s") or 0) > 0
+        for op in ix.of_type(PHASE, OpType.INFO)
     )
 
 
+@invariant(
+    "lease_is_the_specs",
+    Kind.ALWAYS,
+    "every claim, renewal or fence statement that leaves a lease leaves its clock reading plus the spec's "
+    "900 s (spec 1.3, 2)",
+    tags=(ADR_PROMISE,),
+)
 def lease_is_the_specs(ix: Index) -> Finding:
     """Every lease a claim, renewal or fence statement leaves is its clock reading plus 900 s."""
     tally = Tally()
@@ -78,7 +88,7 @@ def lease_is_the_specs(ix: Index) -> Finding:
         return tally.finding("leases set")
     for transition in sorted(_LEASING):
         for op in ix.rows_of(transition):
-            clock = op[6].get("clock_s")
+            clock = op[VALUE].get("clock_s")
             lease = row_of(op).get("lease_expires")
             if not isinstance(clock, (int, float)) or not isinstance(lease, (int, float)) or lease == 0:
                 continue
@@ -86,10 +96,10 @@ def lease_is_the_specs(ix: Index) -> Finding:
                 tally.hold()
                 continue
             tally.violate(
-                (op[0],),
-                f"{op[6].get('transition')!r} at {op[0]} left run {op[4]!r} a lease {_seconds(lease - clock)} past "
+                (op[INDEX],),
+                f"{op.value.get('transition')!r} at {op.index} left run {op.run!r} a lease {_seconds(lease - clock)} past "
                 f"the issuing process's clock ({clock}); the spec's lease is {SPEC_LEASE_S} s",
-                at=op[0],
+                at=op[INDEX],
             )
     return tally.finding("leases set")
 
@@ -102,14 +112,21 @@ def _seconds(value: float) -> str:
     return f"of {value:g} s" if isinstance(value, float) else f"of {value} s"
 
 
+@invariant(
+    "requeue_backoff_per_spec",
+    Kind.ALWAYS,
+    "a wake-up after an owner requeue carries min(30 s x 2^c, 600 s); after a reaper requeue or an insert "
+    "none (spec 1.3)",
+    tags=(ADR_PROMISE,),
+)
 def requeue_backoff_per_spec(ix: Index) -> Finding:
     """A wake-up after an owner requeue carries the spec's backoff; one after a reaper requeue or an
     insert carries none."""
     tally = Tally()
     for invoke in ix.of_type(DISPATCH, OpType.INVOKE):
-        row = ix.row_before(invoke[4], invoke[0])
-        delay = invoke[6].get("delay_ms")
-        if row is None or not isinstance(delay, (int, float)) or row[2] != invoke[2]:
+        row = ix.row_before(invoke.run, invoke.index)
+        delay = invoke.value.get("delay_ms")
+        if row is None or not isinstance(delay, (int, float)) or row.process != invoke.process:
             continue  # not right after a statement of the dispatching process on the run
         if number(row) == _OWNER_REQUEUE:
             count = row_of(row).get("requeue_count")
@@ -122,14 +139,20 @@ def requeue_backoff_per_spec(ix: Index) -> Finding:
             tally.hold()
             continue
         tally.violate(
-            (row[0], invoke[0]),
-            f"the wake-up of run {invoke[4]!r} dispatched at {invoke[0]} after {row[6].get('transition')!r} at "
-            f"{row[0]} carries a delay of {delay} ms; the spec's is {expected} ms",
-            at=invoke[0],
+            (row.index, invoke.index),
+            f"the wake-up of run {invoke.run!r} dispatched at {invoke.index} after {row.value.get('transition')!r} at "
+            f"{row.index} carries a delay of {delay} ms; the spec's is {expected} ms",
+            at=invoke.index,
         )
     return tally.finding("dispatches")
 
 
+@invariant(
+    "entry_points_throw_as_specified",
+    Kind.ALWAYS,
+    "no segment lets escape an exception the spec does not let escape its entry point (spec 3.1, T2, T3, T10, C4)",
+    tags=(ADR_PROMISE,),
+)
 def entry_points_throw_as_specified(ix: Index) -> Finding:
     """No segment lets an exception escape that the spec does not let escape its entry point (C4 aside)."""
     tally = Tally()
@@ -138,43 +161,49 @@ def entry_points_throw_as_specified(ix: Index) -> Finding:
         allowed = THROWS.get(span.entry)
         if done is None or allowed is None:
             continue
-        if done[5] is not OpType.FAIL:
+        if done[TYPE] is not OpType.FAIL:
             tally.hold()
             continue
-        error = str(done[6].get("error", ""))
+        error = str(done[VALUE].get("error", ""))
         if error in allowed or _c4(span):
             tally.hold()
             continue
         tally.violate(
-            (span.key, done[0]),
-            f"the {span.entry} segment of run {span.run!r} threw {error} at {done[0]}; the spec lets "
+            (span.key, done[INDEX]),
+            f"the {span.entry} segment of run {span.run!r} threw {error} at {done[INDEX]}; the spec lets "
             f"{', '.join(sorted(allowed)) or 'nothing'} escape it",
-            at=done[0],
+            at=done[INDEX],
         )
     for _tick in ix.of_type(IDLE, OpType.OK):  # a folded reaper tick: a reap segment that returned
         tally.hold()
     return tally.finding("segments")
 
 
+@invariant(
+    "event_sequence_without_gap",
+    Kind.ALWAYS,
+    "no stored event's sequence skips past one more than the highest its run's stream held (spec 1.2)",
+    tags=(ADR_PROMISE,),
+)
 def event_sequence_without_gap(ix: Index) -> Finding:
     """No stored event's sequence skips past one more than the highest its run's stream held before it."""
     tally = Tally()
     highest: dict[str, int] = {}
     for op in ix.of_type(EVENT, OpType.OK):
-        seq = op[6].get("seq")
+        seq = op[VALUE].get("seq")
         if not isinstance(seq, int):
             continue
-        before = highest.get(op[4], -1)
+        before = highest.get(op[RUN], -1)
         if seq <= before + 1:
             tally.hold()
         else:
             tally.violate(
-                (op[0],),
-                f"run {op[4]!r}'s event at {op[0]} has sequence {seq}, but its stream held sequences up to {before}: "
+                (op[INDEX],),
+                f"run {op.run!r}'s event at {op.index} has sequence {seq}, but its stream held sequences up to {before}: "
                 f"a gap the spec's counter cannot leave",
-                at=op[0],
+                at=op[INDEX],
             )
-        highest[op[4]] = max(before, seq)
+        highest[op[RUN]] = max(before, seq)
     return tally.finding("stored events")
 
 
@@ -185,12 +214,12 @@ def _c4(span: Span) -> bool:
         return False
     claim, failed = statements[-2], statements[-1]
     claimed = matched(claim) and number(claim) in CLAIMS
-    return claimed and failed[5] is OpType.FAIL and _next_request(span, claim, failed)
+    return claimed and failed[TYPE] is OpType.FAIL and _next_request(span, claim, failed)
 
 
 def _next_request(span: Span, claim: Op, failed: Op) -> bool:
     """No completed request of the segment lies between its claim and the failed statement."""
-    between = [op for op in span.records if claim[0] < op[0] < failed[0] and op[5] is not OpType.INVOKE]
+    between = [op for op in span.records if claim[INDEX] < op[INDEX] < failed[INDEX] and op[TYPE] is not OpType.INVOKE]
     return not between
 
 

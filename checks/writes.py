@@ -11,15 +11,22 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from checks.fused import Key, Machine
-from checks.history import EVENT, LANDING, Op, OpType
+from checks.history import EVENT, LANDING, OP, RUN, VALUE, Op, OpType
 from checks.index import NON_IDEMPOTENT_WRITE, Index, merged
-from checks.judgement import Finding, Tally, run_alone
+from checks.judgement import Finding, Tally, invariant
+from checks.verdict import Kind
 
 
 def _blocks_retries(event: Op) -> bool:
     return bool(event.get("kind") == "tool" and event.get("true_effect") == NON_IDEMPOTENT_WRITE)
 
 
+@invariant(
+    "no_retry_after_failed_write_audit",
+    Kind.ALWAYS,
+    "a non-idempotent call whose audit failed never executes again "
+    '— "no non-idempotent write executes twice after a failed audit"',
+)
 class NoRetryAfterFailedWriteAudit(Machine):
     """After a non-idempotent call's audit failed, no invoke of that call executes (replays only).
 
@@ -38,8 +45,8 @@ class NoRetryAfterFailedWriteAudit(Machine):
         blocked: dict[tuple[str, Any], Op] = {}
         retries: list[tuple[Op, Op]] = []
         for op in merged(self.failed, ix.tool_invokes):
-            key = (op[4], op[6].get("call"))
-            if op[3] == EVENT:
+            key = (op[RUN], op[VALUE].get("call"))
+            if op[OP] == EVENT:
                 if _blocks_retries(op) and key not in blocked:
                     blocked[key] = op
                     tally.hold()  # a case: a failed non-idempotent write audit (its later invokes are judged too)
@@ -50,11 +57,6 @@ class NoRetryAfterFailedWriteAudit(Machine):
         for failed_audit, invoke in retries:
             _judge_retry(tally, ix, failed_audit, invoke)
         return tally.finding("invokes after a failed write audit")
-
-
-def no_retry_after_failed_write_audit(ix: Index) -> Finding:
-    """After a non-idempotent call's audit failed, no invoke of that call executes (replays only)."""
-    return run_alone(NoRetryAfterFailedWriteAudit(), ix)
 
 
 def _judge_retry(tally: Tally, ix: Index, failed_audit: Op, invoke: Op) -> None:
@@ -83,6 +85,11 @@ def _judge_retry(tally: Tally, ix: Index, failed_audit: Op, invoke: Op) -> None:
         )
 
 
+@invariant(
+    "non_idempotent_at_most_once",
+    Kind.ALWAYS,
+    "each logical non-idempotent call lands at most once (ADR-112)",
+)
 class NonIdempotentAtMostOnce(Machine):
     """Each logical non-idempotent call (run, call) lands at most once: the landings the pass kept,
     in history order, once it is over."""
@@ -95,9 +102,9 @@ class NonIdempotentAtMostOnce(Machine):
         first: dict[tuple[str, Any], Op] = {}
         tally = Tally()
         for landing in self.landings:
-            if landing[6].get("effect") != NON_IDEMPOTENT_WRITE:
+            if landing[VALUE].get("effect") != NON_IDEMPOTENT_WRITE:
                 continue
-            key = (landing[4], landing[6].get("call"))
+            key = (landing[RUN], landing[VALUE].get("call"))
             earlier = first.setdefault(key, landing)
             if earlier is landing:
                 tally.hold()
@@ -110,14 +117,4 @@ class NonIdempotentAtMostOnce(Machine):
         return tally.finding("non-idempotent landings")
 
 
-def non_idempotent_at_most_once(ix: Index) -> Finding:
-    """Each logical non-idempotent call (run, call) lands at most once."""
-    return run_alone(NonIdempotentAtMostOnce(), ix)
-
-
-__all__ = [
-    "NoRetryAfterFailedWriteAudit",
-    "NonIdempotentAtMostOnce",
-    "no_retry_after_failed_write_audit",
-    "non_idempotent_at_most_once",
-]
+__all__ = ["NoRetryAfterFailedWriteAudit", "NonIdempotentAtMostOnce"]

@@ -8,6 +8,8 @@ in ``__all__`` is internal.
     result.violations, result.digest
     print("\\n".join(leaselab.timeline(result.history)))
 
+``leaselab.__version__`` is the installed package's version (``leaselab --version`` prints it).
+
 Names are imported on first use (PEP 562 ``__getattr__``): ``import leaselab`` and the CLI's
 ``--help`` must not pay for pandas, matplotlib, pyarrow and simpy before a command needs them.
 Type checkers read the ``TYPE_CHECKING`` imports below, so ``leaselab.simulate`` is typed as
@@ -19,10 +21,9 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-import sim  # noqa: F401  (light: it installs the finder of moved module paths, e.g. leaselab.executors)
-
 if TYPE_CHECKING:
     from checks import COVERAGE, INVARIANTS, Validity, Verdict, check_all, coverage
+    from leaselab.files import read_counterexample, write_counterexample
     from model.policy import FLAG_DOCS, PRESETS, Policy, preset, resolve_policy
     from register.known_defects import KNOWN_DEFECTS, KnownDefect
     from reports.timeline import render as timeline
@@ -32,8 +33,6 @@ if TYPE_CHECKING:
     from sim.explore.base import Budget, ExploreReport, Target
     from sim.explore.causality import curve as causality_curve
     from sim.explore.counterexample import Counterexample
-    from sim.explore.counterexample import read as read_counterexample
-    from sim.explore.counterexample import write as write_counterexample
     from sim.explore.exhaustive import ExhaustiveExplorer
     from sim.explore.hypo import HypothesisExplorer
     from sim.explore.swarm import SwarmExplorer
@@ -67,8 +66,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "Target": ("sim.explore.base", "Target"),
     "causality_curve": ("sim.explore.causality", "curve"),
     "Counterexample": ("sim.explore.counterexample", "Counterexample"),
-    "read_counterexample": ("sim.explore.counterexample", "read"),
-    "write_counterexample": ("sim.explore.counterexample", "write"),
+    "read_counterexample": ("leaselab.files", "read_counterexample"),
+    "write_counterexample": ("leaselab.files", "write_counterexample"),
     "ExhaustiveExplorer": ("sim.explore.exhaustive", "ExhaustiveExplorer"),
     "HypothesisExplorer": ("sim.explore.hypo", "HypothesisExplorer"),
     "SwarmExplorer": ("sim.explore.swarm", "SwarmExplorer"),
@@ -127,6 +126,11 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     """Import a public name on first use and keep it (later lookups skip this function)."""
+    if name == "__version__":
+        from importlib.metadata import version
+
+        globals()[name] = value = version("leaselab")
+        return value
     try:
         module, attribute = _EXPORTS[name]
     except KeyError:
@@ -137,4 +141,5 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+    """The public names (``__all__``) and ``__version__``: not the module's own machinery."""
+    return sorted([*__all__, "__version__"])

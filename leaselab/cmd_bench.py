@@ -1,12 +1,17 @@
 """``leaselab bench [--json]``: the world's speed next to raw simpy, measured in one process: both
-standard workloads (default, single_run), memory per simulation, the issue-9 targets as ratios and
-issue 19's (world + judge against runtime + simpy; see :mod:`sim.bench.world`). ``--workload W``
+standard workloads (default, single_run), memory per simulation, the throughput targets as ratios and
+the layer targets (world + judge against runtime + simpy; see :mod:`sim.bench.world`). ``--workload W``
 times one workload only.
 
 ``leaselab bench --search [--json] [--seeds N] [--budget-s S] [--defect KB-n ...]``: for each known
 defect, the median time to its first counterexample for the swarm explorer and for a hand-written
 Hypothesis test (see :mod:`sim.bench.search`). Progress goes to stderr: a line per search with the
 count and an ETA; for the world benchmark, per step (``reports.progress``).
+
+``leaselab bench --search --findings [--json] [--seeds N] [--budget-s S] [--entry F-18 ...]
+[--max-simulations M]``: for each registered finding and non-guarantee, from its counterexample's
+scenario and from ``default``, the median simulations and seconds to its first meeting for the swarm
+and the guided explorer (see :mod:`sim.bench.mechanisms`).
 
 ``leaselab bench --sweep [--json] [--simulations N] [--memory-simulations M]``: sweep scaling with
 1 and 2 local workers, a Dask LocalCluster against the local pool, and the coordinator's memory
@@ -88,6 +93,31 @@ def bench(
     sweep: Annotated[
         bool, typer.Option("--sweep", help="Benchmark sweeps: 1 vs 2 workers, Dask vs local pool, coordinator memory.")
     ] = False,
+    findings: Annotated[
+        bool,
+        typer.Option(
+            "--findings",
+            help="With --search: per registered finding and non-guarantee, simulations and seconds to its first "
+            "meeting, swarm vs guided.",
+        ),
+    ] = False,
+    entry: Annotated[
+        list[str] | None, typer.Option("--entry", help="With --search --findings: only this entry (F-18), repeatable.")
+    ] = None,
+    origin: Annotated[
+        list[str] | None,
+        typer.Option("--origin", help="With --search --findings: own or default (default: both), repeatable."),
+    ] = None,
+    max_simulations: Annotated[
+        int | None,
+        typer.Option(
+            "--max-simulations",
+            min=1,
+            max=MAX_SIMULATIONS,
+            help="With --search --findings: simulations after which a search counts as not finding it "
+            "(default 20,000).",
+        ),
+    ] = None,
 ) -> None:
     """Simulations per second and simpy events per second, next to the raw simpy event rate;
     with --search, the time to each known defect's first counterexample, swarm vs plain Hypothesis;
@@ -95,6 +125,19 @@ def bench(
     if sweep:
         _sweep(json_out, simulations, memory_simulations or SWEEP_MEMORY_SIMULATIONS)
         return
+    if search and findings:
+        _findings(
+            json_out,
+            DEFAULT_SEEDS if seeds is None else seeds,
+            budget_s or 600.0,
+            entry or [],
+            max_simulations or 20_000,
+            origin or ["own", "default"],
+        )
+        return
+    if findings or entry or max_simulations or origin:
+        name = "--findings" if findings else "--entry" if entry else "--origin" if origin else "--max-simulations"
+        raise LeaselabError(f"{name} applies to the search benchmark only", field=name, hint="add --search --findings")
     if search:
         _search(
             json_out,
@@ -163,6 +206,36 @@ def _search(
         return
     for line in table(document):
         typer.echo(line)
+
+
+def _findings(
+    json_out: bool, seeds: int, budget_s: float, only: list[str], max_simulations: int, origins: list[str]
+) -> None:
+    from reports.progress import meter
+    from sim.bench.mechanisms import bench as mechanism_bench
+    from sim.bench.mechanisms import entries, table
+
+    known = {e.id for e in entries()}
+    unknown = [e for e in only if e not in known]
+    if unknown:
+        raise LeaselabError(f"unknown register entry '{unknown[0]}'", field="--entry", hint="e.g. F-18, NG-identity")
+    bad = [o for o in origins if o not in ("own", "default")]
+    if bad:
+        raise LeaselabError(f"unknown origin '{bad[0]}'", field="--origin", hint="valid: own, default")
+    with meter("bench --search --findings", every_s=0.0) as show:
+        done = [0]
+
+        def say(line: str) -> None:
+            done[0] += 1
+            show("", done[0], None, unit="searches", detail=line)
+
+        document = mechanism_bench(
+            seeds=seeds, max_simulations=max_simulations, budget_s=budget_s, only=only, origins=origins, progress=say
+        )
+    if json_out:
+        typer.echo(json.dumps(document, indent=2))
+        return
+    typer.echo(table(document))
 
 
 def _sweep(json_out: bool, simulations: int, memory_simulations: int) -> None:

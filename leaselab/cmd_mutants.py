@@ -11,11 +11,11 @@ survivors. JSON, exactly::
      "code_score": float, "code_killed": [...as killed...], "code_survivors": [name],
      "unexercised": [{"invariant", "reason"}],
      "code_sweep_score": float, "code_sweep_flagged": [{"mutant", "invariant", "scenario", "simulations",
-     "new_invariant"}], "code_sweep_missed": [name]}
+     "through_oracle"}], "code_sweep_missed": [name]}
 
 ``score`` is the flag mutants' score, ``code_score`` the code mutants' (sim/explore/code_mutants.py),
 ``code_sweep_score`` the code mutants the head sweep alone flags with an unregistered violation (no
-unit test, no target chosen for the mutant; ``new_invariant``: caught by an invariant issue 18 added;
+unit test, no target chosen for the mutant; ``through_oracle``: caught by an outcome oracle or an ADR-promise invariant;
 sim/explore/sweep_mutants.py). A mutant the sweep alone misses is reported, not a failure.
 ``unexercised`` lists the invariants nothing violated (no kill, known defect or finding).
 Exit 0 when no mutant survives and every unexercised invariant has a reason, 1 otherwise,
@@ -93,13 +93,13 @@ def report_lines(report: MutationReport) -> list[str]:
         lines.append(f"  SURVIVED   {name}")
     swept = len(report.code_sweep_flagged) + len(report.code_sweep_missed)
     if swept:
-        through_new = sum(1 for flagged in report.code_sweep_flagged if flagged.new_invariant)
+        through_new = sum(1 for flagged in report.code_sweep_flagged if flagged.through_oracle)
         lines.append(
             f"code mutation score, head sweep alone {report.code_sweep_score:.2f}: {len(report.code_sweep_flagged)} "
-            f"flagged unregistered of {swept} ({through_new} through an invariant of issue 18)"
+            f"flagged unregistered of {swept} ({through_new} through an outcome oracle or ADR promise)"
         )
         for flagged in report.code_sweep_flagged:
-            new = " (issue 18)" if flagged.new_invariant else ""
+            new = " (outcome oracle)" if flagged.through_oracle else ""
             lines.append(
                 f"  flagged    {flagged.mutant}: {flagged.invariant}{new} after {flagged.simulations} simulations "
                 f"on {flagged.scenario}"

@@ -35,7 +35,7 @@ def replay(
     ] = False,
 ) -> None:
     """Replay FILE and check that it reproduces the same history and violation."""
-    from leaselab.results import result_document, verdict_lines
+    from leaselab.results import explained_by, label, result_document, verdict_lines
     from reports import causality as causality_view
     from reports.timeline import render
     from sim.explore.counterexample import NONDETERMINISM_CAUSES, read
@@ -45,8 +45,9 @@ def replay(
     same = result.digest == cx.digest
     reproduced = same and cx.invariant in result.violations
     measured = _causality(cx) if causality and reproduced else None
+    why = explained_by(result)
     if json_out:
-        doc = result_document(result, policy_name=cx.policy, flags=cx.flags)
+        doc = result_document(result, policy_name=cx.policy, flags=cx.flags, why=why)
         doc.update(
             {
                 "counterexample": str(file),
@@ -65,7 +66,7 @@ def replay(
         if timeline:
             for line in render(result.history):
                 typer.echo(line)
-        for line in verdict_lines(result):
+        for line in verdict_lines(result, why):
             typer.echo(line)
         if measured is not None:
             for line in causality_view.lines(measured, result.history):
@@ -81,7 +82,8 @@ def replay(
         typer.echo(f"{file}: same history, but {cx.invariant} now holds (the checker changed)", err=json_out)
         raise typer.Exit(0)
     # With --json, stdout holds the document alone (its "reproduced" says the same); the line goes to stderr.
-    typer.echo(f"reproduced: {cx.invariant} violated, digest {result.digest}", err=json_out)
+    known = label(why.get(cx.invariant, ""))
+    typer.echo(f"reproduced: {cx.invariant} violated [{known}], digest {result.digest}", err=json_out)
     raise typer.Exit(1)
 
 

@@ -5,15 +5,22 @@ review when CONFIG is omitted), the executor (local processes, or a Dask cluster
 ``--scheduler``) and the progress display (:mod:`reports.progress`: a bar with rate and ETA on a
 terminal, plain lines otherwise), and prints the path of index.html. Shards land in ``DIR/shards``
 and survive an interrupted run: the same command again verifies them and computes only what is
-missing. A DIR holding a sweep is refused (exit 2). Exit 1 when an invariant failed in some
-simulation of the configuration's last policy (or of ``--policy LABEL``), like every other
-command's violation; ``--exit-zero`` keeps 0 when only the report is wanted.
+missing; counterexamples and figures of an earlier report in DIR that this run did not write are
+removed, and the command says which. A DIR holding a sweep is refused (exit 2). The verdict line on
+stderr is the report's headline for ``head`` (the configuration's plain head policy, else its last;
+or ``--policy LABEL``), whether the register explains its failures, and the exit code: 1 when an
+invariant of that policy failed in some simulation, like every other command's violation;
+``--exit-zero`` keeps 0 when only the report is wanted.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
+import time
+from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -26,8 +33,9 @@ if TYPE_CHECKING:
     from concurrent.futures import Executor
 
     from sim.review.review import Review
+    from sim.sweep.config import SweepConfig
 
-PHASE_UNITS = {"checking": "shards", "simulating": "simulations", "evidence": "jobs"}
+PHASE_UNITS = {"checking": "shards", "simulating": "simulations", "evidence": "jobs", "figures": "figures"}
 
 
 def report(
@@ -43,23 +51,27 @@ def report(
     bound: Annotated[int, typer.Option("--bound", min=0, max=3, help="Exhaustive verification bound.")] = 1,
     policy: Annotated[
         str | None,
-        typer.Option("--policy", help="The policy label whose failed invariants exit 1 (default: the last one)."),
+        typer.Option(
+            "--policy", help="The policy label whose failed invariants exit 1 (default: head, else the last one)."
+        ),
     ] = None,
     exit_zero: Annotated[
         bool, typer.Option("--exit-zero", help="Exit 0 even when an invariant failed (write the report only).")
     ] = False,
 ) -> None:
     """Run the sweep, shrink and replay its violations, verify small scenarios; write DIR/index.html."""
+    from leaselab.cmd_sweep import enter_executor
     from reports.progress import meter
     from sim.review.builtin import builtin_review
+    from sim.review.cleanup import remove_stale, removed_line
     from sim.review.review import ReviewOptions, run_review
     from sim.sweep.config import load_config
-    from sim.sweep.executors import executor_for
     from sim.sweep.job import judged_policy
 
+    started_ns = time.time_ns()
     sweep_config = load_config(config) if config is not None else builtin_review()
     check_output_directory(out)
-    judged = judged_policy(sweep_config, policy)
+    judged = judged_policy(sweep_config, policy if policy is not None else head_of(sweep_config))
     local = workers or os.cpu_count() or 1
     options = ReviewOptions(
         out=out,
@@ -68,28 +80,65 @@ def report(
         verify_bound=bound,
         command=_command(config, out, seeds, bound),
     )
-    with executor_for(scheduler, local) as executor:
-        with meter("report") as show:
+    with ExitStack() as stack:
+        executor = enter_executor(stack, scheduler, local)
+        show = stack.enter_context(meter("report"))
 
-            def step(phase: str, done: int, total: int) -> None:
-                show(phase, done, total, unit=PHASE_UNITS.get(phase, ""))
+        def step(phase: str, done: int, total: int) -> None:
+            show(phase, done, total, unit=PHASE_UNITS.get(phase, ""))
 
-            review = run_review(sweep_config, options, executor, step)
-        paths = render(review, executor if scheduler is None else None)  # figures drawn in the local pool
+        review = run_review(sweep_config, options, executor, step)
+        paths = render(  # figures drawn in the local pool
+            review,
+            executor if scheduler is None else None,
+            lambda done, total: show("figures", done, total, unit="figures"),
+        )
+    removed = remove_stale(out, started_ns)
     failed = review.failed(judged)
-    verdict = ", ".join(f"{name} ({count})" for name, count in failed.items()) if failed else "every invariant held"
+    code = 1 if failed and not exit_zero else 0
+    if removed:
+        typer.echo(f"leaselab: {removed_line(removed)}", err=True)
     typer.echo(
-        f"{review.simulations} simulations, {len(review.files)} counterexamples, "
-        f"{review.elapsed_s():.0f} s; report.md: {paths['markdown']}; {judged}: {verdict}",
+        f"{review.simulations:,} simulations, {len(review.files):,} counterexamples, "
+        f"{review.elapsed_s():.0f} s; report.md: {paths['markdown']}",
         err=True,
     )
+    typer.echo(verdict_line(paths["json"], judged, failed, code, exit_zero=exit_zero), err=True)
     typer.echo(str(paths["html"].resolve()))
-    raise typer.Exit(1 if failed and not exit_zero else 0)
+    raise typer.Exit(code)
 
 
-def render(review: Review, executor: Executor | None = None) -> dict[str, Path]:
+def head_of(config: SweepConfig) -> str | None:
+    """The label of the configuration's plain ``head`` (the preset, no flags), the policy the report's
+    answer is about; None when it has none (then the last policy is judged)."""
+    from sim.review.plan import HEAD, canonical
+
+    return next((p.label for p in config.policy if canonical(p.preset) == HEAD and not p.flags), None)
+
+
+def verdict_line(report_json: Path, judged: str, failed: dict[str, int], code: int, *, exit_zero: bool) -> str:
+    """The terminal's verdict: the report's own headline for ``judged`` (its primary grid, the numbers the
+    answer shows), whether the register explains its failures (for head), and the exit code."""
+    doc = json.loads(report_json.read_text(encoding="utf-8"))
+    headline = next((v["headline"] for v in doc.get("verdicts", ()) if v["policy"] == judged), "")
+    if not headline:
+        headline = f"{judged}: {len(failed):,} invariants failed." if failed else f"{judged}: every invariant held."
+    ranges = doc.get("explained_ranges") or {}
+    explained = f" {ranges['line']}" if failed and ranges.get("line") and judged == ranges["library"]["policy"] else ""
+    if not failed:
+        tail = "exit 0"
+    elif exit_zero:
+        tail = "exit 0 (--exit-zero; 1 without it, as for any violation)"
+    else:
+        tail = "exit 1 as for any violation (--exit-zero: 0)"
+    return f"{headline}{explained} {tail[0].upper()}{tail[1:]}."
+
+
+def render(
+    review: Review, executor: Executor | None = None, progress: Callable[[int, int], None] | None = None
+) -> dict[str, Path]:
     """Write a review's index.html, report.md and report.json into its output directory; ``executor``
-    (a local process pool) draws the figures in parallel."""
+    (a local process pool) draws the figures in parallel; ``progress(done, total)`` counts them."""
     from reports.document import write_review
 
     return write_review(
@@ -104,6 +153,7 @@ def render(review: Review, executor: Executor | None = None) -> dict[str, Path]:
         out_dir=review.out,
         wall_clock=review.elapsed_s,
         executor=executor,
+        progress=progress,
     )
 
 

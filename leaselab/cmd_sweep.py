@@ -4,16 +4,22 @@ The face only: parse options, show progress (:mod:`reports.progress`: a bar on a
 lines otherwise; the verification of a resumed directory's shards first), print the summary. The
 machinery is :mod:`sim.sweep.job`. Running it again on the same DIR resumes; a DIR holding a report
 or another configuration is refused (exit 2). Exit 1 when an invariant failed in some simulation of
-the configuration's last policy (or of ``--policy LABEL``), like every other command's violation;
-``--exit-zero`` keeps 0 for pipelines that only collect data.
+the configuration's last policy (or of ``--policy LABEL``), like every other command's violation,
+and the first line of the summary says so; the judged policy's workers explain each violation
+(``why.*`` columns), so every failed invariant's line says which finding or non-guarantee explains
+its violations (``known: F-06``) or that none does (``UNREGISTERED``). ``--known-ok`` exits 0 when
+every violation is on record, ``--exit-zero`` always. Ctrl-C keeps the finished shards, says how to
+resume, and exits 130.
 """
 
 from __future__ import annotations
 
 import json
-from contextlib import nullcontext
+import shlex
+import sys
+from contextlib import ExitStack
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import IO, TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -53,39 +59,145 @@ def sweep(
     exit_zero: Annotated[
         bool, typer.Option("--exit-zero", help="Exit 0 even when an invariant failed (collect data only).")
     ] = False,
+    known_ok: Annotated[
+        bool,
+        typer.Option("--known-ok", help="Exit 0 when every violation is a registered finding or non-guarantee."),
+    ] = False,
 ) -> None:
     """Run CONFIG into DIR: Parquet shards, counterexamples, a manifest; resume on the same DIR."""
     from reports.progress import meter
     from sim.sweep.config import load_config
-    from sim.sweep.executors import executor_for
     from sim.sweep.job import judged_policy, run_job
 
     cfg = load_config(config)
     judged = judged_policy(cfg, policy)
-    place: Any = executor_for(scheduler, None) if scheduler else nullcontext(None)
-    with place as executor, meter(f"sweep {cfg.name}") as show:
-        result = run_job(
-            cfg, out, executor=executor, workers=workers, keep_histories=keep_histories, on_progress=shown(show)
-        )
+    try:
+        with ExitStack() as stack:
+            executor = enter_executor(stack, scheduler, None) if scheduler else None
+            show = stack.enter_context(meter(f"sweep {cfg.name}"))
+            result = run_job(
+                cfg,
+                out,
+                executor=executor,
+                workers=workers,
+                keep_histories=keep_histories,
+                on_progress=shown(show),
+                explain=judged,
+            )
+    except KeyboardInterrupt:
+        typer.echo(interrupted_line(config, out, sys.argv[1:]), err=True)
+        raise typer.Exit(INTERRUPTED_EXIT) from None
     for warning in result.warnings:
         typer.echo(f"leaselab: warning: {warning}", err=True)
     summary = result.summary(judged)
+    code = sweep_exit_code(summary["judged"], exit_zero=exit_zero, known_ok=known_ok)
     if json_out:
         typer.echo(json.dumps(summary, indent=2))
     else:
-        rate = summary["simulations_per_s"]
-        typer.echo(
-            f"wrote {out}: {summary['simulations']} simulations in {summary['tasks']} shards "
-            f"({summary['shards_reused']} reused, {summary['shards_redone']} redone), "
-            f"{summary['counterexamples_written']} counterexamples, "
-            f"{rate if rate is not None else '-'} sims/s"
+        for line in summary_lines(summary, code, known_ok=known_ok, exit_zero=exit_zero):
+            typer.echo(line)
+    raise typer.Exit(code)
+
+
+INTERRUPTED_EXIT = 130
+
+
+def connecting_line(scheduler: str) -> str:
+    """Shown while connecting to a Dask scheduler, which can take up to its timeout to fail."""
+    from sim.sweep.executors import CONNECT_TIMEOUT
+
+    return f"leaselab: connecting to the Dask scheduler at {scheduler} (gives up after {CONNECT_TIMEOUT}) ..."
+
+
+def enter_executor(stack: ExitStack, scheduler: str | None, workers: int | None, stream: IO[str] | None = None) -> Any:
+    """``executor_for(scheduler, workers)`` entered on ``stack``. On a terminal, a status line says where
+    it connects while it waits (an unreachable scheduler takes its whole timeout to fail) and is erased
+    after, so that bad input still leaves exactly one line; a log or a pipe gets no status line."""
+    from sim.sweep.executors import executor_for
+
+    out = stream if stream is not None else sys.stderr
+    shown = scheduler is not None and out.isatty()
+    if shown:
+        out.write(connecting_line(str(scheduler)))
+        out.flush()
+    try:
+        return stack.enter_context(executor_for(scheduler, workers))
+    finally:
+        if shown:
+            out.write("\r\033[K")
+            out.flush()
+
+
+def interrupted_line(config: Path, out: Path, argv: list[str]) -> str:
+    """What Ctrl-C prints: what is kept and the command that resumes (the same command)."""
+    from sim.sweep.directory import SHARDS
+
+    finished = len(list((out / SHARDS).glob("*.parquet"))) if (out / SHARDS).is_dir() else 0
+    again = shlex.join(["leaselab", *argv]) if argv[:1] == ["sweep"] else f"leaselab sweep {config} --out {out}"
+    return f"leaselab: interrupted: {plural(finished, 'finished shard')} kept in {out / SHARDS}; resume with: {again}"
+
+
+def sweep_exit_code(judged: dict[str, Any], *, exit_zero: bool, known_ok: bool) -> int:
+    """1 when the judged policy failed an invariant (with ``known_ok``, only one some violation of which
+    the register does not explain); 0 with ``exit_zero``."""
+    if exit_zero or not judged["failed"]:
+        return 0
+    if not known_ok:
+        return 1
+    unexplained = any(why in ("", "?") for tally in judged["explained_by"].values() for why in tally)
+    return 1 if unexplained else 0
+
+
+def _why_text(tally: dict[str, int]) -> str:
+    from leaselab.results import label
+
+    parts = []
+    for why, count in sorted(tally.items(), key=lambda item: (-item[1], item[0])):
+        named = "not examined (shard of an older sweep)" if why == "?" else label(why)
+        parts.append(f"{named} {count:,}")
+    return "; ".join(parts)
+
+
+def summary_lines(summary: dict[str, Any], code: int, *, known_ok: bool, exit_zero: bool = False) -> list[str]:
+    """The text summary: the verdict of the judged policy and the exit code first, then what was written,
+    then one line per failed invariant of the judged policy with what explains its violations."""
+    judged = summary["judged"]
+    label, failed = judged["policy"], judged["failed"]
+    if not failed:
+        verdict = f"{label}: every invariant held in {plural(judged['simulations'], 'simulation')}"
+    else:
+        tallies = judged["explained_by"].values()
+        news = any(why in ("", "?") for tally in tallies for why in tally)
+        on_record = "" if news else ", all on record"
+        verdict = f"{label}: {plural(len(failed), 'invariant')} failed{on_record}"
+    if code == 0 and failed:
+        why_zero = "--exit-zero" if exit_zero or not known_ok else "--known-ok"
+        verdict += f"; exit 0 ({why_zero})"
+    elif failed:
+        verdict += "; exit 1 as for any violation (--known-ok: 0 when all are on record; --exit-zero: always 0)"
+    else:
+        verdict += "; exit 0"
+    rate = summary["simulations_per_s"]
+    lines = [
+        verdict,
+        f"wrote {summary['out']}: {plural(summary['simulations'], 'simulation')} in "
+        f"{plural(summary['tasks'], 'shard')} ({summary['shards_reused']:,} reused, "
+        f"{summary['shards_redone']:,} redone), {plural(summary['counterexamples'], 'counterexample')} "
+        f"({summary['counterexamples_written']:,} new this run), "
+        + (f"{rate:,} simulations/s this run" if rate is not None else "no simulation this run"),
+    ]
+    for invariant, count in failed.items():
+        tally = judged["explained_by"].get(invariant, {})
+        lines.append(
+            f"  {invariant}: violated in {count:,} of {judged['simulations']:,} simulations of {label}"
+            + (f" [{_why_text(tally)}]" if tally else "")
         )
-        for invariant, count in summary["violating_simulations"].items():
-            typer.echo(f"  {invariant}: violated in {count} simulations")
-        failed = summary["judged"]["failed"]
-        verdict = ", ".join(failed) if failed else "every invariant held"
-        typer.echo(f"{judged}: {verdict}")
-    raise typer.Exit(1 if summary["judged"]["failed"] and not exit_zero else 0)
+    return lines
+
+
+def plural(count: int, noun: str) -> str:
+    """``1 shard``, ``2,000 shards``."""
+    return f"{count:,} {noun}" if count == 1 else f"{count:,} {noun}s"
 
 
 def register(app: typer.Typer) -> None:

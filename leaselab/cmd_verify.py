@@ -1,14 +1,17 @@
 """``leaselab verify SCENARIO --bound K``: the exhaustive explorer.
 
-Says "no violation up to bound K", or prints each violated invariant with its
-smallest schedule and writes it as a counterexample file under --out (default
-``out/verify``, apart from the report's directory). Progress per level (schedules run
-of the level's total, rate, ETA) goes to stderr. Exit 1 on a violation, 0 when none,
-2 on bad input.
+Says "no violation up to bound K", or prints each distinct mechanism met (a registered finding, a
+recorded non-guarantee or an unexplained witness shape, named "known: F-06", "non-guarantee: NG-..."
+or "unexplained") with its smallest schedule, and writes it as a counterexample file under --out
+(default ``out/verify``, apart from the report's directory) named by scenario, policy, invariant and
+mechanism, so verifying a second scenario or policy never overwrites the first's files. Progress per
+level (schedules run of the level's total, rate, ETA) goes to stderr. Exit 1 on a violation, known
+ones included (the first line says how many the register explains), 0 when none, 2 on bad input.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Annotated
@@ -48,19 +51,47 @@ def verify(
             if level:  # level 0 is the one fault-free run
                 show(f"level {level}/{levels}", done, total, unit="schedules")
 
-        report = ExhaustiveExplorer(seed=seed, max_schedules=max_schedules).verify(target, bound, level_done)
-    paths = {name: write(cx, out / f"verify-{policy}-{name}.toml") for name, cx in report.violations}
+        explorer = ExhaustiveExplorer(seed=seed, max_schedules=max_schedules, mechanisms=True)
+        report = explorer.verify(target, bound, level_done)
+    stem = Path(target.scenario_ref).stem
+    paths = {
+        key: write(cx, out / f"verify-{stem}-{policy}-{cx.invariant}-{_tag(cx.mechanism)}.toml")
+        for key, cx in report.mechanisms
+    }
+    known = sum(1 for _, cx in report.mechanisms if _known(cx.mechanism))
     if json_out:
         doc = report.document()
-        for entry in doc["violations"]:
-            entry["counterexample"] = str(paths[entry["invariant"]])
+        for entry, (key, cx) in zip(doc.get("mechanisms", []), report.mechanisms, strict=True):
+            entry["counterexample"] = str(paths[key])
+            entry["explained"] = bool(_known(cx.mechanism))
+        doc["violations"] = doc.pop("mechanisms", [])
         typer.echo(json.dumps(doc, indent=2))
     else:
-        typer.echo(f"{report.schedules} schedules in {report.elapsed_s:.1f} s: {report.sentence()}")
-        for name, cx in report.violations:
+        line = f"{report.schedules} schedules in {report.elapsed_s:.1f} s: {report.sentence()}"
+        if report.mechanisms:
+            line += (
+                f"; {len(report.mechanisms)} distinct mechanisms, {known} known to the register, "
+                f"{len(report.mechanisms) - known} unexplained (exit 1: a known violation is still a violation)"
+            )
+        typer.echo(line)
+        for key, cx in report.mechanisms:
             ties = f" + reversed ties {list(cx.ties)}" if cx.ties else ""
-            typer.echo(f"  {name}: {[f.text() for f in cx.faults]}{ties} -> {paths[name]}")
+            label = _known(cx.mechanism) or f"unexplained [{cx.mechanism.removeprefix('unexplained: ')[:120]}]"
+            typer.echo(f"  {label}: {cx.invariant}: {[f.text() for f in cx.faults]}{ties} -> {paths[key]}")
     raise typer.Exit(1 if report.violations else 0)
+
+
+def _known(mechanism: str) -> str:
+    """'known: F-06' or 'non-guarantee: NG-...' for a mechanism the register explains, else ''."""
+    if not mechanism or mechanism.startswith("unexplained"):
+        return ""
+    return ("non-guarantee: " if mechanism.startswith("NG-") else "known: ") + mechanism
+
+
+def _tag(mechanism: str) -> str:
+    if _known(mechanism):
+        return mechanism
+    return hashlib.blake2b(mechanism.encode(), digest_size=3).hexdigest()
 
 
 def register(app: typer.Typer) -> None:

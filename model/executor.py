@@ -68,7 +68,7 @@ def _complete(seg: Segment, trace: Trace, result: LoopResult) -> Gen[Outcome]:
 
 
 def _suspend(seg: Segment, state: SuspendedState, *, for_input: bool) -> Gen[Outcome]:
-    """T9; a refused or failed suspension fails closed (SUSPEND_FAILED, spec C5)."""
+    """Statement T9; a refused or failed suspension fails closed (SUSPEND_FAILED, spec C5)."""
     if seg.handle is None:
         return Outcome.SUSPEND_FAILED
     now = yield READ_CLOCK

@@ -64,7 +64,7 @@ class Segment:
 
 
 def lease_confirmed(result: UpdateResult, policy: Policy) -> bool:
-    """T4/T5 success: MySQL reports *changed* rows; the fix falls back to a COUNT (KB-6)."""
+    """Statements T4/T5 succeed: MySQL reports *changed* rows; the fix falls back to a COUNT (KB-6)."""
     if policy.kb6_renew_trusts_changed_rows:
         return result.changed
     return result.matched

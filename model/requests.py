@@ -53,7 +53,7 @@ class FindRun(Request):
 @fast_init
 @dataclass(frozen=True, slots=True)
 class InsertRun(Request):
-    """T1/T2 INSERT of a fully formed row (uid assigned by the store). Returns the stored row."""
+    """The INSERT (T1/T2) of a fully formed row (uid assigned by the store). Returns the stored row."""
 
     row: RunRow
     site: str = ""
@@ -72,7 +72,7 @@ class Update(Request):
 @fast_init
 @dataclass(frozen=True, slots=True)
 class SelectStale(Request):
-    """T12 findStaleRunning with the reaper's captured ``now``. Returns tuple[RunRow, ...]."""
+    """Statement T12 findStaleRunning, with the reaper's captured ``now``. Returns tuple[RunRow, ...]."""
 
     now: int
     limit: int
@@ -81,7 +81,7 @@ class SelectStale(Request):
 @fast_init
 @dataclass(frozen=True, slots=True)
 class InsertEvent(Request):
-    """T6 recordEvent into the audit store; no guard on the run row. Returns None.
+    """Statement T6 recordEvent, into the audit store; no guard on the run row. Returns None.
 
     ``effect`` is the effect the runtime resolved for the step (for the history only).
     """
@@ -95,7 +95,7 @@ class InsertEvent(Request):
 @fast_init
 @dataclass(frozen=True, slots=True)
 class MaxSequence(Request):
-    """T15 maxEventSequence: int, -1 for none. May throw StoreError."""
+    """Statement T15 maxEventSequence: int, -1 for none. May throw StoreError."""
 
     uuid: str
     site: str = ""
@@ -172,8 +172,30 @@ class Note(Request):
     detail: tuple[tuple[str, object], ...] = ()
 
 
+# ---- the request kinds: declared once, read by the world, the fault plan and the explorers ------
+
+STORE_READS: tuple[type[Request], ...] = (FindRun, MaxSequence, CountEvents, SelectStale)
+"""The run store's reads (FindRun, MAX(sequence), COUNT(events), the reaper's T12 SELECT)."""
+STORE_WRITES: tuple[type[Request], ...] = (InsertRun, Update)
+"""The run store's INSERTs and guarded UPDATEs (T1-T5, T7-T11, T13, T14)."""
+STORE_REQUESTS: tuple[type[Request], ...] = STORE_READS + STORE_WRITES
+"""Every request the run store answers."""
+REQUEST_KINDS: dict[str, tuple[type[Request], ...]] = {
+    "read": STORE_READS,
+    "store": STORE_WRITES,
+    "event": (InsertEvent,),
+    "provider": (CallProvider,),
+    "tool": (InvokeTool,),
+    "dispatch": (Dispatch,),
+}
+"""The requests a fault can strike, by the name a scripted fault uses for them (``on = "read"``)."""
+
 __all__ = [
     "READ_CLOCK",
+    "REQUEST_KINDS",
+    "STORE_READS",
+    "STORE_REQUESTS",
+    "STORE_WRITES",
     "CallProvider",
     "CountEvents",
     "Dispatch",

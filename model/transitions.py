@@ -17,6 +17,20 @@ from typing import Any
 from model.constants import LEASE_S
 from model.frozen import fast_init
 from model.records import EventRow, RunRequest, RunRow, SuspendedState
+from model.statements import (
+    CANCEL,
+    CLAIM_FOR_RESUME,
+    CLAIM_QUEUED,
+    DEAD_LETTER_STALE,
+    EXTEND_LEASE,
+    FINISH_RUN,
+    MARK_PENDING_EFFECT,
+    NAMES,
+    RENEW_LEASE,
+    REQUEUE,
+    REQUEUE_STALE,
+    SUSPEND_RUN,
+)
 from model.vocab import NON_TERMINAL, RunStatus, TerminationReason
 
 
@@ -84,7 +98,7 @@ class ClaimQueued(Transition):
 
     worker: str
     now: int
-    name = "T3 claimQueued"
+    name = NAMES[CLAIM_QUEUED]
 
     def apply(self, row: RunRow) -> RunRow | None:
         if row.status is not RunStatus.QUEUED:
@@ -106,7 +120,7 @@ class RenewLease(Transition):
 
     me: str
     now: int
-    name = "T4 renewLease"
+    name = NAMES[RENEW_LEASE]
 
     def apply(self, row: RunRow) -> RunRow | None:
         if row.status is not RunStatus.RUNNING or row.claimed_by != self.me:
@@ -127,7 +141,7 @@ class MarkPendingEffect(Transition):
     effect: str
     now: int
     lease_s: int = LEASE_S
-    name = "T5 markPendingEffect"
+    name = NAMES[MARK_PENDING_EFFECT]
 
     def apply(self, row: RunRow) -> RunRow | None:
         if row.status is not RunStatus.RUNNING or row.claimed_by != self.me:
@@ -143,7 +157,7 @@ class ExtendLease(Transition):
     me: str
     now: int
     lease_s: int
-    name = "P1 extendLease"
+    name = NAMES[EXTEND_LEASE]
 
     def apply(self, row: RunRow) -> RunRow | None:
         if row.status is not RunStatus.RUNNING or row.claimed_by != self.me:
@@ -169,7 +183,7 @@ class FinishRun(Transition):
     owned_by: str | None
     now: int
     terminal_guard: bool = True
-    name = "T7 finishRun"
+    name = NAMES[FINISH_RUN]
 
     def apply(self, row: RunRow) -> RunRow | None:
         if self.terminal_guard and row.status not in NON_TERMINAL:
@@ -198,7 +212,7 @@ class Cancel(Transition):
     """T8 cancel: as T7 without an owner guard. Keeps the totals it read; clears payloads."""
 
     now: int
-    name = "T8 cancel"
+    name = NAMES[CANCEL]
 
     def apply(self, row: RunRow) -> RunRow | None:
         if row.status not in NON_TERMINAL:
@@ -230,7 +244,7 @@ class Suspend(Transition):
     for_input: bool
     now: int
     status_guard: bool = True
-    name = "T9 suspendRun"
+    name = NAMES[SUSPEND_RUN]
 
     def apply(self, row: RunRow) -> RunRow | None:
         if self.status_guard and row.status is not RunStatus.RUNNING:
@@ -252,7 +266,7 @@ class ClaimForResume(Transition):
     for_input: bool
     now: int
     leased: bool = True
-    name = "T10 claimForResume"
+    name = NAMES[CLAIM_FOR_RESUME]
 
     def apply(self, row: RunRow) -> RunRow | None:
         waiting = RunStatus.WAITING_FOR_INPUT if self.for_input else RunStatus.WAITING_FOR_APPROVAL
@@ -293,7 +307,7 @@ class Requeue(Transition):
     me: str
     now: int
     clear_fence: bool = True
-    name = "T11 requeue"
+    name = NAMES[REQUEUE]
 
     def apply(self, row: RunRow) -> RunRow | None:
         if row.status is not RunStatus.RUNNING or row.claimed_by != self.me:
@@ -330,7 +344,7 @@ class RequeueStale(Transition):
 
     now: int
     clear_fence: bool = True
-    name = "T13 requeueStale"
+    name = NAMES[REQUEUE_STALE]
 
     def apply(self, row: RunRow) -> RunRow | None:
         if not is_stale(row, self.now):
@@ -350,7 +364,7 @@ class DeadLetterStale(Transition):
     reason: TerminationReason
     now: int
     write_now: int
-    name = "T14 deadLetterStale"
+    name = NAMES[DEAD_LETTER_STALE]
 
     def apply(self, row: RunRow) -> RunRow | None:
         if not is_stale(row, self.now):

@@ -347,6 +347,60 @@ FINDINGS: tuple[Finding, ...] = (
         recognisers.stale_snapshot_requeue_reruns_write,
         deployment_ranges=True,
     ),
+    Finding(
+        "F-19",
+        "reaper-clock-ahead-requeue-past-budget",
+        "requeue_budget_respected",
+        (),
+        ("clock_skew", "provider"),
+        ("clock_skew", "provider"),
+        "ADR-104",
+        "one budget of 3 requeues",
+        "the reaper, its clock ahead of true time, selects a run whose requeue_count is under the budget and "
+        "decides on that snapshot to requeue it; before its T13 applies (the invocation's earlier rows: on the "
+        "Sync transport the attempts it runs inline), the owner's retries (T11) spend the budget and a new "
+        "claim stamps a lease still before the reaper's clock; T13 re-checks staleness only and sets "
+        "requeue_count + 1 in SQL: the run is requeued a fourth time",
+        ("adr104-shared-requeue-budget",),
+        recognisers.reaper_clock_ahead_requeue_past_budget,
+        deployment_ranges=True,
+    ),
+    Finding(
+        "F-20",
+        "reaper-clock-ahead-dead-letter",
+        "dead_letter_reason_matches_cause",
+        (),
+        ("clock_skew",),
+        ("clock_skew",),
+        "ADR-104",
+        "reaper mutations re-check staleness so a live worker wins",
+        "the reaper, its clock ahead of true time, selects a live run and reads its snapshot's non-idempotent "
+        "fence; before its dead-letter applies (on the Sync transport, while it runs an earlier row's attempt "
+        "inline), the worker's write returns and its boundary clears the fence and renews the lease into the "
+        "true future, but not past the reaper's clock: T14's staleness re-check passes and the run is "
+        "dead-lettered not_retryable for a fence no longer there",
+        (),
+        recognisers.reaper_clock_ahead_dead_letter,
+        deployment_ranges=True,
+    ),
+    Finding(
+        "F-21",
+        "stalled-clear-dead-letter",
+        "dead_letter_reason_matches_cause",
+        (),
+        ("store",),
+        ("store",),
+        "ADR-104",
+        "retries follow the failure class",
+        "a segment's fence clear (T5 with '') stalls in the store past the lease it computed; the reaper "
+        "selects the run with the fence still standing and decides not_retryable; the clear commits after the "
+        "snapshot with a lease already past, and when the dead-letter applies (after the invocation's earlier "
+        "rows: a stalled statement), its staleness re-check passes: the run is dead-lettered not_retryable for "
+        "a fence no longer there",
+        (),
+        recognisers.stalled_clear_dead_letter,
+        deployment_ranges=True,
+    ),
 )
 
 

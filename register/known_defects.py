@@ -16,6 +16,9 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True)
 class KnownDefect:
+    """A historic defect of the spec: the invariant it violates, the fault families a search needs, the
+    scenario that exercises it, the policy (and flags) where it is present and the one that fixed it."""
+
     id: str
     summary: str
     invariant: str

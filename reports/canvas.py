@@ -63,13 +63,35 @@ def new_figure(width_in: float, height_in: float) -> ReportFigure:
     return ReportFigure(figsize=(width_in, height_in))
 
 
-def to_svg(fig: Figure) -> str:
-    """The figure as an inline ``<svg>`` element (no XML prologue, no date)."""
+def to_svg(fig: Figure, prefix: str = "") -> str:
+    """The figure as an inline ``<svg>`` element (no XML prologue, no date); with ``prefix``, its ids
+    scoped by it (:func:`scoped_ids`), so that many figures inline in one page keep every id unique."""
     buffer = io.StringIO()
     with matplotlib.rc_context(STYLE):
         fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
     text = buffer.getvalue()
-    return text[text.index("<svg") :]
+    svg = text[text.index("<svg") :]
+    return scoped_ids(svg, prefix) if prefix else svg
+
+
+_ID = re.compile(r'\bid="([^"]+)"')
+_URL = re.compile(r"url\(#([^)]+)\)")
+_HREF = re.compile(r'(href=")#([^"]+)"')
+
+
+def scoped_ids(svg: str, prefix: str) -> str:
+    """Every ``id`` of ``svg`` and every reference to one (``url(#id)``, ``href="#id"``) prefixed with
+    ``prefix-``: matplotlib numbers its ids per figure (``patch_1``, ``axes_1``, glyph and clip-path ids),
+    and a page holding two figures would hold the same id twice (invalid HTML; a reference could resolve
+    into the wrong figure)."""
+    own = set(_ID.findall(svg))
+
+    def scoped(name: str) -> str:
+        return f"{prefix}-{name}" if name in own else name
+
+    svg = _ID.sub(lambda m: f'id="{scoped(m.group(1))}"', svg)
+    svg = _URL.sub(lambda m: f"url(#{scoped(m.group(1))})", svg)
+    return _HREF.sub(lambda m: f'{m.group(1)}#{scoped(m.group(2))}"', svg)
 
 
 def png_bytes(fig: Figure) -> bytes:

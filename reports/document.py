@@ -15,7 +15,7 @@ import json
 import math
 import numbers
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Executor
+from concurrent.futures import Executor, as_completed
 from pathlib import Path
 from typing import Any
 
@@ -94,8 +94,10 @@ def add_figures(
     histories: Mapping[int, Sequence[Op]],
     out_dir: Path,
     executor: Executor | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Path]:
-    """Draw every figure into the context (``svg`` keys) and as PNG files under ``out_dir/figures``.
+    """Draw every figure into the context (``svg`` keys) and as PNG files under ``out_dir/figures``;
+    ``progress(done, total)`` is told as each figure is drawn.
 
     ``histories`` maps a counterexample's position in ``context['counterexamples']`` to its
     replayed history. Returns the PNG paths by figure name. With ``executor`` (a local process pool)
@@ -119,6 +121,11 @@ def add_figures(
             order = [p for p in (*policies, *curve["cells"]) if p in curve["cells"]]
             order = list(dict.fromkeys(order))
             jobs.append((curve, f"curve-{key}", "curve", (curve["_table"], curve["x"], labels[key], order)))
+        mine = curve.get("by_invariant") or {}
+        if mine.get("drawn"):
+            ylabel = f"simulations of {mine['policy']} violating it (%)"
+            spec = (mine["_table"], curve["x"], labels[key], mine["drawn"], ylabel)
+            jobs.append((mine, f"curve-{key}-by-invariant", "curve", spec))
     hits = context["coverage"]["_hits"]
     if not hits.empty:
         jobs.append((context["coverage"], "fault-heatmap", "heatmap", (hits,)))
@@ -127,14 +134,24 @@ def add_figures(
         if history is None:
             continue
         title = f"{cx['invariant']} under {cx['policy']}: {cx['scenario']} seed {cx['seed']}"
+        if "deployment ranges" in str(cx.get("role", "")):
+            title += " (deployment fault ranges)"
         shown = cx["causality"] if cx.get("causality") else None
         jobs.append((cx, f"counterexample-{i + 1}", "swimlane", (list(history), title, lane_markers(cx), shown)))
     figure_dir = out_dir / "figures"
     args = [(kind, spec, figure_dir / f"{name}.png") for _, name, kind, spec in jobs]
+    tell = progress or (lambda done, total: None)
+    tell(0, len(args))
     if executor is None:
-        drawn = [draw_figure(*a) for a in args]
+        drawn = []
+        for a in args:
+            drawn.append(draw_figure(*a))
+            tell(len(drawn), len(args))
     else:
-        drawn = list(executor.map(draw_figure, *zip(*args, strict=True))) if args else []
+        futures = [executor.submit(draw_figure, *a) for a in args]
+        for done, _ in enumerate(as_completed(futures), start=1):
+            tell(done, len(args))
+        drawn = [future.result() for future in futures]
     pngs: dict[str, Path] = {}
     for (target, name, _, _), svg in zip(jobs, drawn, strict=True):
         pngs[name] = figure_dir / f"{name}.png"
@@ -158,7 +175,7 @@ def draw_figure(kind: str, spec: tuple[Any, ...], png: Path) -> str:
     A top-level function of plain arguments, so a process pool can run it."""
     fig = _FIGURES[kind](*spec)
     figures.save_png(fig, png)
-    return figures.to_svg(fig)
+    return figures.to_svg(fig, prefix=png.stem)
 
 
 def lane_markers(cx: Mapping[str, Any]) -> list[swimlane.LaneMarker]:
@@ -184,13 +201,14 @@ def write(
     out_dir: Path,
     before_render: Callable[[dict[str, Any]], None] | None = None,
     executor: Executor | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Path]:
     """Write index.html, report.md, report.json and figures/ into ``out_dir``; return their paths.
 
     ``before_render`` may amend the context once the figures are drawn (e.g. the wall time);
     ``executor`` draws the figures in parallel (see :func:`add_figures`)."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    add_figures(context, histories, out_dir, executor)
+    add_figures(context, histories, out_dir, executor, progress)
     if before_render is not None:
         before_render(context)
     paths = {
@@ -239,9 +257,11 @@ def write_review(
     wall_clock: Callable[[], float] | None = None,
     explanations: Sequence[Mapping[str, Any]] = (),
     executor: Executor | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Path]:
     """The whole report from rows and plain evidence records (the keys of this package's views);
-    ``wall_clock()`` gives the run's wall time once the figures are drawn."""
+    ``wall_clock()`` gives the run's wall time once the figures are drawn; ``progress(done, total)``
+    counts the figures drawn."""
     views = [
         CounterexampleView(
             **{
@@ -281,4 +301,4 @@ def write_review(
             if made["phases_s"]:
                 made["phases_s"] = {**made["phases_s"], "figures": made["wall_s"] - sum(made["phases_s"].values())}
 
-    return write(context, histories, out_dir, before_render=stamp, executor=executor)
+    return write(context, histories, out_dir, before_render=stamp, executor=executor, progress=progress)

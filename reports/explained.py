@@ -21,6 +21,29 @@ from reports.register import explanations_view
 
 LIBRARY = "library"
 DEPLOYMENT = "deployment"
+LARGER_SEARCH = (
+    "The same check at a user's scale, 211,200 simulations at deployment ranges on both transports, is the "
+    "nightly search (`python -m benchmarks.triage_ranges --search`), not part of this report."
+)
+
+
+def scale_of(frame: pd.DataFrame, wide: pd.DataFrame, policy: str) -> str:
+    """One sentence: how many simulations of ``policy`` this review examined at each range, and on which
+    transport, so that "every failure explained" says at which scale it was checked."""
+    if frame.empty or "policy" not in frame.columns:
+        return LARGER_SEARCH
+    at_deployment = (
+        frame["fault_ranges"] == DEPLOYMENT if "fault_ranges" in frame.columns else pd.Series(False, index=frame.index)
+    )
+    of_policy = frame["policy"] == policy
+    library_n = int((of_policy & ~at_deployment).sum())
+    deployment_n = int((of_policy & at_deployment).sum())
+    transports = sorted({str(t) for t in frame["transport"]}) if "transport" in frame.columns else []
+    on = f" (transport: {', '.join(transports)})" if transports else ""
+    return (
+        f"Checked at this review's scale: {library_n:,} simulations of {policy} at the library's ranges and "
+        f"{deployment_n:,} at deployment ranges{on}. {LARGER_SEARCH}"
+    )
 
 
 def deployment_rows(frame: pd.DataFrame) -> pd.DataFrame:
@@ -39,7 +62,7 @@ def explained_by_ranges(explanations: Sequence[Mapping[str, Any]], frame: pd.Dat
         return {
             "library": library,
             "deployment": None,
-            "line": library["line"],
+            "line": f"{library['line']} {scale_of(frame, wide, library['policy'])}",
             "holds": not library["unregistered"],
             "side_by_side": [],
         }
@@ -71,7 +94,7 @@ def explained_by_ranges(explanations: Sequence[Mapping[str, Any]], frame: pd.Dat
     return {
         "library": library,
         "deployment": deployment,
-        "line": line,
+        "line": f"{line} {scale_of(frame, wide, policy)}",
         "holds": not failing,
         "side_by_side": side_by_side(library, deployment),
     }
@@ -86,4 +109,12 @@ def side_by_side(library: Mapping[str, Any], deployment: Mapping[str, Any]) -> l
     return [{"invariant": n, "library": at_library.get(n), "deployment": at_deployment.get(n)} for n in names]
 
 
-__all__ = ["DEPLOYMENT", "LIBRARY", "deployment_rows", "explained_by_ranges", "explanations_view"]
+__all__ = [
+    "DEPLOYMENT",
+    "LARGER_SEARCH",
+    "LIBRARY",
+    "deployment_rows",
+    "explained_by_ranges",
+    "explanations_view",
+    "scale_of",
+]

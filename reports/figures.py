@@ -30,8 +30,15 @@ def colour(i: int) -> str:
 
 
 @styled
-def curve_figure(table: pd.DataFrame, x: str, xlabel: str, policies: Sequence[str]) -> ReportFigure:
-    """Violation rate (any invariant) against ``x``, one line per policy with its Wilson 95% band."""
+def curve_figure(
+    table: pd.DataFrame,
+    x: str,
+    xlabel: str,
+    policies: Sequence[str],
+    ylabel: str = "simulations violating any invariant (%)",
+) -> ReportFigure:
+    """Violation rate (any invariant) against ``x``, one line per policy with its Wilson 95% band; or,
+    with the invariant in the ``policy`` column, one line per invariant (:mod:`reports.curves`)."""
     fig = new_figure(7.5, 3.6)
     ax = fig.subplots()
     values = sorted(set(table[x])) if not table.empty else [0.0]
@@ -52,7 +59,7 @@ def curve_figure(table: pd.DataFrame, x: str, xlabel: str, policies: Sequence[st
         ax.fill_between(xs, rows["lower"] * 100, rows["upper"] * 100, color=colour(i), alpha=0.12, lw=0)
     ax.set_xlabel(xlabel)
     ax.set_xticks(values, [f"{v:g}" for v in values])
-    ax.set_ylabel("simulations violating any invariant (%)")
+    ax.set_ylabel(ylabel)
     ax.set_ylim(-2, 102)
     ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False, fontsize=8)
     fig.tight_layout()

@@ -9,13 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import overload
 
 import pandas as pd
 
-INVARIANT_PREFIX = "inv."
-COVERAGE_PREFIX = "cov."
-FAULT_PREFIX = "fault."
+from checks.columns import INV, unknown_mask, violated_mask
 
 
 def load_shards(paths: Iterable[Path]) -> pd.DataFrame:
@@ -26,33 +23,15 @@ def load_shards(paths: Iterable[Path]) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-@overload
-def violated_mask(verdicts: pd.Series) -> pd.Series: ...
-@overload
-def violated_mask(verdicts: pd.DataFrame) -> pd.DataFrame: ...
-def violated_mask(verdicts: pd.Series | pd.DataFrame) -> pd.Series | pd.DataFrame:
-    """True where a verdict is false (violated); unknown (null) is not a violation."""
-    return verdicts.eq(False).fillna(False).astype(bool)
-
-
-@overload
-def unknown_mask(verdicts: pd.Series) -> pd.Series: ...
-@overload
-def unknown_mask(verdicts: pd.DataFrame) -> pd.DataFrame: ...
-def unknown_mask(verdicts: pd.Series | pd.DataFrame) -> pd.Series | pd.DataFrame:
-    """True where a verdict is unknown (null)."""
-    return verdicts.isna()
-
-
 def invariant_columns(frame: pd.DataFrame) -> list[str]:
-    return [c for c in frame.columns if c.startswith(INVARIANT_PREFIX)]
+    return [c for c in frame.columns if c.startswith(INV)]
 
 
 def violation_counts(frame: pd.DataFrame, by: Sequence[str] = ("scenario", "policy")) -> pd.DataFrame:
     """Per group: simulations, and per invariant the number of simulations that violated it."""
     columns = invariant_columns(frame)
     violated = violated_mask(frame[columns]).astype(int)
-    violated.columns = [c.removeprefix(INVARIANT_PREFIX) for c in columns]
+    violated.columns = [c.removeprefix(INV) for c in columns]
     violated[list(by)] = frame[list(by)]
     counts = violated.groupby(list(by), sort=False).sum()
     counts.insert(0, "simulations", frame.groupby(list(by), sort=False).size())
@@ -62,6 +41,6 @@ def violation_counts(frame: pd.DataFrame, by: Sequence[str] = ("scenario", "poli
 def unknown_counts(frame: pd.DataFrame, by: Sequence[str] = ("scenario", "policy")) -> pd.DataFrame:
     columns = invariant_columns(frame)
     unknown = unknown_mask(frame[columns]).astype(int)
-    unknown.columns = [c.removeprefix(INVARIANT_PREFIX) for c in columns]
+    unknown.columns = [c.removeprefix(INV) for c in columns]
     unknown[list(by)] = frame[list(by)]
     return unknown.groupby(list(by), sort=False).sum()

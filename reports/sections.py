@@ -20,7 +20,7 @@ import pandas as pd
 from checks import INVARIANTS
 from checks.outcome_table import table_rows
 from model.policy import FLAG_DOCS, PRESET_ALIASES, PRESET_DOCS
-from reports import tables
+from reports import costs, curves, tables
 from reports.explained import explained_by_ranges
 from reports.register import explanations_view, verification_rows, verification_summary
 from reports.stats import DASH, percent
@@ -316,8 +316,15 @@ def _cost(frame: pd.DataFrame, policies: Sequence[str]) -> dict[str, Any]:
     for record in _records(table):
         row = {k: _num(v) if isinstance(v, float) else v for k, v in record.items()}
         rate = row["completion_rate"]
-        row["completion_text"] = percent(float(rate)) if rate is not None else DASH
-        row["requeues_text"] = _fmt(row["requeues_per_run"], 3)
+        completion = percent(float(rate)) if rate is not None else DASH
+        requeues = _fmt(row["requeues_per_run"], 3)
+        low, high = row.get("completion_lower"), row.get("completion_upper")
+        if rate is not None and low is not None and high is not None:
+            completion += f" [{_interval(float(low), min(1.0, float(high)))}]"
+        low, high = row.get("requeues_lower"), row.get("requeues_upper")
+        if row["requeues_per_run"] is not None and low is not None and high is not None:
+            requeues += f" [{_fmt(low, 3)}{DASH}{_fmt(high, 3)}]"
+        row["completion_text"], row["requeues_text"] = completion, requeues
         for key in ("settle_p50_s", "settle_p95_s", "settle_p99_s"):
             row[key + "_text"] = _fmt(row[key], 1)
         rows.append(row)
@@ -332,6 +339,13 @@ def _curve(frame: pd.DataFrame, grid: str, x: str, policies: Sequence[str]) -> d
         cells.setdefault(str(r["policy"]), {})[f"{float(r[x]):g}"] = cell_text(
             int(r["violations"]), int(r["simulations"]), float(r["lower"]), float(r["upper"])
         )
+    head = curves.head_label(frame, policies)
+    mine = curves.by_invariant(frame, grid, x, head) if head is not None else pd.DataFrame()
+    invariant_cells: dict[str, dict[str, str]] = {}
+    for r in _records(mine):
+        invariant_cells.setdefault(str(r["policy"]), {})[f"{float(r[x]):g}"] = cell_text(
+            int(r["violations"]), int(r["simulations"]), float(r["lower"]), float(r["upper"])
+        )
     return {
         "grid": grid,
         "x": x,
@@ -339,6 +353,7 @@ def _curve(frame: pd.DataFrame, grid: str, x: str, policies: Sequence[str]) -> d
         "records": _records(table),
         "cells": cells,
         "_table": table,
+        "by_invariant": {"policy": head, "cells": invariant_cells, "drawn": curves.drawn(mine), "_table": mine},
     }
 
 
@@ -401,7 +416,7 @@ def build(
         "summary": summary,
         "decisions": decisions,
         "proposals": proposals,
-        "cost": _cost(main, main_policies),
+        "cost": {**(cost := _cost(main, main_policies)), "changes": costs.big_changes(cost["rows"], presets)},
         "curves": {
             "intensity": _curve(rows, "intensity", "intensity", order),
             "latency": _curve(rows, "latency", "latency_ratio", order),

@@ -21,6 +21,7 @@ cell, and tests check them against hand-computed values.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 Z95 = 1.959963984540054
@@ -41,6 +42,21 @@ def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
     lower = 0.0 if k == 0 else max(0.0, centre - half)
     upper = 1.0 if k == n else min(1.0, centre + half)
     return lower, upper
+
+
+def ratio_interval(numerators: Sequence[float], denominators: Sequence[float], z: float = Z95) -> tuple[float, float]:
+    """A 95% interval for ``sum(numerators) / sum(denominators)`` when each pair is one simulation (a
+    cluster: the runs of one simulation share its faults, so they are not independent). The ratio
+    estimator's variance by the delta method, ``n / (n - 1) * sum((y_i - r x_i)^2) / X^2``; clipped at
+    0 below. (nan, nan) with fewer than two simulations or no denominator."""
+    n = len(numerators)
+    total = float(sum(denominators))
+    if n < 2 or total <= 0:
+        return (math.nan, math.nan)
+    rate = float(sum(numerators)) / total
+    spread = sum((float(y) - rate * float(x)) ** 2 for y, x in zip(numerators, denominators, strict=True))
+    half = z * math.sqrt(n / (n - 1) * spread) / total
+    return (max(0.0, rate - half), rate + half)
 
 
 def rule_of_three(n: int) -> float:

@@ -18,15 +18,29 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from checks.columns import (
+    COV,
+    DL,
+    FAULT,
+    HIT,
+    INV,
+    STAT_COMPLETED,
+    STAT_DEAD_LETTERS,
+    STAT_DEAD_LETTERS_NO_FATAL,
+    STAT_DEAD_LETTERS_NO_WRITE,
+    STAT_DUPLICATE_IDEMPOTENT_WRITES,
+    STAT_FAILED_BY_SLOWNESS,
+    STAT_PROGRESSING_REAPED,
+    STAT_REQUEUES,
+    STAT_RUNS,
+    STAT_SETTLE_LATENCIES_S,
+    STAT_WASTED_TOOL_EXECUTIONS,
+    unknown_mask,
+    violated_mask,
+)
 from model.policy import PRESET_ALIASES, PRESETS
-from reports.frames import unknown_mask, violated_mask
-from reports.stats import paired_difference, rule_of_three, wilson
+from reports.stats import paired_difference, ratio_interval, rule_of_three, wilson
 
-INV = "inv."
-COV = "cov."
-FAULT = "fault."
-HIT = "hit."
-DL = "dl."
 PAIR_KEYS = ("grid", "scenario", "intensity", "latency_ratio", "transport", "seed")
 PRIMARY_GRID = "main"
 PRESET_ORDER = tuple(PRESETS)
@@ -188,10 +202,17 @@ def _column_sum(frame: pd.DataFrame, column: str) -> float:
     return float(frame[column].fillna(0).sum()) if column in frame.columns else 0.0
 
 
+def _column_list(frame: pd.DataFrame, column: str) -> list[float]:
+    """The column per simulation (0 where missing), for a per-simulation interval."""
+    if column not in frame.columns:
+        return [0.0] * len(frame)
+    return frame[column].fillna(0).astype(float).tolist()
+
+
 def _latencies(frame: pd.DataFrame) -> np.ndarray:
-    if "stat.settle_latencies_s" not in frame.columns:
+    if STAT_SETTLE_LATENCIES_S not in frame.columns:
         return np.array([], dtype=float)
-    values = [float(x) for cell in frame["stat.settle_latencies_s"] if cell is not None for x in cell]
+    values = [float(x) for cell in frame[STAT_SETTLE_LATENCIES_S] if cell is not None for x in cell]
     return np.array(values, dtype=float)
 
 
@@ -205,26 +226,33 @@ def cost(frame: pd.DataFrame, policies: Sequence[str]) -> pd.DataFrame:
     reasons = dead_letter_reasons(frame)
     for policy in policies:
         rows = frame[frame["policy"] == policy]
-        runs = _column_sum(rows, "stat.runs")
+        runs = _column_sum(rows, STAT_RUNS)
         lat = _latencies(rows)
+        per_run = _column_list(rows, STAT_RUNS)
+        completion = ratio_interval(_column_list(rows, STAT_COMPLETED), per_run)
+        requeues = ratio_interval(_column_list(rows, STAT_REQUEUES), per_run)
         record: dict[str, Any] = {
             "policy": policy,
             "simulations": len(rows),
             "runs": int(runs),
-            "completed": int(_column_sum(rows, "stat.completed")),
-            "completion_rate": _column_sum(rows, "stat.completed") / runs if runs else float("nan"),
-            "dead_letters": int(_column_sum(rows, "stat.dead_letters")),
-            "dead_letters_no_write": int(_column_sum(rows, "stat.dead_letters_no_write")),
-            "requeues_per_run": _column_sum(rows, "stat.requeues") / runs if runs else float("nan"),
+            "completed": int(_column_sum(rows, STAT_COMPLETED)),
+            "completion_rate": _column_sum(rows, STAT_COMPLETED) / runs if runs else float("nan"),
+            "completion_lower": completion[0],
+            "completion_upper": completion[1],
+            "dead_letters": int(_column_sum(rows, STAT_DEAD_LETTERS)),
+            "dead_letters_no_write": int(_column_sum(rows, STAT_DEAD_LETTERS_NO_WRITE)),
+            "requeues_per_run": _column_sum(rows, STAT_REQUEUES) / runs if runs else float("nan"),
+            "requeues_lower": requeues[0],
+            "requeues_upper": requeues[1],
             "settled": len(lat),
             "settle_p50_s": float(np.percentile(lat, 50)) if len(lat) else float("nan"),
             "settle_p95_s": float(np.percentile(lat, 95)) if len(lat) else float("nan"),
             "settle_p99_s": float(np.percentile(lat, 99)) if len(lat) else float("nan"),
-            "duplicate_idempotent_writes": int(_column_sum(rows, "stat.duplicate_idempotent_writes")),
-            "wasted_tool_executions": int(_column_sum(rows, "stat.wasted_tool_executions")),
-            "progressing_reaped": int(_column_sum(rows, "stat.progressing_reaped")),
-            "dead_letters_no_fatal": int(_column_sum(rows, "stat.dead_letters_no_fatal")),
-            "failed_by_slowness": int(_column_sum(rows, "stat.failed_by_slowness")),
+            "duplicate_idempotent_writes": int(_column_sum(rows, STAT_DUPLICATE_IDEMPOTENT_WRITES)),
+            "wasted_tool_executions": int(_column_sum(rows, STAT_WASTED_TOOL_EXECUTIONS)),
+            "progressing_reaped": int(_column_sum(rows, STAT_PROGRESSING_REAPED)),
+            "dead_letters_no_fatal": int(_column_sum(rows, STAT_DEAD_LETTERS_NO_FATAL)),
+            "failed_by_slowness": int(_column_sum(rows, STAT_FAILED_BY_SLOWNESS)),
         }
         for reason in reasons:
             record[DL + reason] = int(_column_sum(rows, DL + reason))

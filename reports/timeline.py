@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 
 from checks import history as H
 from checks.history import Op, OpType
+from model.statements import RENEW_LEASE
 
 LEGEND = (
     "legend: ▶ segment start  ■ segment end  ✎ row update  ✗ failed  ◆ audit event  "
@@ -20,7 +21,7 @@ LEGEND = (
     "▶■ reaper tick that found nothing (verbose)"
 )
 
-_QUIET_TRANSITIONS = ("T4 ",)
+_QUIET_TRANSITIONS = (f"{RENEW_LEASE} ",)
 
 
 def _row_brief(row: dict[str, object] | None) -> str:
@@ -57,6 +58,8 @@ def describe(op: Op, verbose: bool = False) -> str | None:
                 return ("■ reaper " + ", ".join(f"{k} {n}" for k, n in counts.items())).rstrip()
             if outcome is None:
                 return "■ nothing to do (no outcome)"
+            if isinstance(outcome, bool):  # enqueue / cancel: what the call returned, as the spec words it
+                return f"■ returned {'true' if outcome else 'false'}"
             return f"■ outcome {outcome}"
         return f"■ {op.type.value} {v.get('error', '') or 'crashed'}"
     if kind == H.IDLE:

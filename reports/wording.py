@@ -76,4 +76,15 @@ def fault_text(text: str) -> str:
         value = float(parts[3])
     except ValueError:
         return str(text)
-    return " ".join([*parts[:3], f"{value:.3g}"])
+    return " ".join([*parts[:3], readable(value)])
+
+
+def readable(value: float) -> str:
+    """A number for reading, never in scientific notation: 3 significant digits below 1,000 (``1.71``,
+    ``0.000123``), whole above (``1480``, ``-2699``)."""
+    if abs(value) >= 1000:
+        return f"{value:.0f}"
+    text = f"{value:.3g}"
+    if "e" in text:  # below 0.0001
+        text = f"{value:.10f}".rstrip("0").rstrip(".") or "0"
+    return text

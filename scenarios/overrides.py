@@ -10,6 +10,8 @@ Knows the schema and the lease length; nothing about sweeps, files or the world.
 from __future__ import annotations
 
 from model.constants import LEASE_S
+from model.errors import LeaselabError
+from scenarios.intensity import scale_faults
 from scenarios.schema import Scenario, ToolModel
 
 AS_WRITTEN = 0.0
@@ -66,3 +68,51 @@ def overridden(scenario: Scenario, latency_ratio: float = AS_WRITTEN, transport:
     if changed is scenario:
         return scenario
     return Scenario.model_validate(changed.model_dump())
+
+
+TRANSPORTS = ("sync", "async")
+MAX_FACTOR = 100.0
+"""The largest intensity and latency ratio a sweep configuration accepts (``sim/sweep/config.py``)."""
+
+
+def cell_overrides(
+    intensity: float, latency_ratio: float, transport: str, fault_ranges: str, *, cli: bool = False
+) -> None:
+    """Check the four keys of a sweep cell as a caller of ``simulate`` or ``leaselab run`` gives them;
+    a bad one is a one-line :class:`model.errors.LeaselabError` naming the argument (``cli``: the
+    option, ``--latency-ratio``)."""
+
+    def field(name: str) -> str:
+        return "--" + name.replace("_", "-") if cli else name
+
+    for name, value, low in (("intensity", intensity, 0.0), ("latency_ratio", latency_ratio, 0.0)):
+        if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= MAX_FACTOR:
+            raise LeaselabError(
+                f"must be a number from 0 to {MAX_FACTOR:g}, not {value!r}",
+                field=field(name),
+                hint="0 = as written" if name == "latency_ratio" else "1 = as written, 0 = no random faults",
+            )
+    if transport not in ("", *TRANSPORTS):
+        raise LeaselabError(f"must be one of: {', '.join(TRANSPORTS)}, not {transport!r}", field=field("transport"))
+    if fault_ranges not in ("", LIBRARY_RANGES, DEPLOYMENT_RANGES):
+        raise LeaselabError(
+            f"must be one of: {LIBRARY_RANGES}, {DEPLOYMENT_RANGES}, not {fault_ranges!r}", field=field("fault_ranges")
+        )
+
+
+def shaped(
+    scenario: Scenario,
+    *,
+    intensity: float = 1.0,
+    latency_ratio: float = AS_WRITTEN,
+    transport: str = "",
+    fault_ranges: str = "",
+) -> tuple[Scenario, bool]:
+    """The scenario of one sweep cell: at ``fault_ranges``, with the latency and transport overrides, its
+    fault probabilities scaled by ``intensity``; and whether latency or transport changed it (the fault
+    ranges and the intensity do not count: a counterexample stores its fault profile). The one recipe a
+    sweep task and ``simulate(..., intensity=...)`` share, so a row's keys replay its digest."""
+    base = at_ranges(scenario, fault_ranges)
+    changed = overridden(base, latency_ratio, transport)
+    cell = scale_faults(changed, intensity) if intensity != 1.0 else changed
+    return cell, changed is not base

@@ -332,6 +332,10 @@ class ScriptedFaultModel(_Strict):
 
 
 class Scenario(_Strict):
+    """A scenario: the world (workers, approvers, transport, phases), the tools, the runs and their
+    scripts, and the fault profile per family. Read from TOML by :func:`scenarios.loader.load_scenario`
+    (``leaselab.load_scenario``), which checks every field; ``leaselab scenarios`` lists the library."""
+
     name: Annotated[str, Field(min_length=1, max_length=80)]
     description: str = ""
     world: WorldModel = WorldModel()

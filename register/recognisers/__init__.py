@@ -9,7 +9,13 @@ from register.recognisers.cancel import (
     cancel_probe_fail_closed,
     cancel_probe_zombie_event,
 )
-from register.recognisers.clocks import lagging_clock_dead_letter, lagging_clock_stamp, reaper_clock_ahead
+from register.recognisers.clocks import (
+    lagging_clock_dead_letter,
+    lagging_clock_stamp,
+    reaper_clock_ahead,
+    reaper_clock_ahead_dead_letter,
+    reaper_clock_ahead_requeue_past_budget,
+)
 from register.recognisers.common import Recogniser
 from register.recognisers.dispatch import (
     enqueue_dispatch_settle_lost,
@@ -24,6 +30,7 @@ from register.recognisers.dispatch import (
 )
 from register.recognisers.ownership import claim_restamps_started, shared_identity, unchecked_settle_outcome
 from register.recognisers.stalls import (
+    stalled_clear_dead_letter,
     stalled_fence_stamp,
     stalled_position_read_settle,
     stalled_resume_event,
@@ -56,6 +63,8 @@ __all__ = [
     "lagging_clock_stamp",
     "queued_orphan",
     "reaper_clock_ahead",
+    "reaper_clock_ahead_dead_letter",
+    "reaper_clock_ahead_requeue_past_budget",
     "reaper_dispatch_dead_letter",
     "reaper_dispatch_settle_over_new_owner",
     "recovery_dispatch_any",
@@ -65,6 +74,7 @@ __all__ = [
     "shared_identity",
     "stale_snapshot_requeue_reruns_write",
     "stale_suspend_reruns_write",
+    "stalled_clear_dead_letter",
     "stalled_fence_stamp",
     "stalled_position_read_settle",
     "stalled_resume_event",

@@ -7,6 +7,7 @@ from checks import Index, Verdict
 from checks import history as H
 from checks.history import OpType
 from checks.index import row_of
+from model.statements import CANCEL, MARK_PENDING_EFFECT
 from register.recognisers.common import (
     rows_of_run,
     witness_of,
@@ -22,7 +23,7 @@ def cancel_probe_zombie_event(ix: Index, verdict: Verdict) -> bool:
     rows = rows_of_run(ix, events[0].run)
     for event in events:
         before = [op for op in rows if op.index < event.index]
-        cancels = [i for i, op in enumerate(before) if ix.number(op) == "T8"]
+        cancels = [i for i, op in enumerate(before) if ix.number(op) == CANCEL]
         if not cancels or cancels[-1] == 0:
             continue
         holder = row_of(before[cancels[-1] - 1]).get("claimed_by")
@@ -36,7 +37,7 @@ def cancel_after_fence_stamp(ix: Index, verdict: Verdict) -> bool:
     witness = witness_of(ix, verdict)
     stores = [op for op in witness if op.op == H.STORE]
     invokes = [op for op in witness if op.op == H.TOOL]
-    if len(stores) != 1 or len(invokes) != 1 or ix.number(stores[0]) != "T8":
+    if len(stores) != 1 or len(invokes) != 1 or ix.number(stores[0]) != CANCEL:
         return False
     invoke, cancel = invokes[0], stores[0]
     before = [op for op in rows_of_run(ix, cancel.run) if op.index < cancel.index]
@@ -44,7 +45,7 @@ def cancel_after_fence_stamp(ix: Index, verdict: Verdict) -> bool:
         return False
     stamp = before[-1]
     return (
-        ix.number(stamp) == "T5"
+        ix.number(stamp) == MARK_PENDING_EFFECT
         and stamp.get("identity") == invoke.get("identity")
         and row_of(stamp).get("pending_effect") == invoke.get("true_effect")
     )
@@ -57,7 +58,7 @@ def cancel_keeps_fence(ix: Index, verdict: Verdict) -> bool:
     return (
         len(ops) == 4
         and row_of(ops[3]).get("status") == "cancelled"
-        and ix.number(ops[3]) == "T8"
+        and ix.number(ops[3]) == CANCEL
         and ops[3].index > ops[0].index
     )
 

@@ -6,13 +6,17 @@ from __future__ import annotations
 from checks import Index, Verdict
 from checks import history as H
 from checks.history import Op, OpType
-from checks.index import NON_IDEMPOTENT_WRITE, row_of
+from checks.index import row_of
 from checks.own import number
-from model.constants import LEASE_S
+from model.constants import LEASE_S, MAX_REQUEUES
+from model.statements import DEAD_LETTER_STALE, REQUEUE_STALE, REQUEUES
 from register.recognisers.common import (
     lagging,
     own_expired_stamp,
+    reaper_decision,
+    reaper_tick,
     rows_of_run,
+    stale_fence_dead_letter,
     tick_snapshot,
     witness_of,
 )
@@ -54,40 +58,11 @@ def lagging_clock_dead_letter(ix: Index, verdict: Verdict) -> bool:
     for a fence that no longer stood. The window between snapshot and dead-letter is a statement's
     latency (T14 issued before the clear) or, on the Sync transport, the nested attempts the invocation
     ran for earlier rows."""
-    ops = witness_of(ix, verdict)
-    if len(ops) != 2 or ops[1].op != H.STORE or ix.number(ops[1]) != "T14":
+    found = stale_fence_dead_letter(ix, verdict)
+    if found is None:
         return False
-    prior, dead_letter = ops
-    if row_of(dead_letter).get("termination_reason") != "not_retryable":
-        return False
+    prior = found[0]
     row = row_of(prior)
-    if row.get("pending_effect") != "" or prior.process == dead_letter.process:
-        return False
-    select = tick_snapshot(ix, dead_letter)
-    if select is None:
-        return False
-    listed = dict(zip(select.get("result") or (), select.get("fences") or (), strict=False))
-    if listed.get(dead_letter.run) != NON_IDEMPOTENT_WRITE:
-        return False
-    snapshot = [
-        op
-        for op in ix.of_type(H.DECIDE, OpType.OK)
-        if op.process == dead_letter.process
-        and op.run == dead_letter.run
-        and select.index < op.index < dead_letter.index
-    ]
-    if not snapshot or snapshot[-1].get("pending_effect") != NON_IDEMPOTENT_WRITE:
-        return False
-    clears = [
-        op
-        for op in rows_of_run(ix, dead_letter.run)
-        if select.index < op.index <= prior.index
-        and ix.number(op) == "T5"
-        and op.process == prior.process
-        and row_of(op).get("pending_effect") == ""
-    ]
-    if not clears:
-        return False
     lease = row.get("lease_expires")
     past = isinstance(lease, (int, float)) and lease > 0 and ix.time_of(lease) < prior.time_s
     return past and lagging(ix, prior.process, prior.index)
@@ -118,16 +93,6 @@ def _offset_at(ix: Index, process: str, index: int) -> float:
     return next(reversed(_offsets_in_force(ix, process, index)), 0.0)
 
 
-def _tick_of(ix: Index, settle: Op) -> Op | None:
-    """The reaper invocation (segment ``reap``) the statement belongs to: the process's last before it."""
-    ticks = [
-        op
-        for op in ix.of_type(H.SEGMENT, OpType.INVOKE)
-        if op.process == settle.process and op.get("entry") == "reap" and op.index < settle.index
-    ]
-    return ticks[-1] if ticks else None
-
-
 def reaper_clock_ahead(ix: Index, verdict: Verdict) -> bool:
     """F-14: the reaper's dead-letter (T14) settled a row whose lease was still ahead of true time,
     because the reaper's clock ran ahead (a ``clock_skew`` fault gave its process a positive offset)
@@ -144,7 +109,7 @@ def reaper_clock_ahead(ix: Index, verdict: Verdict) -> bool:
     if verdict.name != "settles_by_owner" or len(ops) != 2:
         return False
     prior, settle = ops
-    if settle.op != H.STORE or number(settle) != "T14" or settle.get("actor") != "reaper":
+    if settle.op != H.STORE or number(settle) != DEAD_LETTER_STALE or settle.get("actor") != "reaper":
         return False
     clock_lease = row_of(prior).get("lease_expires")
     if not isinstance(clock_lease, (int, float)):
@@ -152,7 +117,7 @@ def reaper_clock_ahead(ix: Index, verdict: Verdict) -> bool:
     lease = ix.time_of(clock_lease)  # on the records' time axis
     if lease < settle.time_s:
         return False
-    tick = _tick_of(ix, settle)
+    tick = reaper_tick(ix, settle)
     if tick is None:
         offset = _offset_in_force(ix, settle.process, settle.index)
         return offset > 0 and lease < settle.time_s + offset
@@ -160,4 +125,81 @@ def reaper_clock_ahead(ix: Index, verdict: Verdict) -> bool:
     return offset > 0 and lease < tick.time_s + offset
 
 
-__all__ = ["lagging_clock_dead_letter", "lagging_clock_stamp", "reaper_clock_ahead"]
+def _reaper_now(ix: Index, statement: Op) -> tuple[float, float] | None:
+    """(the true time at which the reaper invocation of ``statement`` read its ``now``, the offset its
+    clock had then), on the records' time axis; None without a recorded invocation. The staleness
+    ``now`` of T13 and T14 is read once, when the invocation begins (spec 5.1 step 2)."""
+    tick = reaper_tick(ix, statement)
+    if tick is None:
+        return None
+    return tick.time_s, _offset_at(ix, statement.process, tick.index)
+
+
+def _passed_by_reaper_lead(ix: Index, statement: Op, lease: object) -> bool:
+    """Whether the staleness re-check of the reaper's ``statement`` (T13/T14: ``0 < lease_expires < now``)
+    passed on ``lease`` only because the reaper's clock ran ahead: the lease was not yet past at the
+    true moment the invocation read its ``now`` (a true clock's re-check would have refused), and it was
+    before that clock's reading (a ``clock_skew`` fault gave the reaper's process a positive offset)."""
+    read = _reaper_now(ix, statement)
+    if read is None or not isinstance(lease, (int, float)) or lease <= 0:
+        return False
+    read_s, offset = read
+    at = ix.time_of(lease)
+    return offset > 0 and int(read_s) <= at < read_s + offset
+
+
+def reaper_clock_ahead_requeue_past_budget(ix: Index, verdict: Verdict) -> bool:
+    """F-19: the reaper requeued a run (T13) past MAX_REQUEUES. It decided on its snapshot (T12, spec 5.1
+    3c), whose requeue_count was under the budget; before its T13 applied, other requeues of the run (the
+    owner's T11 after retryable failures, or another reclaim) spent the budget, each followed by a claim,
+    and T13, which has no requeue_count predicate and sets ``requeue_count + 1`` in SQL, added one more.
+    The claim after those requeues wrote a lease later than the invocation's true ``now``; the re-check
+    passed only because the reaper's clock ran ahead (a positive ``clock_skew`` offset when the invocation
+    read ``now``). The window between snapshot and requeue is the invocation's earlier rows (on the Sync
+    transport, the attempts it runs inline). Not a requeue whose snapshot already showed the budget spent
+    (the reaper dead-letters those, spec 5.1 3c), nor one whose re-check a true reaper clock would pass."""
+    ops = witness_of(ix, verdict)
+    if verdict.name != "requeue_budget_respected" or len(ops) != 1:
+        return False
+    requeue = ops[0]
+    if requeue.op != H.STORE or ix.number(requeue) != REQUEUE_STALE or requeue.get("actor") != "reaper":
+        return False
+    select = tick_snapshot(ix, requeue)
+    if select is None or requeue.run not in (select.get("result") or ()):
+        return False
+    note = reaper_decision(ix, requeue, select)
+    counted = None if note is None else note.get("requeue_count")
+    if note is None or note.get("decision") != "requeue" or not isinstance(counted, int) or counted >= MAX_REQUEUES:
+        return False
+    spent = [
+        op
+        for op in rows_of_run(ix, requeue.run)
+        if select.index < op.index < requeue.index and ix.number(op) in REQUEUES
+    ]
+    prior = ix.row_before(requeue.run, requeue.index)
+    if prior is None or len(spent) < MAX_REQUEUES - counted or prior.index < spent[-1].index:
+        return False
+    return _passed_by_reaper_lead(ix, requeue, row_of(prior).get("lease_expires"))
+
+
+def reaper_clock_ahead_dead_letter(ix: Index, verdict: Verdict) -> bool:
+    """F-20: the reaper dead-lettered a run ``not_retryable`` (T14) on its snapshot's non-idempotent fence,
+    which the live segment holding the run cleared after the snapshot (:func:`stale_fence_dead_letter`);
+    the clear and the renewals after it moved the lease past the true moment the invocation read its
+    ``now``, but the reaper's clock ran ahead (a positive ``clock_skew`` offset at that moment), so T14's
+    staleness re-check still passed. Not F-16's route (a lagging segment clock renews into a past the
+    true reaper clock already saw) and not F-21's (a clear stalled past its lease)."""
+    found = stale_fence_dead_letter(ix, verdict)
+    if found is None:
+        return False
+    prior, dead_letter, _, _ = found
+    return _passed_by_reaper_lead(ix, dead_letter, row_of(prior).get("lease_expires"))
+
+
+__all__ = [
+    "lagging_clock_dead_letter",
+    "lagging_clock_stamp",
+    "reaper_clock_ahead",
+    "reaper_clock_ahead_dead_letter",
+    "reaper_clock_ahead_requeue_past_budget",
+]

@@ -16,7 +16,8 @@ from collections.abc import Callable
 from checks import Index, Verdict
 from checks import history as H
 from checks.history import Op, OpType
-from checks.index import row_of
+from checks.index import NON_IDEMPOTENT_WRITE, row_of
+from model.statements import CLAIM_FOR_RESUME, CLAIM_QUEUED, DEAD_LETTER_STALE, FINISH_RUN, MARK_PENDING_EFFECT
 
 Recogniser = Callable[[Index, Verdict], bool]
 
@@ -48,7 +49,7 @@ def own_expired_stamp(ix: Index, verdict: Verdict) -> tuple[Op, Op, Op] | None:
     row = row_of(stamp)
     lease = row.get("lease_expires")
     own = (
-        ix.number(stamp) == "T5"
+        ix.number(stamp) == MARK_PENDING_EFFECT
         and stamp.get("site") == "executor.fence"
         and stamp.process == invoke.process
         and row.get("status") == "running"
@@ -80,7 +81,7 @@ def settle_over_claim(ix: Index, verdict: Verdict, sites: frozenset[str]) -> tup
     """For a ``settles_by_owner`` witness (prior row, settle): (prior, settle) when the settle is a T7
     from one of ``sites`` and the prior row was written by another process."""
     ops = witness_of(ix, verdict)
-    if len(ops) != 2 or ops[1].op != H.STORE or ix.number(ops[1]) != "T7":
+    if len(ops) != 2 or ops[1].op != H.STORE or ix.number(ops[1]) != FINISH_RUN:
         return None
     prior, settle = ops
     if settle.get("site") not in sites or prior.process == settle.process:
@@ -99,7 +100,7 @@ UNCHECKED_SETTLE_SITES = frozenset(
 )
 
 
-CLAIM_STATEMENTS = ("T3", "T10")
+CLAIM_STATEMENTS = (CLAIM_QUEUED, CLAIM_FOR_RESUME)
 
 
 def tick_snapshot(ix: Index, dead_letter: Op) -> Op | None:
@@ -113,6 +114,81 @@ def tick_snapshot(ix: Index, dead_letter: Op) -> Op | None:
     return reads[-1] if reads else None
 
 
+def reaper_decision(ix: Index, statement: Op, select: Op) -> Op | None:
+    """The note the reaper made about ``statement``'s run on its snapshot (``decide`` by the same
+    process, after the invocation's SelectStale and before the statement): what it read and chose."""
+    notes = [
+        op
+        for op in ix.of_type(H.DECIDE, OpType.OK)
+        if op.process == statement.process and op.run == statement.run and select.index < op.index < statement.index
+    ]
+    return notes[-1] if notes else None
+
+
+def stale_fence_dead_letter(ix: Index, verdict: Verdict) -> tuple[Op, Op, Op, Op] | None:
+    """For a ``dead_letter_reason_matches_cause`` witness (prior row, reaper dead-letter): (the row before
+    the dead-letter, the dead-letter, the invocation's snapshot, the segment's fence clear) when the reaper
+    dead-lettered the run ``not_retryable`` (T14) on a snapshot (T12) and a decision that read a
+    non-idempotent fence, and the process that stamped that fence cleared it (its boundary T5 with '')
+    after the snapshot; the row the dead-letter found was written after that by the same process (the
+    clear, or a renewal) or is a claim of the run by another one (after a requeue): the reason names a
+    fence that no longer stood (spec 5.1: decisions use the snapshot; T14 has no pending_effect
+    predicate). What let the staleness re-check pass is each finding's own route."""
+    ops = witness_of(ix, verdict)
+    if verdict.name != "dead_letter_reason_matches_cause" or len(ops) != 2:
+        return None
+    prior, dead_letter = ops
+    if dead_letter.op != H.STORE or ix.number(dead_letter) != DEAD_LETTER_STALE or dead_letter.get("actor") != "reaper":
+        return None
+    if row_of(dead_letter).get("termination_reason") != "not_retryable":
+        return None
+    if row_of(prior).get("pending_effect") != "" or prior.process == dead_letter.process:
+        return None
+    select = tick_snapshot(ix, dead_letter)
+    if select is None:
+        return None
+    listed = dict(zip(select.get("result") or (), select.get("fences") or (), strict=False))
+    if listed.get(dead_letter.run) != NON_IDEMPOTENT_WRITE:
+        return None
+    note = reaper_decision(ix, dead_letter, select)
+    if note is None or note.get("pending_effect") != NON_IDEMPOTENT_WRITE:
+        return None
+    rows = rows_of_run(ix, dead_letter.run)
+    stamps = [
+        op
+        for op in rows
+        if op.index < select.index
+        and ix.number(op) == MARK_PENDING_EFFECT
+        and row_of(op).get("pending_effect") == NON_IDEMPOTENT_WRITE
+    ]
+    if not stamps:
+        return None
+    holder = stamps[-1].process
+    clears = [
+        op
+        for op in rows
+        if select.index < op.index <= prior.index
+        and ix.number(op) == MARK_PENDING_EFFECT
+        and op.process == holder
+        and row_of(op).get("pending_effect") == ""
+    ]
+    if not clears:
+        return None
+    if prior.process != holder and ix.number(prior) not in CLAIM_STATEMENTS:
+        return None
+    return prior, dead_letter, select, clears[0]
+
+
+def reaper_tick(ix: Index, statement: Op) -> Op | None:
+    """The reaper invocation (segment ``reap``) a statement belongs to: the process's last before it."""
+    ticks = [
+        op
+        for op in ix.of_type(H.SEGMENT, OpType.INVOKE)
+        if op.process == statement.process and op.get("entry") == "reap" and op.index < statement.index
+    ]
+    return ticks[-1] if ticks else None
+
+
 __all__ = [
     "CLAIM_STATEMENTS",
     "UNCHECKED_SETTLE_SITES",
@@ -120,8 +196,11 @@ __all__ = [
     "invoke_of",
     "lagging",
     "own_expired_stamp",
+    "reaper_decision",
+    "reaper_tick",
     "rows_of_run",
     "settle_over_claim",
+    "stale_fence_dead_letter",
     "tick_snapshot",
     "witness_of",
 ]

@@ -9,6 +9,7 @@ from checks import history as H
 from checks.history import Op, OpType
 from checks.index import Span, row_of
 from checks.own import matched, number, statements
+from model.statements import CANCEL, ENQUEUE_RUN, FINISH_RUN, REQUEUE, REQUEUE_STALE
 from register.recognisers.common import (
     CLAIM_STATEMENTS,
     rows_of_run,
@@ -25,7 +26,7 @@ def recovery_dispatch_orphan(ix: Index, verdict: Verdict) -> bool:
         return False
     rows = rows_of_run(ix, final.run)
     last = rows[-1] if rows else None
-    if last is None or ix.number(last) != "T11" or last.get("site") != "recovery.requeue":
+    if last is None or ix.number(last) != REQUEUE or last.get("site") != "recovery.requeue":
         return False
     dispatches = _dispatches_after(ix, final.run, last.index)
     refused = any(
@@ -49,12 +50,12 @@ def recovery_dispatch_outcome(ix: Index, verdict: Verdict) -> bool:
     row, segment = ops
     if row.op != H.STORE or segment.get("outcome") != "failed":
         return False
-    if ix.number(row) == "T8":
+    if ix.number(row) == CANCEL:
         requeue = _requeue_before_cancel(ix, row, segment)
         if requeue is None:
             return False
         row = requeue
-    elif ix.number(row) != "T11":
+    elif ix.number(row) != REQUEUE:
         return False
     dispatches = [(site, ok) for site, ok in _dispatches_after(ix, row.run, row.index) if site == "recovery.dispatch"]
     return bool(dispatches) and not dispatches[0][1]
@@ -64,7 +65,7 @@ def _requeue_before_cancel(ix: Index, cancel: Op, segment: Op) -> Op | None:
     """The segment's own recovery requeue (T11) that the user's cancel overwrote: the run's last row
     before the cancel, written by the segment's process."""
     before = [op for op in rows_of_run(ix, cancel.run) if op.index < cancel.index]
-    if not before or ix.number(before[-1]) != "T11" or before[-1].process != segment.process:
+    if not before or ix.number(before[-1]) != REQUEUE or before[-1].process != segment.process:
         return None
     return before[-1]
 
@@ -94,7 +95,7 @@ def enqueue_dispatch_settle_lost(ix: Index, verdict: Verdict) -> bool:
     if final is None:
         return False
     rows = rows_of_run(ix, final.run)
-    if not rows or ix.number(rows[-1]) != "T2":
+    if not rows or ix.number(rows[-1]) != ENQUEUE_RUN:
         return False
     if _dispatches_after(ix, final.run, rows[-1].index) != [("enqueue.dispatch", False)]:
         return False
@@ -170,7 +171,7 @@ def reaper_dispatch_settle_over_new_owner(ix: Index, verdict: Verdict) -> bool:
     prior, settle = found
     rows = rows_of_run(ix, settle.run)
     own = [op for op in rows if op.index < settle.index and op.process == settle.process]
-    if not own or ix.number(own[-1]) != "T13":
+    if not own or ix.number(own[-1]) != REQUEUE_STALE:
         return False
     requeue = own[-1]
     claimed = any(
@@ -213,7 +214,7 @@ def reaper_dispatch_dead_letter(ix: Index, verdict: Verdict) -> bool:
     mine = [
         op for op in ix.history[span.key + 1 : account.index] if op.process == account.process and op.run == account.run
     ]
-    requeues = [op for op in mine if op.op == H.STORE and number(op) == "T13" and matched(op)]
+    requeues = [op for op in mine if op.op == H.STORE and number(op) == REQUEUE_STALE and matched(op)]
     if not requeues:
         return False
     after = requeues[-1].index
@@ -229,7 +230,7 @@ def recovery_dispatch_told_failed(ix: Index, verdict: Verdict) -> bool:
     if len(ops) != 2:
         return False
     last, done = ops
-    if done.op != H.SEGMENT or done.get("outcome") != "failed" or last.op != H.STORE or number(last) != "T7":
+    if done.op != H.SEGMENT or done.get("outcome") != "failed" or last.op != H.STORE or number(last) != FINISH_RUN:
         return False
     if matched(last):
         return False
@@ -237,7 +238,7 @@ def recovery_dispatch_told_failed(ix: Index, verdict: Verdict) -> bool:
     if span is None:
         return False
     own = statements(span)
-    requeues = [op for op in own if number(op) == "T11" and matched(op) and op.index < last.index]
+    requeues = [op for op in own if number(op) == REQUEUE and matched(op) and op.index < last.index]
     if not requeues:
         return False
     after = [op for op in span.records if op.op == H.DISPATCH and requeues[-1].index < op.index < last.index]
@@ -260,7 +261,7 @@ def sync_outer_requeued(ix: Index, verdict: Verdict) -> bool:
     if verdict.name != "segment_outcome_true" or len(ops) != 3:
         return False
     requeue, left, done = ops
-    if done.op != H.SEGMENT or done.get("outcome") != "requeued" or number(requeue) != "T11":
+    if done.op != H.SEGMENT or done.get("outcome") != "requeued" or number(requeue) != REQUEUE:
         return False
     outer = _span_of_completion(ix, done)
     inner = ix.span_at(left)

@@ -9,6 +9,7 @@ from checks import Index, Verdict
 from checks import history as H
 from checks.history import OpType
 from checks.index import row_of
+from model.statements import CLAIM_QUEUED
 from register.recognisers.common import (
     UNCHECKED_SETTLE_SITES,
     invoke_of,
@@ -40,7 +41,7 @@ def claim_restamps_started(ix: Index, verdict: Verdict) -> bool:
     return (
         len(ops) == 2
         and ops[1].op == H.STORE
-        and ix.number(ops[1]) == "T3"
+        and ix.number(ops[1]) == CLAIM_QUEUED
         and row_of(ops[0]).get("started_at") != row_of(ops[1]).get("started_at")
         and row_of(ops[0]).get("finished_at") == row_of(ops[1]).get("finished_at")
     )

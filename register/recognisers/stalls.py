@@ -10,14 +10,17 @@ from checks.history import Op, OpType
 from checks.index import row_of
 from checks.own import number
 from model.constants import LEASE_S
+from model.statements import CLAIM_FOR_RESUME, CLAIM_QUEUED, OWNER_GUARDED, REQUEUE_STALE
 from register.recognisers.common import (
     CLAIM_STATEMENTS,
     UNCHECKED_SETTLE_SITES,
     invoke_of,
     lagging,
     own_expired_stamp,
+    reaper_tick,
     rows_of_run,
     settle_over_claim,
+    stale_fence_dead_letter,
     witness_of,
 )
 
@@ -61,10 +64,12 @@ def stalled_resume_event(ix: Index, verdict: Verdict) -> bool:
         if event.get("kind") not in _RESUME_EVENT_KINDS:
             continue
         own = [op for op in rows_of_run(ix, event.run) if op.index < event.index and op.process == event.process]
-        if not own or ix.number(own[-1]) != "T10":
+        if not own or ix.number(own[-1]) != CLAIM_FOR_RESUME:
             continue
         claim = own[-1]
-        if any(claim.index < op.index < event.index and ix.number(op) == "T13" for op in rows_of_run(ix, event.run)):
+        if any(
+            claim.index < op.index < event.index and ix.number(op) == REQUEUE_STALE for op in rows_of_run(ix, event.run)
+        ):
             return True
     return False
 
@@ -80,9 +85,9 @@ def stalled_settle_over_new_owner(ix: Index, verdict: Verdict) -> bool:
         return False
     settle, own, later = found
     return (
-        ix.number(own) in ("T3", "T10")
-        and any(ix.number(op) == "T13" for op in later)
-        and any(ix.number(op) in ("T3", "T10") and op.process != settle.process for op in later)
+        ix.number(own) in (CLAIM_QUEUED, CLAIM_FOR_RESUME)
+        and any(ix.number(op) == REQUEUE_STALE for op in later)
+        and any(ix.number(op) in (CLAIM_QUEUED, CLAIM_FOR_RESUME) and op.process != settle.process for op in later)
     )
 
 
@@ -132,7 +137,7 @@ def stalled_position_read_settle(ix: Index, verdict: Verdict) -> bool:
         return False
     claim = own[-1]
     between = [op for op in rows if claim.index < op.index < settle.index]
-    requeues = [op for op in between if ix.number(op) == "T13"]
+    requeues = [op for op in between if ix.number(op) == REQUEUE_STALE]
     reclaims = [op for op in between if ix.number(op) in CLAIM_STATEMENTS and op.process != settle.process]
     issued = invoke_of(ix, settle)
     if not requeues or not reclaims or issued is None or issued.index < reclaims[0].index:
@@ -150,7 +155,7 @@ def stalled_position_read_settle(ix: Index, verdict: Verdict) -> bool:
     return stalled and read_failed
 
 
-_LEASE_STATEMENTS = frozenset({"T4", "T5", "T7", "T11", "P1"})
+_LEASE_STATEMENTS = OWNER_GUARDED
 
 
 def store_error_lease_lost(ix: Index, verdict: Verdict) -> bool:
@@ -173,7 +178,36 @@ def store_error_lease_lost(ix: Index, verdict: Verdict) -> bool:
     )
 
 
+def stalled_clear_dead_letter(ix: Index, verdict: Verdict) -> bool:
+    """F-21: the reaper dead-lettered a run ``not_retryable`` (T14) on its snapshot's non-idempotent
+    fence, which the segment holding the run cleared after the snapshot (:func:`stale_fence_dead_letter`);
+    the clear (T5 with '' at the write's boundary) was issued before the invocation read its ``now`` and
+    stalled in the store (a ``store`` slow fault on it) past the lease it computed, so it committed after
+    the snapshot with ``lease_expires = now + 900`` from its issue already past, and it is the row T14
+    found: the staleness re-check passed with every clock true. The window between snapshot and
+    dead-letter is the invocation's earlier rows (a stalled statement, or on the Sync transport the
+    attempts it runs inline). Not F-16's route (a lagging clock) nor F-20's (a reaper clock ahead)."""
+    found = stale_fence_dead_letter(ix, verdict)
+    if found is None:
+        return False
+    prior, dead_letter, _, clear = found
+    issued = invoke_of(ix, clear)
+    tick = reaper_tick(ix, dead_letter)
+    lease = row_of(clear).get("lease_expires")
+    if clear is not prior or issued is None or tick is None or not isinstance(lease, (int, float)) or lease <= 0:
+        return False
+    stalled = any(
+        fault.get("family") == "store" and fault.get("kind") == "slow" and fault.get("target") == clear.process
+        for fault in ix.of_type(H.FAULT, OpType.INFO)
+        if issued.index < fault.index < clear.index
+    )
+    at = ix.time_of(lease)
+    true_clock = at >= int(issued.time_s) + LEASE_S - 1
+    return stalled and true_clock and at < clear.time_s and at < int(tick.time_s) and issued.time_s < tick.time_s
+
+
 __all__ = [
+    "stalled_clear_dead_letter",
     "stalled_fence_stamp",
     "stalled_position_read_settle",
     "stalled_resume_event",

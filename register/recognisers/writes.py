@@ -9,7 +9,17 @@ from collections.abc import Iterable
 from checks import Index, Verdict
 from checks import history as H
 from checks.history import Op, OpType
-from checks.index import NON_IDEMPOTENT_WRITE, REQUEUES, WRITE_EFFECTS, row_of
+from checks.index import NON_IDEMPOTENT_WRITE, WRITE_EFFECTS, row_of
+from model.statements import (
+    CANCEL,
+    CLAIM_FOR_RESUME,
+    CLAIM_QUEUED,
+    DEAD_LETTER_STALE,
+    MARK_PENDING_EFFECT,
+    REQUEUE_STALE,
+    REQUEUES,
+    SUSPEND_RUN,
+)
 from register.recognisers.common import (
     CLAIM_STATEMENTS,
     invoke_of,
@@ -39,7 +49,7 @@ def completed_write_rerun(ix: Index, verdict: Verdict) -> bool:
         return False
     rows = rows_of_run(ix, first.run)
     clear = _first_row_after(rows, first.index, str(first.get("process")))
-    if clear is None or ix.number(clear) != "T5" or row_of(clear).get("pending_effect") != "":
+    if clear is None or ix.number(clear) != MARK_PENDING_EFFECT or row_of(clear).get("pending_effect") != "":
         return False
     return any(clear.index < op.index < second.index and ix.number(op) in REQUEUES for op in rows)
 
@@ -60,7 +70,7 @@ def _failed_write_audits(ix: Index, run: str) -> list[Op]:
     ]
 
 
-_REAPED = REQUEUES | {"T14"}
+_REAPED = REQUEUES | {DEAD_LETTER_STALE}
 
 
 def failed_write_audit_requeued(ix: Index, verdict: Verdict) -> bool:
@@ -94,7 +104,7 @@ def cancelled_run_write_audit_lost(ix: Index, verdict: Verdict) -> bool:
         return False
     landing = landings[0]
     return _audit_failed(ix, landing.run, landing.get("execution")) and any(
-        ix.number(op) == "T8" for op in rows_of_run(ix, landing.run)
+        ix.number(op) == CANCEL for op in rows_of_run(ix, landing.run)
     )
 
 
@@ -134,12 +144,12 @@ def stale_suspend_reruns_write(ix: Index, verdict: Verdict) -> bool:
     the claim whose read met the previous attempt's fence followed the stale suspend."""
     ops = witness_of(ix, verdict)
     if verdict.name == "fence_matches_inflight_write":
-        claims = [op for op in ops if op.op == H.STORE and ix.number(op) == "T10"]
-        stamps = [op for op in ops if op.op == H.STORE and ix.number(op) == "T5"]
+        claims = [op for op in ops if op.op == H.STORE and ix.number(op) == CLAIM_FOR_RESUME]
+        stamps = [op for op in ops if op.op == H.STORE and ix.number(op) == MARK_PENDING_EFFECT]
         if len(claims) != 1 or len(stamps) != 1:
             return False
         before = [op for op in rows_of_run(ix, claims[0].run) if op.index < claims[0].index]
-        return bool(before) and ix.number(before[-1]) == "T9" and _stale_suspend(ix, before[-1], stamps[0].index)
+        return bool(before) and ix.number(before[-1]) == SUSPEND_RUN and _stale_suspend(ix, before[-1], stamps[0].index)
     landings = [op for op in ops if op.op == H.LANDING]
     if len(landings) != 2:
         return False
@@ -147,10 +157,12 @@ def stale_suspend_reruns_write(ix: Index, verdict: Verdict) -> bool:
     rows = rows_of_run(ix, first.run)
     return any(
         first.index < suspend.index < second.index
-        and ix.number(suspend) == "T9"
+        and ix.number(suspend) == SUSPEND_RUN
         and _stale_suspend(ix, suspend, first.index)
         and any(
-            suspend.index < op.index < second.index and ix.number(op) == "T10" and op.process == second.get("process")
+            suspend.index < op.index < second.index
+            and ix.number(op) == CLAIM_FOR_RESUME
+            and op.process == second.get("process")
             for op in rows
         )
         for suspend in rows
@@ -164,7 +176,9 @@ def _stale_suspend(ix: Index, suspend: Op, before: int) -> bool:
     if issued is None:
         return False
     return any(
-        issued.index < op.index < before and ix.number(op) in ("T3", "T10") and op.process != suspend.process
+        issued.index < op.index < before
+        and ix.number(op) in (CLAIM_QUEUED, CLAIM_FOR_RESUME)
+        and op.process != suspend.process
         for op in rows_of_run(ix, suspend.run)
     )
 
@@ -181,7 +195,7 @@ def clear_not_persisted(ix: Index, verdict: Verdict) -> bool:
         returned.index < op.index < terminal.index
         and op.run == call.run
         and op.get("identity") == identity
-        and ix.number(op) == "T5"
+        and ix.number(op) == MARK_PENDING_EFFECT
         and row_of(op).get("pending_effect") == ""
         for op in ix.rows
     )
@@ -196,18 +210,26 @@ def stale_snapshot_requeue_reruns_write(ix: Index, verdict: Verdict) -> bool:
     held the fence, cleared it and re-dispatched the run; a later attempt (a claim of the run by the
     second landing's process, after the requeue) then ran the same call again.
     Not a requeue after the write completed and cleared its fence (F-01), not a stale suspend (F-13),
-    not a reaper that read the fence (it dead-letters, spec 5.1 3a)."""
+    not a reaper that read the fence (it dead-letters, spec 5.1 3a). The first attempt's call may land
+    after the second's (a call slower than the whole next attempt): the landings are tried in both orders."""
     landings = [op for op in witness_of(ix, verdict) if op.op == H.LANDING]
     if verdict.name != "non_idempotent_at_most_once" or len(landings) != 2:
         return False
-    first, second = landings
+    return _snapshot_requeue_reran(ix, landings[0], landings[1]) or _snapshot_requeue_reran(
+        ix, landings[1], landings[0]
+    )
+
+
+def _snapshot_requeue_reran(ix: Index, first: Op, second: Op) -> bool:
+    """F-18's route with ``first`` the landing of the attempt whose fence the requeue cleared and
+    ``second`` the landing of the attempt that claimed the run after that requeue."""
     rows = rows_of_run(ix, first.run)
     stamps = [
         op
         for op in rows
         if op.index < first.index
         and op.process == first.get("process")
-        and ix.number(op) == "T5"
+        and ix.number(op) == MARK_PENDING_EFFECT
         and op.get("site") == "executor.fence"
         and row_of(op).get("pending_effect") == NON_IDEMPOTENT_WRITE
     ]
@@ -215,7 +237,7 @@ def stale_snapshot_requeue_reruns_write(ix: Index, verdict: Verdict) -> bool:
         return False
     stamp = stamps[-1]
     for requeue in rows:
-        if not (stamp.index < requeue.index < second.index) or ix.number(requeue) != "T13":
+        if not (stamp.index < requeue.index < second.index) or ix.number(requeue) != REQUEUE_STALE:
             continue
         if requeue.get("actor") != "reaper":
             continue

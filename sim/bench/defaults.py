@@ -10,4 +10,4 @@ DEFAULT_BUDGET_S = 30.0
 PARALLEL_SIMULATIONS = 400
 """Simulations of the parallel-swarm timing."""
 MEMORY_SIMULATIONS = 100_000
-"""The issue-9 target: memory per simulation flat over 100,000 simulations in one process."""
+"""The memory target: memory per simulation flat over 100,000 simulations in one process."""

@@ -1,7 +1,7 @@
 """Benchmark of the world: simulations per second, simpy events per second against raw simpy, memory.
 
 Everything one ``leaselab bench`` reports is measured in one process, one after the other, so
-the shared machine's noise affects every side alike; the targets of issue 9 are ratios read from
+the shared machine's noise affects every side alike; the throughput targets are ratios read from
 that one run:
 
 - ``default`` simulations per second against the figure measured before the speed work
@@ -11,8 +11,8 @@ that one run:
 - simpy events per second inside ``simulate`` on ``default`` against raw simpy's bare-timeout rate;
 - memory per simulation over many simulations in one process (resident set size, sampled).
 
-Issue 19's targets are read from the same run (:func:`issue_19`): the layer table's world + judge
-against runtime + simpy per ``default`` simulation, and ``single_run`` judged per second.
+The layer targets are read from the same run (:func:`layer_targets`): the layer table's world +
+judge against runtime + simpy per ``default`` simulation, and ``single_run`` judged per second.
 
 Rates are CPU-time rates of this process (``time.process_time``), i.e. per core.
 
@@ -43,7 +43,7 @@ BEFORE: dict[str, dict[str, float]] = {
     "default": {"simulations_per_s": 112.2, "raw_simpy_events_per_s": 1_963_829.2, "ratio_to_raw_simpy": 0.0319},
     "single_run": {"simulations_per_s": 1294.6, "raw_simpy_events_per_s": 1_988_217.3, "ratio_to_raw_simpy": 0.0143},
 }
-"""``leaselab bench --json`` on main at 9ab0603, before the speed work (benchmarks/PROFILE.md)."""
+"""``leaselab bench --json`` before the speed work (the tree and the run: benchmarks/PROFILE.md)."""
 
 LAYER_SIMULATIONS = 60
 """Profiled simulations of ``default`` for the layer shares (single_run: ten times as many)."""
@@ -58,32 +58,34 @@ TARGETS = {
     "single_run_simulations_per_s_per_core": 2500.0,
     "ratio_to_raw_simpy": 0.2,
 }
-"""Issue 9's targets (ratios against :data:`BEFORE`)."""
+"""The throughput targets (ratios against :data:`BEFORE`)."""
 
-ISSUE_19_TARGETS = {
+LAYER_TARGETS = {
     "world_plus_judge_over_runtime_plus_simpy": 1.0,
     "single_run_judged_simulations_per_s_per_core": 3500.0,
 }
-"""Issue 19's targets that one run can measure: the world and the judge together cost no more per
+"""The layer targets that one run can measure: the world and the judge together cost no more per
 ``default`` simulation than the runtime and simpy (the layer table), and ``single_run`` judged at
-3,500 simulations per second per core. Its third, ``default`` at 1.8x the rate of b4fcf59, needs
-the old tree in the same run: ``benchmarks/ab_world.py`` and ``benchmarks/bench_judge.py --compare``."""
+3,500 simulations per second per core. A speed-up against an older tree needs that tree in the same
+run: ``benchmarks/ab_world.py`` and ``benchmarks/bench_judge.py --compare``."""
 
 
-def issue_19(layers: dict[str, Any], single_run_per_s: float, memory_growth_bytes_per_sim: float) -> dict[str, Any]:
-    """Issue 19's targets against this run's figures: each figure, its target and whether it is met."""
+def layer_targets(
+    layers: dict[str, Any], single_run_per_s: float, memory_growth_bytes_per_sim: float
+) -> dict[str, Any]:
+    """The layer targets against this run's figures: each figure, its target and whether it is met."""
     ratio = float(layers["default"]["world_plus_judge_over_runtime_plus_simpy"])
     return {
         "default_world_plus_judge_us": layers["default"]["world_plus_judge_us"],
         "default_runtime_plus_simpy_us": layers["default"]["runtime_plus_simpy_us"],
         "default_world_plus_judge_over_runtime_plus_simpy": ratio,
         "single_run_judged_simulations_per_s_per_core": single_run_per_s,
-        "targets": ISSUE_19_TARGETS,
+        "targets": LAYER_TARGETS,
         "met": {
             "world_plus_judge_within_runtime_plus_simpy": ratio
-            <= ISSUE_19_TARGETS["world_plus_judge_over_runtime_plus_simpy"],
+            <= LAYER_TARGETS["world_plus_judge_over_runtime_plus_simpy"],
             "single_run_3500_judged_per_core": single_run_per_s
-            >= ISSUE_19_TARGETS["single_run_judged_simulations_per_s_per_core"],
+            >= LAYER_TARGETS["single_run_judged_simulations_per_s_per_core"],
             "memory_flat": abs(memory_growth_bytes_per_sim) < 64,
         },
     }
@@ -224,7 +226,7 @@ def world_bench(workload: str = STANDARD_WORKLOAD, simulations: int = 2000, raw:
 def targets_bench(
     simulations: int = 2000, memory_simulations: int = MEMORY_SIMULATIONS, progress: Progress | None = None
 ) -> dict[str, Any]:
-    """Both workloads and the memory check in one run, with the issue's targets as ratios.
+    """Both workloads and the memory check in one run, with the targets as ratios.
 
     ``simulations`` is for single_run; default runs a tenth as many (it is ~10x longer).
     """
@@ -274,5 +276,5 @@ def targets_bench(
         "targets": TARGETS,
         "met": met,
         "layers": layers,
-        "issue_19": issue_19(layers, single.simulations_per_s, memory["growth_bytes_per_sim"]),
+        "layer_targets": layer_targets(layers, single.simulations_per_s, memory["growth_bytes_per_sim"]),
     }

@@ -1,4 +1,8 @@
-"""The explorer interface: a target, a budget, and a report of distinct, shrunk violations."""
+"""The explorer interface: a target, a budget, and a report of distinct, shrunk violations.
+
+Distinct means a distinct mechanism (:mod:`sim.explore.discovery`): each registered finding, recorded
+non-guarantee or unexplained witness shape is reported once, shrunk while it keeps that mechanism.
+"""
 
 from __future__ import annotations
 
@@ -15,7 +19,9 @@ from scenarios.intensity import Tempo, with_tempo
 from scenarios.loader import load_scenario
 from scenarios.schema import FaultsModel, Scenario
 from scenarios.script import Fault
+from sim.explore.costs import is_cost, with_cost
 from sim.explore.counterexample import Counterexample
+from sim.explore.discovery import mechanism_key
 from sim.explore.shrink import ddmin
 from sim.world.simulate import SimulationResult, simulate
 
@@ -33,6 +39,13 @@ class Target:
     flags: Mapping[str, bool] = field(default_factory=dict)
     families: tuple[str, ...] = FAMILIES
     scenario_override: Scenario | None = None
+    cost: str = ""
+    """``cost:NAME`` to search for an instance of a cost the report counts (:mod:`sim.explore.costs`)
+    as if it were a violated invariant; '' to search for violations."""
+
+    def judged(self, result: SimulationResult) -> SimulationResult:
+        """``result`` as this target judges it: with its cost's pseudo-verdict when it names one."""
+        return with_cost(result, self.cost) if self.cost else result
 
     @property
     def scenario(self) -> Scenario:
@@ -53,9 +66,15 @@ class Budget:
     shrink_tests: int = 300
     invariants: frozenset[str] | None = None
     """Only violations of these invariants are shrunk, reported and stopped at (None = all)."""
+    mechanisms: frozenset[str] | None = None
+    """With ``stop_at_first``: stop only at one of these mechanisms (register ids or keys; None = any)."""
 
     def wants(self, invariant: str) -> bool:
         return self.invariants is None or invariant in self.invariants
+
+    def stops_at(self, key: str) -> bool:
+        """Whether meeting the mechanism ``key`` ends a ``stop_at_first`` search."""
+        return self.mechanisms is None or key in self.mechanisms
 
 
 @dataclass(frozen=True)
@@ -70,6 +89,20 @@ class Violation:
     @property
     def faults_in_minimal(self) -> int:
         return len(self.counterexample.faults)
+
+    @property
+    def mechanism(self) -> str:
+        """The shrunk counterexample's mechanism: a register id, or 'unexplained: <witness shape>'."""
+        return self.counterexample.mechanism
+
+    @property
+    def known(self) -> str:
+        """How the terminal names a violation the register explains ('known: F-06', 'non-guarantee:
+        NG-identity'), '' for an unexplained one."""
+        label = self.mechanism
+        if not label or label.startswith("unexplained") or is_cost(label):
+            return ""
+        return ("non-guarantee: " if label.startswith("NG-") else "known: ") + label
 
 
 @dataclass
@@ -93,6 +126,8 @@ class ExploreReport:
             "violations": [
                 {
                     "invariant": v.invariant,
+                    "mechanism": v.mechanism,
+                    "explained": bool(v.known),
                     "found_after_s": round(v.found_after_s, 3),
                     "simulations_until_found": v.simulations_until_found,
                     "counterexample": str(v.path) if v.path else None,
@@ -132,7 +167,9 @@ def mechanism_of_result(result: SimulationResult, invariant: str) -> Mechanism |
     """The mechanism of ``result``'s violation of ``invariant`` (None when it does not violate it)."""
     if invariant not in result.violations:
         return None
-    return mechanism_of(invariant, result.history, result.verdicts[invariant])
+    if is_cost(invariant):
+        return Mechanism(invariant, invariant)
+    return mechanism_of(invariant, result.indexed(), result.verdicts[invariant])
 
 
 def shrink(
@@ -160,7 +197,7 @@ def shrink(
         raise ValueError(f"keep must be {KEEP_MECHANISM!r} or {KEEP_INVARIANT!r}, not {keep!r}")
     scenario = with_tempo(target.scenario, tempo).with_faults(profile)
     policy = target.policy
-    replay = simulate(scenario, policy, seed, script=script)
+    replay = target.judged(simulate(scenario, policy, seed, script=script))
     if expected_digest is not None and replay.digest != expected_digest:
         raise NondeterminismError(
             f"the fault script of seed {seed} replayed to digest {replay.digest}, not {expected_digest}"
@@ -173,12 +210,12 @@ def shrink(
         return wanted is None or mechanism_of_result(result, invariant) == wanted
 
     def fails(candidate: Sequence[Fault]) -> bool:
-        return shows(simulate(scenario, policy, seed, anchored=candidate))
+        return shows(target.judged(simulate(scenario, policy, seed, anchored=candidate)))
 
     minimal, _ = ddmin(script, fails, max_tests=max_tests)
     anchored_run = simulate(scenario, policy, seed, anchored=minimal)
     concrete = anchored_run.fault_script
-    final = simulate(scenario, policy, seed, script=concrete)
+    final = target.judged(simulate(scenario, policy, seed, script=concrete))
     if final.digest != anchored_run.digest:
         raise NondeterminismError(f"the anchored script of seed {seed} and its concrete replay differ")
     if not shows(final):
@@ -202,7 +239,7 @@ def shrink(
 
 def report_shrunk(
     report: ExploreReport,
-    seen: set[tuple[str, ...]],
+    seen: set[str],
     budget: Budget,
     *,
     profile: FaultsModel,
@@ -212,7 +249,8 @@ def report_shrunk(
     found: tuple[float, int],
     tempo: Tempo | None = None,
 ) -> bool:
-    """Shrink one violation and add it to ``report`` unless its signature was already reported."""
+    """Shrink one violation (keeping its mechanism) and add it to ``report`` unless its mechanism was
+    already reported (``seen`` holds the keys of :func:`sim.explore.discovery.mechanism_key`)."""
     cx, _ = shrink(
         report.target,
         profile,
@@ -225,9 +263,10 @@ def report_shrunk(
         tempo=tempo,
     )
     sig = signature(invariant, cx.faults)
-    if sig in seen:
+    key = mechanism_key(invariant, cx.mechanism)
+    if key in seen:
         return False
-    seen.add(sig)
+    seen.add(key)
     report.violations.append(Violation(invariant, found[0], found[1], cx, sig))
     return True
 

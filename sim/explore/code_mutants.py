@@ -159,7 +159,7 @@ CODE_MUTANTS = (
 )
 
 
-# ---- mutants of what the runtime tells (issue 18): each breaks one row of the outcome table ---------
+# ---- mutants of what the runtime tells: each breaks one row of the outcome table ---------
 
 _EXECUTE = model.executor.execute
 _RECOVER = model.recovery.recover
@@ -180,7 +180,7 @@ def _execute_settles_after_lost_lease(seg: Any, request: Any, seed: Any = None) 
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class _LongRenewal(RenewLease):
-    """T4 that renews the lease for two leases."""
+    """A T4 that renews the lease for two leases."""
 
     def apply(self, row: RunRow) -> RunRow | None:
         renewed = RenewLease.apply(self, row)

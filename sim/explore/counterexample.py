@@ -32,6 +32,7 @@ from scenarios.messages import validation_error
 from scenarios.schema import FaultsModel, Scenario
 from scenarios.script import Fault, parse_script
 from scenarios.user_files import read_toml
+from sim.explore.costs import check_cost, is_cost, with_cost
 from sim.world.kernel import TieControl, TieKey
 from sim.world.simulate import SimulationResult, simulate
 
@@ -70,9 +71,10 @@ class Counterexample:
 
     def run(self) -> SimulationResult:
         control = TieControl(reverse=frozenset(self.ties)) if self.ties else None
-        return simulate(
+        result = simulate(
             self.effective_scenario(), self.policy, self.seed, flags=dict(self.flags), script=self.faults, ties=control
         )
+        return with_cost(result, self.invariant, witness=True) if is_cost(self.invariant) else result
 
 
 def _toml_value(value: Any) -> str:
@@ -206,7 +208,12 @@ def read(path: Path) -> Counterexample:
         if name not in FLAG_NAMES:
             what, hint = unknown_name("flag", name, FLAG_NAMES, see="`leaselab policies`")
             raise LeaselabError(what, file=source, field=f"flags.{name}", hint=hint)
-    if doc.invariant not in INVARIANT_NAMES:
+    if is_cost(doc.invariant):
+        try:
+            check_cost(doc.invariant)
+        except LeaselabError as error:
+            raise LeaselabError(error.what, file=source, field="invariant", hint=error.hint) from None
+    elif doc.invariant not in INVARIANT_NAMES:
         what, hint = unknown_name("invariant", doc.invariant, INVARIANT_NAMES, see="checks/")
         raise LeaselabError(what, file=source, field="invariant", hint=hint)
     scenario = locate_scenario(doc.scenario, path)

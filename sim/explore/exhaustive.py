@@ -21,29 +21,25 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from model.requests import (
+    STORE_REQUESTS,
     CallProvider,
-    CountEvents,
     Dispatch,
-    FindRun,
     InsertEvent,
-    InsertRun,
     InvokeTool,
-    MaxSequence,
     Request,
     SelectStale,
-    Update,
 )
+from register.mechanism import mechanism_of
 from scenarios.script import Fault
 from sim.explore.base import Clock, Target
 from sim.explore.counterexample import Counterexample
+from sim.explore.discovery import mechanism_key
 from sim.explore.profiles import without_probabilities
 from sim.world.kernel import TieControl, TieKey
 from sim.world.simulate import SimulationResult, simulate
 
-_STORE = (FindRun, MaxSequence, CountEvents, SelectStale, InsertRun, Update)
-
 MENU: dict[type[Request], tuple[tuple[str, str, float], ...]] = {
-    **{t: (("store", "fail", 0.0),) for t in _STORE},
+    **{t: (("store", "fail", 0.0),) for t in STORE_REQUESTS},
     InsertEvent: (("audit", "fire", 0.0),),
     CallProvider: (
         ("provider", "serverError", 0.0),
@@ -90,6 +86,11 @@ class VerifyReport:
     violations: list[tuple[str, Counterexample]] = field(default_factory=list)
     found_after_s: dict[str, float] = field(default_factory=dict)
     """Per invariant, the wall seconds into the search at which its first violation appeared."""
+    mechanisms: list[tuple[str, Counterexample]] = field(default_factory=list)
+    """With ``ExhaustiveExplorer(mechanisms=True)``: the first (smallest) schedule of each distinct
+    mechanism (:mod:`sim.explore.discovery`), keyed by the mechanism's key, in the order met."""
+    mechanism_found: dict[str, tuple[float, int]] = field(default_factory=dict)
+    """Per mechanism key: wall seconds and schedules until it was first met."""
 
     def sentence(self) -> str:
         if self.violations:
@@ -124,6 +125,25 @@ class VerifyReport:
                 }
                 for name, cx in self.violations
             ],
+            **(
+                {
+                    "mechanisms": [
+                        {
+                            "invariant": cx.invariant,
+                            "mechanism": cx.mechanism,
+                            "found_after_s": round(self.mechanism_found[key][0], 3),
+                            "schedules_until_found": self.mechanism_found[key][1],
+                            "faults": [f.text() for f in cx.faults],
+                            "ties": [list(t) for t in cx.ties],
+                            "seed": cx.seed,
+                            "digest": cx.digest,
+                        }
+                        for key, cx in self.mechanisms
+                    ]
+                }
+                if self.mechanisms
+                else {}
+            ),
         }
 
 
@@ -148,6 +168,7 @@ class ExhaustiveExplorer:
         max_schedules: int | None = None,
         deadline_s: float | None = None,
         stop_on: str | None = None,
+        mechanisms: bool = False,
     ) -> None:
         self.seed = seed
         self.ties = ties
@@ -156,6 +177,9 @@ class ExhaustiveExplorer:
         """Stop (incomplete) after this many wall seconds: the search benchmark's budget."""
         self.stop_on = stop_on
         """Stop at the first violation of this invariant: the search benchmark's time to it."""
+        self.mechanisms = mechanisms
+        """Also name every violation by its mechanism and keep the first schedule of each (``verify``'s
+        report: :attr:`VerifyReport.mechanisms`); off by default, as it costs a register look-up each."""
 
     def _spent(self, report: VerifyReport, clock: Clock) -> bool:
         if self.stop_on is not None and self.stop_on in report.found_after_s:
@@ -175,6 +199,8 @@ class ExhaustiveExplorer:
             control = TieControl(reverse=frozenset(schedule.ties))
             result = simulate(scenario, policy, self.seed, script=schedule.faults, ties=control)
             report.schedules += 1
+            if self.mechanisms and result.violations:
+                self._name_mechanisms(report, result, schedule, target, clock)
             for invariant in result.violations:
                 if invariant not in found:
                     report.found_after_s[invariant] = clock.elapsed()
@@ -222,6 +248,33 @@ class ExhaustiveExplorer:
         report.violations = sorted(found.items())
         report.elapsed_s = clock.elapsed()
         return report
+
+    def _name_mechanisms(
+        self, report: VerifyReport, result: SimulationResult, schedule: Schedule, target: Target, clock: Clock
+    ) -> None:
+        ix = result.indexed()
+        known = {key for key, _ in report.mechanisms}
+        for invariant in result.violations:
+            label = mechanism_of(invariant, ix, result.verdicts[invariant]).label()
+            key = mechanism_key(invariant, label)
+            if key in known:
+                continue
+            known.add(key)
+            report.mechanism_found[key] = (clock.elapsed(), report.schedules)
+            cx = Counterexample(
+                scenario=target.scenario_ref,
+                policy=target.policy_name,
+                seed=self.seed,
+                invariant=invariant,
+                digest=result.digest,
+                faults=schedule.faults,
+                profile=target.scenario.with_faults(without_probabilities(target.scenario.faults)).faults,
+                flags=dict(target.flags),
+                explorer=self.name,
+                ties=schedule.ties,
+                mechanism=label,
+            )
+            report.mechanisms.append((key, cx))
 
     def _children(self, schedule: Schedule, result: Opened, families: Sequence[str]) -> list[Schedule]:
         children = []

@@ -63,7 +63,7 @@ class HypothesisExplorer:
             return self._fault_free(target_, scenario, budget, report)
         clock = Clock()
         rng = random.Random(budget.seed)
-        seen: set[tuple[str, ...]] = set()
+        seen: set[str] = set()
         strategy = profile_then_schedule(target_.families, horizon, self.max_faults)
         world_seed = budget.seed
         last: dict[str, Any] = {}
@@ -79,7 +79,7 @@ class HypothesisExplorer:
                     progress(report.simulations, len(report.violations))
                 if self.use_targets:
                     _aim(result)
-                reported = {s[0] for s in seen}
+                reported = {v.invariant for v in report.violations}
                 new = [v for v in result.violations if budget.wants(v) and v not in reported]
                 if new:
                     last["result"], last["script"], last["invariant"] = result, drawn[1], new[0]
@@ -115,7 +115,7 @@ class HypothesisExplorer:
         clock = Clock()
         result = simulate(scenario, target_.policy, budget.seed, script=[])
         report.simulations = 1
-        seen: set[tuple[str, ...]] = set()
+        seen: set[str] = set()
         for invariant in result.violations:
             if budget.wants(invariant):
                 last = {"result": result, "script": [], "invariant": invariant, "found": (clock.elapsed(), 1)}
@@ -129,7 +129,7 @@ class HypothesisExplorer:
         world_seed: int,
         last: dict[str, Any],
         report: ExploreReport,
-        seen: set[tuple[str, ...]],
+        seen: set[str],
         budget: Budget,
     ) -> None:
         if "result" not in last:

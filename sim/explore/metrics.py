@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from checks import history as H
 from checks.history import Op, OpType
 from model.constants import LEASE_S
+from model.statements import REQUEUES, number
 
 
 def lease_overrun_s(history: Sequence[Op]) -> float:
@@ -32,7 +33,7 @@ def retries(history: Sequence[Op]) -> int:
         if op.op == H.STORE
         and op.type is OpType.OK
         and op.value.get("matched")
-        and str(op.value.get("transition", "")).split(" ", 1)[0] in ("T11", "T13")
+        and number(str(op.value.get("transition", ""))) in REQUEUES
     )
 
 

@@ -19,13 +19,20 @@ from __future__ import annotations
 
 import hashlib
 import multiprocessing
+import signal
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any
 
 from sim.explore.base import Budget, Clock, ExploreReport, Progress, Target
-from sim.explore.swarm import Candidate, refine_minimal, search, shrink_candidates
+from sim.explore.discovery import Discovery
+from sim.explore.guided import guided_search
+from sim.explore.swarm import Candidate, finish, search
+
+SEARCHES = {"swarm": search, "guided": guided_search}
+"""The searches a worker can run: the same signature, candidates and simulations out."""
 
 _STOP: Any = None
 """The shared stop event, installed in each worker process by :func:`_install`."""
@@ -51,6 +58,7 @@ class WorkerResult:
     worker: int
     simulations: int
     candidates: list[Candidate]
+    discovery: Discovery
     cpu_s: float = 0.0
     """CPU seconds the worker's search took: with the wall time, whether it had a core to itself."""
 
@@ -58,20 +66,38 @@ class WorkerResult:
 def _install(event: Any) -> None:
     global _STOP
     _STOP = event
+    # Ctrl-C is the coordinator's to handle: it sets the event, and the workers stop at their next draw
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _stopped() -> bool:
     return _STOP is not None and bool(_STOP.is_set())
 
 
-def _work(target: Target, budget: Budget, workers: int, worker: int, stop_early: bool) -> WorkerResult:
+def _work(target: Target, budget: Budget, workers: int, worker: int, stop_early: bool, kind: str) -> WorkerResult:
     seed = worker_seed(budget.seed, worker)
     mine = replace(budget, seed=seed, simulations=share(budget.simulations, workers, worker))
     started = time.process_time()
-    candidates, simulations = search(target, mine, Clock(), stop=_stopped if stop_early else None)
-    if stop_early and candidates and budget.stop_at_first and _STOP is not None:
+    found = Discovery()
+    searcher = SEARCHES[kind]
+    candidates, simulations = searcher(target, mine, Clock(), None, _stopped, found)
+    if (
+        stop_early
+        and budget.stop_at_first
+        and _STOP is not None
+        and any(budget.stops_at(c.mechanism) for c in candidates)
+    ):
         _STOP.set()
-    return WorkerResult(worker, simulations, candidates, time.process_time() - started)
+    return WorkerResult(worker, simulations, candidates, found, time.process_time() - started)
+
+
+def _renumber(workers: int, worker: int) -> Callable[[int], int]:
+    """A worker's simulation numbers in the round-robin order of the whole search."""
+
+    def number(n: int) -> int:
+        return (n - 1) * workers + worker + 1
+
+    return number
 
 
 def global_number(candidate: Candidate, workers: int, worker: int) -> int:
@@ -80,14 +106,16 @@ def global_number(candidate: Candidate, workers: int, worker: int) -> int:
 
 
 class ParallelSwarmExplorer:
-    """The swarm explorer over ``workers`` processes (see the module docstring)."""
+    """The swarm (or, with ``kind="guided"``, the guided) explorer over ``workers`` processes (see the
+    module docstring)."""
 
-    name = "swarm"
-
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, kind: str = "swarm") -> None:
         if workers < 1:
             raise ValueError("workers must be at least 1")
+        if kind not in SEARCHES:
+            raise ValueError(f"kind must be one of {sorted(SEARCHES)}, not {kind!r}")
         self.workers = workers
+        self.name = kind
 
     def explore(self, target: Target, budget: Budget, progress: Progress | None = None) -> ExploreReport:
         report = ExploreReport(self.name, target)
@@ -101,10 +129,16 @@ class ParallelSwarmExplorer:
             max_workers=self.workers, mp_context=context, initializer=_install, initargs=(event,)
         ) as pool:
             futures = [
-                pool.submit(_work, target, budget, self.workers, worker, not deterministic)
+                pool.submit(_work, target, budget, self.workers, worker, not deterministic, self.name)
                 for worker in range(self.workers)
             ]
-            results = [future.result() for future in futures]
+            try:
+                results = [future.result() for future in futures]
+            except KeyboardInterrupt:
+                # Ctrl-C: tell the workers to stop (a terminal's Ctrl-C reached them too) and keep what they found
+                event.set()
+                results = [future.result() for future in futures]
+                results[0].discovery.interrupted = True
         report.simulations = sum(r.simulations for r in results)
         ranked = sorted(
             (
@@ -114,32 +148,29 @@ class ParallelSwarmExplorer:
             ),
             key=lambda row: (row[0], row[2]) if deterministic else (row[1], row[2]),
         )
-        candidates = _first_per_family_set(
-            [replace(c, simulations_until_found=number) for number, _, _, c in ranked], budget
-        )
+        candidates = _first_per_mechanism([replace(c, simulations_until_found=number) for number, _, _, c in ranked])
+        found = Discovery()
+        for r in results:
+            found.merge(r.discovery, _renumber(self.workers, r.worker))
         report.extra["search_s"] = round(clock.elapsed(), 3)
         report.extra["workers"] = self.workers
         report.extra["worker_cpu_s"] = [round(r.cpu_s, 3) for r in results]
+        report.extra["branched"] = found.branched
         if progress is not None:
             progress(report.simulations, len(candidates))
-        shrink_candidates(report, candidates, budget)
-        refine_minimal(target, budget, report)
+        finish(report, candidates, budget, found)
         report.elapsed_s = clock.elapsed()
         return report
 
 
-def _first_per_family_set(candidates: list[Candidate], budget: Budget) -> list[Candidate]:
-    """What the serial search keeps: per invariant the first of each set of fired families, at most
-    ``2 * max_per_invariant`` of them (workers each applied that rule to their own stream)."""
+def _first_per_mechanism(candidates: list[Candidate]) -> list[Candidate]:
+    """What the serial search keeps: the first candidate of each mechanism (workers each applied that
+    rule to their own stream)."""
     kept: list[Candidate] = []
-    tried: set[tuple[str, frozenset[str]]] = set()
-    count: dict[str, int] = {}
+    seen: set[str] = set()
     for candidate in candidates:
-        families = frozenset(f.family for f in candidate.result.fault_script)
-        key = (candidate.invariant, families)
-        if key in tried or count.get(candidate.invariant, 0) >= 2 * budget.max_per_invariant:
+        if candidate.mechanism in seen:
             continue
-        tried.add(key)
-        count[candidate.invariant] = count.get(candidate.invariant, 0) + 1
+        seen.add(candidate.mechanism)
         kept.append(candidate)
     return kept

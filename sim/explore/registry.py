@@ -6,12 +6,17 @@ from model.errors import LeaselabError
 from sim.explore.base import Explorer
 from sim.explore.swarm import SwarmExplorer
 
-EXPLORERS = ("swarm", "hypothesis")
+EXPLORERS = ("guided", "swarm", "hypothesis")
 
 
 def explorer_named(name: str) -> Explorer:
     if name == "swarm":
         return SwarmExplorer()
+    if name == "guided":
+        from sim.explore.guided import GuidedExplorer
+
+        guided: Explorer = GuidedExplorer()
+        return guided
     if name == "hypothesis":
         from sim.explore.hypo import HypothesisExplorer
 

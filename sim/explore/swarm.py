@@ -1,9 +1,10 @@
 """The swarm explorer: per seed a fault profile and a tempo, then a schedule, from one plain ``random.Random``.
 
 Each simulation draws a world seed, a profile and a tempo (:func:`draw_tempo`) from the
-explorer's Random, runs in profile mode, and judges the history. The search runs first; the
-first violations of each invariant (with a new set of fired fault families) are then shrunk
-by delta debugging; distinct root-cause signatures are reported separately.
+explorer's Random, runs in profile mode, and judges the history. The search runs first, naming
+every violation by its mechanism (:mod:`sim.explore.discovery`); the first violation of each
+distinct mechanism is then shrunk by delta debugging while it keeps that mechanism, and each
+mechanism is reported once, with the simulations and seconds until it was first met.
 :func:`swarm_batch` (the property suites and the mutant runner) runs the very same draws.
 """
 
@@ -18,8 +19,9 @@ from itertools import islice
 
 from scenarios.intensity import Tempo, with_tempo
 from scenarios.schema import FaultsModel, Scenario
-from sim.explore.base import Budget, Clock, ExploreReport, Progress, Target, report_shrunk
+from sim.explore.base import Budget, Clock, ExploreReport, Progress, Target, Violation, report_shrunk, signature
 from sim.explore.counterexample import Counterexample
+from sim.explore.discovery import UNEXPLAINED_PREFIX, Discovery, mechanism_key
 from sim.explore.profiles import draw_profile, draw_tempo
 from sim.world.simulate import SimulationResult, simulate
 
@@ -85,6 +87,8 @@ class Candidate:
     result: SimulationResult
     found_after_s: float
     simulations_until_found: int
+    mechanism: str = ""
+    """The key of its mechanism (:func:`sim.explore.discovery.mechanism_key`)."""
 
 
 def explorer_draws(target: Target, seed: int) -> Iterator[tuple[int, FaultsModel, Tempo]]:
@@ -103,59 +107,122 @@ def search(
     clock: Clock,
     progress: Progress | None = None,
     stop: Callable[[], bool] | None = None,
+    discovery: Discovery | None = None,
 ) -> tuple[list[Candidate], int]:
-    """Simulate draws until the budget is spent (or, with ``stop_at_first``, a wanted violation);
+    """Simulate draws until the budget is spent (or, with ``stop_at_first``, a wanted mechanism);
     returns the candidates to shrink and the simulations run. Shrinking is left to the caller, so
     the time to a violation is the search's alone.
 
-    Per invariant it keeps the first violation of each new set of fired families, at most
-    ``2 * max_per_invariant`` of them. ``stop`` (polled every simulation) ends the search early:
-    the parallel explorer's "another worker found it".
+    It keeps the first violation of each distinct mechanism (see :func:`keep_new`; ``discovery``, when
+    given, receives every mechanism met). ``stop`` (polled every simulation) ends the search early: the
+    parallel explorer's "another worker found it".
     """
     base, policy = target.scenario, target.policy
     candidates: list[Candidate] = []
-    tried: set[tuple[str, frozenset[str]]] = set()
-    kept: dict[str, int] = {}
+    found = discovery if discovery is not None else Discovery()
     simulations = 0
     timed: dict[Tempo, Scenario] = {}
     draws = explorer_draws(target, budget.seed)
-    while clock.elapsed() < budget.seconds and (budget.simulations is None or simulations < budget.simulations):
-        if stop is not None and stop():
-            break
-        seed, profile, tempo = next(draws)
-        scenario = timed.get(tempo)
-        if scenario is None:
-            scenario = with_tempo(base, tempo)
-            if len(timed) < 64:
-                timed[tempo] = scenario
-        result = simulate(scenario.with_faults(profile), policy, seed)
-        simulations += 1
-        found_at = clock.elapsed()
-        for invariant in result.violations:
-            if not budget.wants(invariant) or kept.get(invariant, 0) >= 2 * budget.max_per_invariant:
-                continue
-            families = frozenset(f.family for f in result.fault_script)
-            if (invariant, families) in tried:
-                continue
-            tried.add((invariant, families))
-            kept[invariant] = kept.get(invariant, 0) + 1
-            candidates.append(Candidate(invariant, seed, profile, tempo, result, found_at, simulations))
-        if progress is not None:
-            progress(simulations, len(candidates))
-        if budget.stop_at_first and candidates:
-            break
+    try:
+        while clock.elapsed() < budget.seconds and (budget.simulations is None or simulations < budget.simulations):
+            if stop is not None and stop():
+                break
+            seed, profile, tempo = next(draws)
+            scenario = timed.get(tempo)
+            if scenario is None:
+                scenario = with_tempo(base, tempo)
+                if len(timed) < 64:
+                    timed[tempo] = scenario
+            result = target.judged(simulate(scenario.with_faults(profile), policy, seed))
+            simulations += 1
+            stopping = keep_new(found, candidates, budget, result, (seed, profile, tempo), clock.elapsed(), simulations)
+            if progress is not None:
+                progress(simulations, len(candidates))
+            if stopping:
+                break
+    except KeyboardInterrupt:
+        found.interrupted = True  # Ctrl-C: the simulation in flight is dropped, the rest is kept
     return candidates, simulations
 
 
-def shrink_candidates(report: ExploreReport, candidates: Sequence[Candidate], budget: Budget) -> None:
-    """Shrink candidates in the order found, until each invariant has ``max_per_invariant`` distinct
-    signatures reported (with ``stop_at_first``, only the first candidate)."""
-    seen: set[tuple[str, ...]] = set()
-    shrunk: dict[str, int] = {}
-    for candidate in candidates[:1] if budget.stop_at_first else candidates:
-        if shrunk.get(candidate.invariant, 0) >= budget.max_per_invariant:
+def keep_new(
+    found: Discovery,
+    candidates: list[Candidate],
+    budget: Budget,
+    result: SimulationResult,
+    drawn: tuple[int, FaultsModel, Tempo],
+    found_at: float,
+    simulations: int,
+    met_keys: list[str] | None = None,
+) -> bool:
+    """Name ``result``'s violations by mechanism and keep it as a candidate for each mechanism met for the
+    first time (at most ``max_per_invariant`` unexplained ones per invariant, whose witness shapes
+    can be many); True when, with ``stop_at_first``, a wanted mechanism was met. ``met_keys``, when
+    given, receives the key of every mechanism the result showed."""
+    seed, profile, tempo = drawn
+    stopping = False
+    if not result.violations:
+        return False
+    for invariant, met, first in found.see(result, simulations, found_at, budget.wants):
+        if met_keys is not None and met.key not in met_keys:
+            met_keys.append(met.key)
+        if budget.stop_at_first and budget.stops_at(met.key) and met.simulations == simulations:
+            stopping = True
+        if not first:
             continue
-        if report_shrunk(
+        if not met.label or met.label.startswith(UNEXPLAINED_PREFIX):
+            unexplained = sum(1 for c in candidates if c.invariant == invariant and UNEXPLAINED_PREFIX in c.mechanism)
+            if unexplained >= budget.max_per_invariant:
+                continue
+        candidates.append(Candidate(invariant, seed, profile, tempo, result, found_at, simulations, met.key))
+    return stopping
+
+
+def report_unshrunk(report: ExploreReport, candidates: Sequence[Candidate], found: Discovery) -> None:
+    """After Ctrl-C: report each candidate as the search met it (no time to shrink), as a replayable
+    counterexample of its whole fault script, labelled with its mechanism."""
+    for c in candidates:
+        label = found.met[c.mechanism].label if c.mechanism in found.met else ""
+        cx = Counterexample(
+            scenario=report.target.scenario_ref,
+            policy=report.target.policy_name,
+            seed=c.seed,
+            invariant=c.invariant,
+            digest=c.result.digest,
+            faults=tuple(c.result.fault_script),
+            profile=c.profile,
+            flags=dict(report.target.flags),
+            explorer=report.explorer,
+            tempo=None if c.tempo == Tempo() else c.tempo,
+            mechanism=label,
+            note="not shrunk: the search was interrupted",
+        )
+        sig = signature(c.invariant, cx.faults)
+        report.violations.append(Violation(c.invariant, c.found_after_s, c.simulations_until_found, cx, sig))
+
+
+def finish(report: ExploreReport, candidates: Sequence[Candidate], budget: Budget, found: Discovery) -> None:
+    """Shrink and report the candidates (after Ctrl-C, report them unshrunk), then refine."""
+    report.extra["mechanisms"] = found.documents()
+    if found.interrupted:
+        report.extra["interrupted"] = True
+        report_unshrunk(report, candidates, found)
+        return
+    shrink_candidates(report, candidates, budget)
+    refine_minimal(target=report.target, budget=budget, report=report)
+
+
+def shrink_candidates(report: ExploreReport, candidates: Sequence[Candidate], budget: Budget) -> None:
+    """Shrink candidates in the order found, each mechanism once (with ``stop_at_first``, only the first
+    candidate of a wanted mechanism)."""
+    seen: set[str] = set()
+    if budget.stop_at_first:
+        wanted = [c for c in candidates if budget.stops_at(c.mechanism)]
+        candidates = wanted[:1]
+    for candidate in candidates:
+        if candidate.mechanism in seen:
+            continue
+        report_shrunk(
             report,
             seen,
             budget,
@@ -165,8 +232,8 @@ def shrink_candidates(report: ExploreReport, candidates: Sequence[Candidate], bu
             result=candidate.result,
             found=(candidate.found_after_s, candidate.simulations_until_found),
             tempo=None if candidate.tempo == Tempo() else candidate.tempo,
-        ):
-            shrunk[candidate.invariant] = shrunk.get(candidate.invariant, 0) + 1
+        )
+        seen.add(candidate.mechanism)
 
 
 MAX_MINIMAL_FAULTS = 3
@@ -197,6 +264,7 @@ def refine_minimal(target: Target, budget: Budget, report: ExploreReport) -> Non
             seed=budget.seed + 7919 * round_no,
             stop_at_first=True,
             invariants=frozenset({first.invariant}),
+            mechanisms=frozenset({mechanism_key(first.invariant, first.mechanism)}),
             shrink_tests=budget.shrink_tests,
         )
         candidates, simulations = search(target, more, Clock())
@@ -214,9 +282,8 @@ def refine_minimal(target: Target, budget: Budget, report: ExploreReport) -> Non
 
 class SwarmExplorer:
     """Search first, shrink after: the budget is spent simulating draws, then the first violation
-    of each invariant and new family set is shrunk (at most ``max_per_invariant`` reported per
-    invariant). Shrinking inline used to spend the budget on the easy violations before the rare
-    ones were reached."""
+    of each distinct mechanism is shrunk and reported. Shrinking inline used to spend the budget on
+    the easy violations before the rare ones were reached."""
 
     name = "swarm"
 
@@ -224,10 +291,10 @@ class SwarmExplorer:
         report = ExploreReport(self.name, target)
         clock = Clock()
         cpu = time.process_time()
-        candidates, report.simulations = search(target, budget, clock, progress)
+        found = Discovery()
+        candidates, report.simulations = search(target, budget, clock, progress, discovery=found)
         report.extra["search_s"] = round(clock.elapsed(), 3)
         report.extra["search_cpu_s"] = round(time.process_time() - cpu, 3)
-        shrink_candidates(report, candidates, budget)
-        refine_minimal(target, budget, report)
+        finish(report, candidates, budget, found)
         report.elapsed_s = clock.elapsed()
         return report

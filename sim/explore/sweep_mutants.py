@@ -6,8 +6,8 @@ draws on every library scenario, every fault family allowed, the same seed and b
 slow scenario). The mutant is *flagged* when a simulation under faults shows a violation that no
 registered finding or recorded non-guarantee explains (an UNREGISTERED violation: the suite's
 ``test_head_has_no_unregistered_violation`` would fail on it). The flag notes whether the invariant
-that caught it is one issue 18 added (:data:`checks.catalog.NEW_IN_ISSUE_18`), so the report
-shows what the new oracles add to the sweep. Unlike :func:`sim.explore.mutants.hunt_code`, nothing is
+that caught it is an outcome oracle or an ADR promise (:data:`ORACLES`, by their tags), so the report
+shows what those oracles add to the sweep. Unlike :func:`sim.explore.mutants.hunt_code`, nothing is
 chosen for the mutant and a registered mechanism never counts.
 
 Patching is in-process (see :mod:`sim.explore.code_mutants`); knows the explorers and the register.
@@ -19,13 +19,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import register
-from checks.catalog import NEW_IN_ISSUE_18
+from checks.catalog import tagged
+from checks.judgement import ADR_PROMISE, OUTCOME_ORACLE
 from scenarios.families import FAMILIES
 from scenarios.loader import library_names
 from sim.explore.base import Clock, Target
 from sim.explore.code_mutants import CodeMutant, applied
 from sim.explore.swarm import swarm_batch
 from sim.world.simulate import SimulationResult
+
+ORACLES = tagged(OUTCOME_ORACLE) | tagged(ADR_PROMISE)
+"""The invariants that judge what the runtime tells its callers or an ADR promise no other states."""
 
 SWEEP_SEED = 5
 SWEEP_SIMULATIONS = 25
@@ -42,8 +46,8 @@ class SweepFlag:
     scenario: str
     simulations: int
     """Simulations of the sweep up to and including the flagging one."""
-    new_invariant: bool
-    """Whether the invariant is one issue 18 added."""
+    through_oracle: bool
+    """Whether the invariant is one of the :data:`ORACLES`."""
 
     def document(self) -> dict[str, object]:
         return {
@@ -51,13 +55,13 @@ class SweepFlag:
             "invariant": self.invariant,
             "scenario": self.scenario,
             "simulations": self.simulations,
-            "new_invariant": self.new_invariant,
+            "through_oracle": self.through_oracle,
         }
 
 
 def unexplained(result: SimulationResult) -> list[str]:
     """The violated invariants of ``result`` that no registered finding or non-guarantee recognises."""
-    return register.unexplained(result.history, result.verdicts) if result.violations else []
+    return register.unexplained(result.indexed(), result.verdicts) if result.violations else []
 
 
 def sweep_flag(
@@ -81,10 +85,10 @@ def sweep_flag(
                     continue
                 found = unexplained(draw.result)
                 if found:
-                    new = [name for name in found if name in NEW_IN_ISSUE_18]
+                    new = [name for name in found if name in ORACLES]
                     name = (new or found)[0]
-                    return SweepFlag(mutant.name, name, scenario, spent, name in NEW_IN_ISSUE_18), spent
+                    return SweepFlag(mutant.name, name, scenario, spent, name in ORACLES), spent
     return None, spent
 
 
-__all__ = ["SWEEP_SEED", "SWEEP_SIMULATIONS", "SweepFlag", "sweep_flag"]
+__all__ = ["ORACLES", "SWEEP_SEED", "SWEEP_SIMULATIONS", "SweepFlag", "sweep_flag"]

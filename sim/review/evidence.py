@@ -15,13 +15,13 @@ from typing import Any
 
 import pandas as pd
 
+from checks.columns import INV, violated_mask
 from checks.history import Op
 from register.findings import FINDINGS
 from register.nonguarantees import NON_GUARANTEES
 from sim.explore.counterexample import Counterexample, write
 from sim.review.jobs import RecogniseJob, ShrinkOutcome, VerifyOutcome
 from sim.review.plan import HEAD, PRIMARY_GRID, canonical, head_label
-from sim.sweep.rows import violated_mask
 
 FINDING_IDS = frozenset(f.id for f in FINDINGS)
 _LABELS = {f.id: f"{f.id} {f.slug}" for f in FINDINGS} | {ng.id: f"{ng.id}, {ng.source}" for ng in NON_GUARANTEES}
@@ -166,8 +166,8 @@ def explanations(
     out = []
     for grid in grids:
         mine = frame[(frame["policy"] == head) & (frame["grid"] == grid)]
-        for column in [c for c in frame.columns if c.startswith("inv.")]:
-            name = column.removeprefix("inv.")
+        for column in [c for c in frame.columns if c.startswith(INV)]:
+            name = column.removeprefix(INV)
             violations = int(violated_mask(mine[column]).sum())
             if not violations:
                 continue

@@ -16,7 +16,6 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any
 
-from checks.fused import index_of
 from register.explain import explain
 from scenarios.intensity import scale_faults
 from scenarios.loader import load_scenario
@@ -126,7 +125,7 @@ def run_recognise(job: RecogniseJob) -> list[tuple[str, str]]:
         return list(job.known)
     cell = job.cell
     result = simulate(cell.scenario(), cell.preset, cell.seed, flags=dict(cell.flags))
-    return explain_violations(result.history, result.verdicts, job.invariants)
+    return explain_violations(result.indexed(), result.verdicts, job.invariants)
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,7 +158,7 @@ def run_verify(job: VerifyJob) -> VerifyOutcome:
     explained = []
     for name, cx in report.violations:
         replay = cx.run()
-        entry = explain(name, index_of(replay.history), replay.verdicts[name])
+        entry = explain(name, replay.indexed(), replay.verdicts[name])
         explained.append((name, "" if entry is None else entry.id, tuple(f.text() for f in cx.faults)))
     return VerifyOutcome(
         job,

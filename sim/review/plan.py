@@ -14,11 +14,12 @@ from dataclasses import dataclass, replace
 
 import pandas as pd
 
+from checks.columns import FAULT, INV, WHY, violated_mask
+from checks.columns import names as column_names
 from model.policy import PRESET_ALIASES, PRESETS
 from scenarios.loader import load_scenario
 from sim.review.jobs import Cell, RecogniseJob, ShrinkJob, VerifyJob, parse_flags
 from sim.sweep.config import SweepConfig
-from sim.sweep.rows import WHY_PREFIX, violated_mask
 from sim.sweep.task import SweepTask
 
 HEAD = "adr-141"
@@ -78,8 +79,8 @@ def _ranges(row: pd.Series) -> str:
 def violators(frame: pd.DataFrame, policy: str, invariant: str, grids: set[str]) -> pd.DataFrame:
     """Rows of ``policy`` violating ``invariant`` in as-written grids: the primary grid first (the one the
     summary counts), fewest faults first (they shrink fastest), then by scenario, intensity and seed."""
-    rows = frame[(frame["policy"] == policy) & violated_mask(frame[f"inv.{invariant}"]) & frame["grid"].isin(grids)]
-    faults = rows[[c for c in rows.columns if c.startswith("fault.")]].sum(axis=1)
+    rows = frame[(frame["policy"] == policy) & violated_mask(frame[INV + invariant]) & frame["grid"].isin(grids)]
+    faults = rows[[c for c in rows.columns if c.startswith(FAULT)]].sum(axis=1)
     rows = rows.assign(_faults=faults, _other_grid=rows["grid"] != PRIMARY_GRID)
     return rows.sort_values(["_other_grid", "_faults", "grid", "scenario", "intensity", "seed"], kind="stable")
 
@@ -146,7 +147,7 @@ def plan_shrinks(
     head = head_label(frame, policies)
     library = grids - set(deployment)
     jobs: list[ShrinkJob] = []
-    names = [c.removeprefix("inv.") for c in frame.columns if c.startswith("inv.")]
+    names = column_names(INV, frame.columns)
     for name in names:
         chosen: list[str] = []
         first = next((p for p in presets if not violators(frame, p, name, library).empty), None)
@@ -193,7 +194,7 @@ def _recognition_of_grid(
     head = head_label(frame, policies)
     if head is None:
         return []
-    wanted = [c.removeprefix("inv.") for c in frame.columns if c.startswith("inv.")]
+    wanted = column_names(INV, frame.columns)
     picked: dict[tuple[str, int, float, str], set[str]] = {}
     order: list[tuple[str, int, float, str]] = []
     for name in wanted:
@@ -229,7 +230,7 @@ def known_explanations(row: pd.Series, names: Sequence[str]) -> tuple[tuple[str,
     worker explained them; None when any is missing (a shard of a sweep that did not explain)."""
     known = []
     for name in names:
-        value = row.get(WHY_PREFIX + name)
+        value = row.get(WHY + name)
         if not isinstance(value, str):  # absent, or null (None / NaN) in a row that did not explain
             return None
         known.append((name, value))

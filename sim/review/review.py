@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Executor, Future
+from concurrent.futures import Executor, Future, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +31,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from checks.columns import INV, ROW_KEY, violated_mask
+from checks.columns import names as column_names
 from checks.history import Op
 from model.errors import LeaselabError
 from sim.review.evidence import counterexamples, explanations, findings, verify_view
@@ -60,13 +62,14 @@ from sim.review.provenance import fresh_shards, provenance
 from sim.sweep.config import SweepConfig
 from sim.sweep.directory import REPORT, SHARDS, locked, prepare, refuse_foreign
 from sim.sweep.engine import SweepProgress, run_sweep
-from sim.sweep.rows import ROW_KEY, violated_mask
 
 VERIFY_SCENARIOS = ("single_run", "happy_path", "audit_failure_after_write", "worker_crash_mid_write")
 """Small library scenarios (one or two runs) whose bound-1 enumeration takes well under a second."""
 CAUSALITY_BUDGET_REQUESTS = 600_000
 """About 1-3 CPU s per curve here: a whole curve (8-14 points of 16-93 draws) of a counterexample of the
 ``default`` scenario; the 12,000-record histories of ``reaper_races_heartbeat`` get a few points."""
+PROGRESS_POLL_S = 1.0
+"""How often the evidence phase tells its progress while it waits for a job."""
 Progress = Callable[[str, int, int], None]
 """progress(phase, done, total): 'checking' counts the shards of an interrupted run verified,
 'simulating' simulations, 'evidence' jobs."""
@@ -116,8 +119,7 @@ class Review:
     def failed(self, policy: str) -> dict[str, int]:
         """The invariants violated in some simulation of ``policy`` (any grid), with how many."""
         mine = self.frame[self.frame["policy"] == policy]
-        columns = [str(c) for c in mine.columns if str(c).startswith("inv.")]
-        counts = {c.removeprefix("inv."): int(violated_mask(mine[c]).sum()) for c in columns}
+        counts = {name: int(violated_mask(mine[INV + name]).sum()) for name in column_names(INV, mine.columns)}
         return {name: count for name, count in counts.items() if count}
 
 
@@ -241,17 +243,30 @@ def _run_jobs(
     total = len(futures)
     results = []
     curve_futures: list[Future[Any] | None] = []
+
+    def finished() -> int:
+        return sum(f.done() for f in futures) + sum(c.done() for c in curve_futures if c is not None)
+
+    def settled(future: Future[Any]) -> Any:
+        """``future``'s result, telling the jobs done so far (in any order) while it runs, so the
+        phase shows progress from its start, not only as the jobs finish in submission order."""
+        while not future.done():
+            tell("evidence", finished(), total)
+            wait([future], timeout=PROGRESS_POLL_S)
+        return future.result()
+
+    tell("evidence", 0, total)
     for i, future in enumerate(futures):
-        results.append(future.result())
+        results.append(settled(future))
         if i < len(shrinks):
             cx = results[-1].counterexample
             wanted = cx is not None and curve_budget > 0
             curve_futures.append(executor.submit(run_curve, CurveJob(cx, curve_budget)) if wanted else None)
             total += wanted
-        tell("evidence", i + 1, total)
+        tell("evidence", min(finished(), total - 1), total)
     curves: list[dict[str, Any] | None] = []
     for pending in curve_futures:
-        curves.append(None if pending is None else pending.result())
-        tell("evidence", len(futures) + sum(c is not None for c in curves), total)
+        curves.append(None if pending is None else settled(pending))
+    tell("evidence", total, total)
     a, b = len(shrinks), len(shrinks) + len(recognitions)
     return results[:a], results[a:b], results[b:], curves

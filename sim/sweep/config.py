@@ -33,6 +33,8 @@ Label = Annotated[str, Field(min_length=1, max_length=80, pattern=r"^[A-Za-z0-9_
 Intensity = Annotated[float, Field(ge=0.0, le=100.0)]
 Ratio = Annotated[float, Field(gt=0.0, le=100.0)]
 LIBRARY = "library"
+SCENARIO_KEYS = frozenset({"runs", "world", "provider", "tools", "faults", "script", "description"})
+"""Top-level keys of a scenario file that no sweep configuration has: a scenario given as CONFIG."""
 
 
 class _Strict(BaseModel):
@@ -226,6 +228,20 @@ def _or_as_written(transports: list[Literal["sync", "async"]]) -> list[str]:
 
 def parse_config(data: dict[str, Any], *, source: str, base: Path | None = None) -> SweepConfig:
     """Validate a decoded TOML mapping; check every scenario loads; the first error becomes one line."""
+    if "grid" not in data and SCENARIO_KEYS & set(data):
+        raise LeaselabError(
+            "is a scenario file, not a sweep configuration",
+            file=source,
+            hint="run it with `leaselab run FILE`, or name it in a [[grid]]'s scenarios",
+        )
+    for i, grid in enumerate(data.get("grid") or ()):
+        if isinstance(grid, dict) and grid.get("scenarios") == []:
+            raise LeaselabError(
+                'needs at least one scenario, or "library" for every library scenario',
+                file=source,
+                field=f"grid.{i}.scenarios",
+                hint="see sim/sweep/config.py",
+            )
     try:
         config = SweepConfig.model_validate(data)
     except ValidationError as error:

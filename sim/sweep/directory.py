@@ -37,10 +37,11 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from checks.columns import INV, SPARSE
 from model.errors import LeaselabError
 from sim.sweep.config import SweepConfig, parse_config
 from sim.sweep.ledger import LEDGER, mismatch, read_ledger, write_atomic
-from sim.sweep.shards import INVARIANT_PREFIX, shard_problem
+from sim.sweep.shards import shard_problem
 from sim.sweep.task import SweepTask
 
 MANIFEST = "sweep.json"
@@ -54,7 +55,6 @@ SWEEP, REPORT = "sweep", "report"
 REPORT_FILES = ("report.json", "index.html", f"{SHARDS}/review-stamp.json")
 """What a report's directory holds even without a manifest (reports written before it had one)."""
 _PACKAGES = ("leaselab", "simpy", "pydantic", "pyarrow", "pandas")
-_SPARSE = ("hit.", "dl.")
 
 
 def versions(packages: tuple[str, ...] = _PACKAGES) -> dict[str, str]:
@@ -243,7 +243,8 @@ def load(out: str | Path) -> pd.DataFrame:
 
     A shard that fails validation (its checksum, when the directory records checksums; its footer)
     is an error naming the shard and the command that redoes it, never skipped silently. Missing
-    shards of an unfinished sweep are simply absent. Sparse ``hit.*`` / ``dl.*`` columns are 0 where
+    shards of an unfinished sweep are simply absent; a directory with no shard at all is an error (an
+    empty table would read as a sweep that found nothing). Sparse ``hit.*`` / ``dl.*`` columns are 0 where
     a shard did not have them; verdict columns ``inv.*`` are nullable booleans (``pd.BooleanDtype``:
     True held, False violated, <NA> unknown).
     """
@@ -265,11 +266,15 @@ def load(out: str | Path) -> pd.DataFrame:
         except (OSError, pa.ArrowException, LeaselabError) as error:
             raise LeaselabError(f"damaged shard: {error}", file=str(path), hint=_repair_hint(out)) from None
     if not tables:
-        return pd.DataFrame()
+        raise LeaselabError(
+            "holds no shard: not a sweep directory, or a sweep that has not finished one yet",
+            file=str(out),
+            hint="run `leaselab sweep CONFIG --out DIR` into it first",
+        )
     frame: pd.DataFrame = pa.concat_tables(tables, promote_options="default").to_pandas()
-    verdicts = [c for c in frame.columns if c.startswith(INVARIANT_PREFIX)]
+    verdicts = [c for c in frame.columns if c.startswith(INV)]
     frame[verdicts] = frame[verdicts].astype("boolean")
-    sparse = [c for c in frame.columns if c.startswith(_SPARSE)]
+    sparse = [c for c in frame.columns if c.startswith(SPARSE)]
     if sparse:
         frame[sparse] = frame[sparse].fillna(0).astype("int64")
     return frame

@@ -40,12 +40,11 @@ from model.errors import LeaselabError
 from scenarios.loader import load_scenario
 from scenarios.schema import Scenario
 from sim.sweep.ledger import write_atomic
-from sim.sweep.rows import INVARIANT_NAMES, TaskOutput, Violation, run_task_output
+from sim.sweep.rows import TaskOutput, Violation, run_task_output
 from sim.sweep.shards import parquet_bytes, run_output, shard_path, shard_problem, verified_shards, write_shard
 from sim.sweep.task import SweepPlan, SweepTask
 
 __all__ = [
-    "INVARIANT_NAMES",
     "SweepPlan",
     "SweepProgress",
     "SweepTask",

@@ -15,7 +15,7 @@ import dataclasses
 import re
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,16 +25,29 @@ import pandas as pd
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from checks.columns import INV, WHY
 from model.errors import LeaselabError
 from scenarios.user_files import check_output_directory
+from sim.explore.counterexample import INVARIANT_NAMES
 from sim.explore.counterexample import write as write_counterexample
 from sim.sweep.config import SweepConfig, as_config
 from sim.sweep.directory import COUNTEREXAMPLES, HISTORIES, SHARDS, load, locked, prepare, refuse_foreign
 from sim.sweep.engine import SweepProgress, run_sweep, write_atomic
-from sim.sweep.rows import INVARIANT_NAMES, Violation
+from sim.sweep.rows import Violation
+from sim.sweep.task import SweepTask
 from sim.sweep.toml_out import dumps
 
-__all__ = ["JobResult", "Rate", "judged_policy", "load", "run_job", "sweep", "violation_counts"]
+__all__ = [
+    "ExplainingTasks",
+    "JobResult",
+    "Rate",
+    "explanation_tallies",
+    "judged_policy",
+    "load",
+    "run_job",
+    "sweep",
+    "violation_counts",
+]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.+=-]+")
 
@@ -74,6 +87,8 @@ class JobResult:
         fresh, elapsed = self.fresh_simulations, self.elapsed_s
         label = judged_policy(self.config, judged)
         every, mine = violation_tallies(p.paths, label)
+        why, simulations = explanation_tallies(p.paths, label)
+        on_disk = sorted(self.out.joinpath(COUNTEREXAMPLES).glob("*/*.toml"))
         return {
             "name": self.config.name,
             "out": str(self.out),
@@ -86,8 +101,14 @@ class JobResult:
             "elapsed_s": round(self.elapsed_s, 3),
             "simulations_per_s": round(fresh / elapsed, 1) if fresh and elapsed > 0 else None,
             "violating_simulations": every,
-            "judged": {"policy": label, "failed": mine},
+            "judged": {
+                "policy": label,
+                "simulations": simulations,
+                "failed": mine,
+                "explained_by": {name: why.get(name, {}) for name in mine},
+            },
             "counterexamples_written": len(self.counterexamples),
+            "counterexamples": len(on_disk),
             "warnings": self.warnings,
         }
 
@@ -139,8 +160,11 @@ def run_job(
     keep_histories: bool = False,
     on_progress: Callable[[SweepProgress], None] | None = None,
     window: int | None = None,
+    explain: str | None = None,
 ) -> JobResult:
-    """Run (or resume) a sweep into ``out``; only counts and paths come back."""
+    """Run (or resume) a sweep into ``out``; only counts and paths come back. ``explain`` names a
+    policy label whose tasks explain each violation in the worker (``why.*`` columns: the register
+    entry that explains it), which the summary then tallies."""
     cfg, out = as_config(config), Path(out)
     check_output_directory(out)
     started = time.perf_counter()
@@ -153,7 +177,7 @@ def run_job(
         warnings = prepare(out, cfg)
         writer = _CounterexampleWriter(out / COUNTEREXAMPLES)
         progress = run_sweep(
-            cfg,
+            ExplainingTasks(cfg, explain) if explain is not None else cfg,
             out / SHARDS,
             executor=_as_executor(executor),
             workers=workers,
@@ -164,6 +188,25 @@ def run_job(
             window=window,
         )
     return JobResult(out, cfg, progress, warnings, time.perf_counter() - started, writer.written)
+
+
+@dataclass(frozen=True)
+class ExplainingTasks:
+    """A configuration's tasks, those of policy ``label`` marked ``explain`` (their rows say which
+    register entry explains each violation); the shard keys are unchanged."""
+
+    config: SweepConfig
+    label: str
+
+    def iter_tasks(self) -> Iterator[SweepTask]:
+        for task in self.config.iter_tasks():
+            yield dataclasses.replace(task, explain=True) if task.policy_label == self.label else task
+
+    def tasks(self) -> list[SweepTask]:
+        return list(self.iter_tasks())
+
+    def size(self) -> tuple[int, int]:
+        return self.config.size()
 
 
 def sweep(
@@ -203,15 +246,41 @@ def violation_tallies(paths: Iterable[Path], policy: str | None) -> tuple[dict[s
     shard by shard, reading only the verdict columns and the policy label."""
     every: Counter[str] = Counter()
     mine: Counter[str] = Counter()
-    columns = [f"inv.{name}" for name in INVARIANT_NAMES]
+    columns = [INV + name for name in INVARIANT_NAMES]
     for path in paths:
         names = pq.read_schema(path).names
         table = pq.read_table(path, columns=[c for c in columns if c in names] + ["policy"])
         chosen = pc.equal(table.column("policy"), policy) if policy is not None else None
-        for column in (c for c in table.column_names if c.startswith("inv.")):
+        for column in (c for c in table.column_names if c.startswith(INV)):
             violated = pc.invert(table.column(column))  # false -> true; unknown (null) stays null
-            name = column.removeprefix("inv.")
+            name = column.removeprefix(INV)
             every[name] += int(pc.sum(violated).as_py() or 0)
             if chosen is not None:
                 mine[name] += int(pc.sum(pc.and_(violated, chosen)).as_py() or 0)
     return {n: every[n] for n in INVARIANT_NAMES if every[n]}, {n: mine[n] for n in INVARIANT_NAMES if mine[n]}
+
+
+def explanation_tallies(paths: Iterable[Path], policy: str) -> tuple[dict[str, dict[str, int]], int]:
+    """Per invariant violated by ``policy``, its violating simulations by what explains them (a finding
+    or non-guarantee id; '' none does; ``?`` not examined: a shard written without ``why.*`` columns),
+    and the simulations of ``policy``."""
+    tallies: dict[str, Counter[str]] = {}
+    simulations = 0
+    columns = [INV + name for name in INVARIANT_NAMES]
+    for path in paths:
+        names = pq.read_schema(path).names
+        wanted = [c for c in columns if c in names] + [WHY + n for n in INVARIANT_NAMES if WHY + n in names]
+        table = pq.read_table(path, columns=[*wanted, "policy"], filters=[("policy", "=", policy)])
+        simulations += table.num_rows
+        for column in (c for c in table.column_names if c.startswith(INV)):
+            name = column.removeprefix(INV)
+            violated = pc.fill_null(pc.invert(table.column(column)), False)
+            if not pc.any(violated).as_py():
+                continue
+            why_column = WHY + name
+            if why_column in table.column_names:
+                whys = pc.filter(table.column(why_column), violated).to_pylist()
+            else:
+                whys = ["?"] * int(pc.sum(violated).as_py() or 0)
+            tallies.setdefault(name, Counter()).update("?" if why is None else why for why in whys)
+    return {name: dict(sorted(counter.items())) for name, counter in tallies.items()}, simulations

@@ -14,37 +14,36 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import pandas as pd
-
-from checks import INVARIANTS, Index, Validity, Verdict
-from checks.fused import index_of
+from checks import Index, Validity, Verdict
+from checks.columns import (
+    COV,
+    DEAD_LETTER_REASONS,
+    DL,
+    FAULT,
+    FINAL,
+    INV,
+    JUDGED,
+    STAT_COMPLETED,
+    STAT_LANDINGS,
+    STAT_REQUESTS,
+    STAT_RUNS,
+    STAT_SIMULATED_S,
+    VERDICT_VALUES,
+    WHY,
+)
+from checks.fused import as_index
 from checks.history import Op
 from checks.metrics import run_metrics
 from model.policy import resolve_policy
 from model.vocab import RunStatus
 from register.explain import explain
 from scenarios.families import FAMILIES
-from scenarios.intensity import scale_faults
 from scenarios.loader import load_scenario
-from scenarios.overrides import LIBRARY_RANGES, at_ranges, overridden
+from scenarios.overrides import LIBRARY_RANGES, shaped
 from scenarios.schema import Scenario
-from sim.explore.counterexample import Counterexample
+from sim.explore.counterexample import INVARIANT_NAMES, Counterexample
 from sim.sweep.task import SweepTask, flags_text
 from sim.world.simulate import SimulationResult, gc_paused, simulate
-
-INVARIANT_NAMES = tuple(inv.name for inv in INVARIANTS)
-ROW_KEY = ("grid", "scenario", "policy", "intensity", "latency_ratio", "transport", "seed")
-"""The columns that identify a row: one simulation of one cell (no two rows of a sweep share them)."""
-VERDICT_VALUES: dict[Validity, bool | None] = {Validity.VALID: True, Validity.INVALID: False, Validity.UNKNOWN: None}
-"""A verdict as its ``inv.*`` cell: a nullable boolean (true held, false violated, null unknown), so that
-``WHERE NOT "inv.x"`` selects violations in SQL and unknown verdicts are neither."""
-WHY_PREFIX = "why."
-"""``why.<invariant>``, in rows of a task that explains (``SweepTask.explain``) where the invariant was
-violated: the id of the registered finding or recorded non-guarantee whose recogniser matches the
-history, '' when none does; null everywhere else."""
-DEAD_LETTER_REASONS = ("not_retryable", "provider_failed", "retries_exhausted")
-"""``dl.*`` columns every row carries (0 when none), so shards share one schema; a rarer reason
-adds its column only where it occurs."""
 
 
 @dataclass(frozen=True)
@@ -73,19 +72,16 @@ class TaskOutput:
     history_shard: bytes = b""
 
 
-def violated_mask(verdicts: pd.Series) -> pd.Series:
-    """True where an ``inv.*`` verdict is false (violated); unknown (null) is not a violation. Reads
-    the column as pandas gives it from Parquet: ``bool``, ``boolean`` or ``object`` with None."""
-    return verdicts.eq(False).fillna(False).astype(bool)
-
-
 def cell_scenario(task: SweepTask) -> tuple[Scenario, bool]:
     """The scenario a task simulates, and whether latency / transport overrides changed it (the fault
     ranges do not count: a counterexample stores its fault profile, widened ranges included)."""
-    base = at_ranges(load_scenario(task.scenario), task.fault_ranges)
-    shaped = overridden(base, task.latency_ratio, task.transport)
-    scenario = scale_faults(shaped, task.intensity) if task.intensity != 1.0 else shaped
-    return scenario, shaped is not base
+    return shaped(
+        load_scenario(task.scenario),
+        intensity=task.intensity,
+        latency_ratio=task.latency_ratio,
+        transport=task.transport,
+        fault_ranges=task.fault_ranges,
+    )
 
 
 def sweep_row(task: SweepTask, scenario: Scenario, result: SimulationResult) -> dict[str, Any]:
@@ -104,41 +100,43 @@ def sweep_row(task: SweepTask, scenario: Scenario, result: SimulationResult) -> 
         "digest": result.digest,
     }
     for name in INVARIANT_NAMES:
-        row[f"inv.{name}"] = VERDICT_VALUES[result.verdicts[name].valid]
+        row[INV + name] = VERDICT_VALUES[result.verdicts[name].valid]
     for name in INVARIANT_NAMES:
-        row[f"judged.{name}"] = int(result.verdicts[name].judged)
+        row[JUDGED + name] = int(result.verdicts[name].judged)
     for name, reached in result.coverage.items():
-        row[f"cov.{name}"] = bool(reached)
+        row[COV + name] = bool(reached)
     for family in FAMILIES:
-        row[f"fault.{family}"] = int(result.faults_fired.get(family, 0))
+        row[FAULT + family] = int(result.faults_fired.get(family, 0))
     stats = result.stats
-    row["stat.runs"] = int(stats["runs"])
-    row["stat.requests"] = int(stats["requests"])
-    row["stat.landings"] = int(stats["landings"])
-    row["stat.simulated_s"] = float(stats["simulated_s"])
+    row[STAT_RUNS] = int(stats["runs"])
+    row[STAT_REQUESTS] = int(stats["requests"])
+    row[STAT_LANDINGS] = int(stats["landings"])
+    row[STAT_SIMULATED_S] = float(stats["simulated_s"])
     final = stats["final_status"]
     for status in RunStatus:
-        row[f"final.{status.value}"] = int(final.get(status.value, 0))
-    row["stat.completed"] = int(final.get(RunStatus.COMPLETED.value, 0))
+        row[FINAL + status.value] = int(final.get(status.value, 0))
+    row[STAT_COMPLETED] = int(final.get(RunStatus.COMPLETED.value, 0))
     for reason in DEAD_LETTER_REASONS:
-        row[f"dl.{reason}"] = 0
+        row[DL + reason] = 0
     row.update(run_metrics(result.history, result.request_types).columns())
     return row
 
 
-def explain_violations(history: list[Op], verdicts: dict[str, Verdict], names: Sequence[str]) -> list[tuple[str, str]]:
+def explain_violations(
+    history: list[Op] | Index, verdicts: dict[str, Verdict], names: Sequence[str]
+) -> list[tuple[str, str]]:
     """(invariant, id) for each of ``names`` the history violated: the id of the registered finding or
     recorded non-guarantee whose recogniser matches (:func:`register.explain.explain`), '' when none
     does. The review's recognition, run by a sweep worker on the history it just judged or by an
-    evidence job on a re-run."""
-    index: Index | None = None
+    evidence job on a re-run. Give it the judging pass's index when there is one."""
+    index: Index | None = history if isinstance(history, Index) else None
     out = []
     for name in names:
         verdict = verdicts[name]
         if verdict.valid is not Validity.INVALID:
             continue
         if index is None:
-            index = index_of(history)
+            index = as_index(history)
         entry = explain(name, index, verdict)
         out.append((name, "" if entry is None else entry.id))
     return out
@@ -196,8 +194,8 @@ def run_task_output(task: SweepTask, keep_histories: bool = False) -> TaskOutput
             result = simulate(scenario, policy, seed)
             row = sweep_row(task, scenario, result)
             if task.explain:
-                found = explain_violations(result.history, result.verdicts, result.violations)
-                row.update((WHY_PREFIX + name, why) for name, why in found)
+                found = explain_violations(result.indexed(), result.verdicts, result.violations)
+                row.update((WHY + name, why) for name, why in found)
             out.rows.append(row)
             for name in result.violations:
                 if name not in seen:

@@ -16,16 +16,14 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from checks.columns import INV, SPARSE, STAT_SETTLE_LATENCIES_S, WHY
 from sim.sweep.ledger import checksum, mismatch, read_ledger, record, rewrite, write_atomic
-from sim.sweep.rows import WHY_PREFIX, TaskOutput, run_task_output
+from sim.sweep.rows import TaskOutput, run_task_output
 from sim.sweep.task import SweepTask
 
 KEY_METADATA = b"leaselab.key"
 SEEDS_METADATA = b"leaselab.seeds"
-SETTLE_COLUMN = "stat.settle_latencies_s"
-INVARIANT_PREFIX = "inv."
 """Verdict columns: nullable booleans (true held, false violated, null unknown)."""
-_SPARSE_PREFIXES = ("hit.", "dl.")
 
 
 def run_output(task: SweepTask, keep_histories: bool) -> TaskOutput:
@@ -64,15 +62,15 @@ def shard_table(rows: list[dict[str, Any]], metadata: dict[bytes, bytes]) -> pa.
     names: dict[str, None] = {}
     for row in rows:
         names.update(dict.fromkeys(row))
-    absent: dict[str, int | None] = {n: 0 for n in names if n.startswith(_SPARSE_PREFIXES)}
-    absent.update((n, None) for n in names if n.startswith(WHY_PREFIX))
+    absent: dict[str, int | None] = {n: 0 for n in names if n.startswith(SPARSE)}
+    absent.update((n, None) for n in names if n.startswith(WHY))
     filled = [{**absent, **row} for row in rows] if absent else rows
     table = pa.Table.from_pylist(filled)
-    if SETTLE_COLUMN in table.column_names:
-        i = table.column_names.index(SETTLE_COLUMN)
-        table = table.set_column(i, SETTLE_COLUMN, table.column(i).cast(pa.list_(pa.float64())))
+    if STAT_SETTLE_LATENCIES_S in table.column_names:
+        i = table.column_names.index(STAT_SETTLE_LATENCIES_S)
+        table = table.set_column(i, STAT_SETTLE_LATENCIES_S, table.column(i).cast(pa.list_(pa.float64())))
     for i, name in enumerate(table.column_names):
-        if name.startswith(INVARIANT_PREFIX):  # an all-unknown column would otherwise be of type null
+        if name.startswith(INV):  # an all-unknown column would otherwise be of type null
             table = table.set_column(i, name, table.column(i).cast(pa.bool_()))
     return table.replace_schema_metadata(metadata)
 

@@ -72,9 +72,12 @@ def simulate_from(
     flags: Mapping[str, bool | str] | None = None,
     reverse: Sequence[TieKey] = (),
     judge: bool = True,
+    shuffle: bool = True,
 ) -> SimulationResult:
     """The run of ``seed`` with fault ``script`` (and same-instant groups ``reverse`` run backwards) up to
-    its first ``records`` history records, then drawn afresh from ``suffix_seed`` (see the module)."""
+    its first ``records`` history records, then drawn afresh from ``suffix_seed`` (see the module).
+    ``shuffle=False`` keeps simpy's own order of same-instant events in the suffix, as a plain run has
+    it: the continuation is then a draw of the plain process itself (the splitting estimator's need)."""
     resolved = resolve_policy(policy, flags)
     control = TieControl(reverse=frozenset(reverse))
     with gc_paused():
@@ -82,10 +85,11 @@ def simulate_from(
             world = build_world(scenario, resolved, suffix_seed, [], control)
             world.plan.follow_profile()
             world._decide = world.plan.decider()
-            world.env.shuffle_ties(world.rng)
+            if shuffle:
+                world.env.shuffle_ties(world.rng)
         else:
             world = build_world(scenario, resolved, seed, list(script), control)
-            _cut_after(world, records, suffix_seed)
+            _cut_after(world, records, suffix_seed, shuffle)
         run_world(world)
         result = _judged(world, scenario.name, resolved, seed, control, judge)
         _release(world)
@@ -123,7 +127,7 @@ def decisions(
     return result, decided
 
 
-def _cut_after(world: World, records: int, suffix_seed: int) -> None:
+def _cut_after(world: World, records: int, suffix_seed: int, shuffle: bool = True) -> None:
     """Switch ``world`` to its suffix the moment its ``records``-th record is appended.
 
     One ``add`` can append more than one record: a reaper tick's held invoke and read go first
@@ -137,7 +141,8 @@ def _cut_after(world: World, records: int, suffix_seed: int) -> None:
             recorder.add = inner_add
             rng.seed(suffix_seed)
             plan.follow_profile()
-            env.shuffle_ties(rng)
+            if shuffle:
+                env.shuffle_ties(rng)
         return index
 
     world._decide = plan.decide  # a script-mode plan's own decider: it follows the switch of mode

@@ -8,7 +8,10 @@ script replays the exact history its profile produced:
 - profile mode: each family fires with its per-opportunity probability;
 - script mode: only the listed faults fire, at their global request index (the
   scenario's targeted faults do not: a recorded script already holds those that fired);
-- anchored mode: the shrinker's, only the listed faults fire, at their anchors.
+- anchored mode: the shrinker's, only the listed faults fire, at their anchors;
+- kept faults (:meth:`FaultPlan.keep`, the guided explorer's branches): profile mode, except that the
+  given faults fire at their anchors whatever the draw says. A kept fault consumes the stream as a
+  script's does, so the faults such a run fired replay its history in script mode.
 
 A script- or anchored-mode plan can switch to profile mode mid-run (:meth:`FaultPlan.follow_profile`,
 the suffix of a prefix-conditioned run).
@@ -28,16 +31,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from model.requests import (
+    REQUEST_KINDS,
+    STORE_REQUESTS,
     CallProvider,
-    CountEvents,
     Dispatch,
-    FindRun,
     InsertEvent,
-    InsertRun,
     InvokeTool,
-    MaxSequence,
     Request,
-    SelectStale,
     Update,
 )
 from scenarios.schema import FaultsModel, ScriptedFaultModel
@@ -53,8 +53,6 @@ class Family:
     requests: tuple[type[Request], ...]  # () = every request
     meaning: str
 
-
-STORE_REQUESTS: tuple[type[Request], ...] = (FindRun, InsertRun, Update, SelectStale, MaxSequence, CountEvents)
 
 FAMILIES: dict[str, Family] = {
     f.name: f
@@ -152,6 +150,8 @@ class FaultPlan:
     anchored: dict[Anchor, Fault] | None = None
     targeted: list[_Targeted] = field(default_factory=list)
     pinned: dict[int, Fault] = field(default_factory=dict)
+    kept: dict[Anchor, Fault] | None = None
+    """Profile mode's faults forced at their anchors (:meth:`keep`); None: none."""
     fired: list[Fault] = field(default_factory=list)
     healed: bool = False
     _table: Table = field(default_factory=dict)
@@ -197,6 +197,16 @@ class FaultPlan:
         self._table = _table_for(self.faults)
         self._total = {rtype: rows[-1][1] for rtype, rows in self._table.items() if rows}
 
+    def keep(self, faults: Sequence[Fault]) -> None:
+        """In profile mode, fire each of ``faults`` at its anchor (run, request type, occurrence) whatever
+        the draw says: a branch of the guided explorer keeps a milestone's faults and draws the rest
+        afresh. The request's own draw is consumed first and one more draw when the fault fires, as in
+        script mode, so the run's fired faults replay it exactly in script mode. Must be called before
+        the world runs; the world must then decide through :meth:`decide`."""
+        if self.script is not None or self.anchored is not None:
+            raise ValueError("kept faults apply to profile mode only")
+        self.kept = {f.anchor_key(): f for f in faults}
+
     def decide(self, index: int, request: Request, process_kind: str) -> Fault | None:
         """The fault striking request ``index``, if any. Consumes one draw per request in the
         chaos phase, and one more when a fault fires, in every mode alike."""
@@ -213,6 +223,13 @@ class FaultPlan:
         elif self.anchored is not None:
             fault = self.anchored.get((uuid, rtype.__name__, nth))
         else:
+            if self.kept is not None:
+                fault = self.kept.get((uuid, rtype.__name__, nth))
+                if fault is not None:
+                    self.rng.random()
+                    fired = Fault(index, fault.family, fault.kind, fault.value, f"{uuid}/{rtype.__name__}/{nth}")
+                    self.fired.append(fired)
+                    return fired
             if u < self._total.get(rtype, 0.0):
                 return self._strike(index, rtype, uuid, nth, u)
             if self.pinned or self.targeted:
@@ -243,7 +260,14 @@ class FaultPlan:
         far, a list: appending a run is cheaper than counting it, and the count (the ``n`` of an
         anchor) is needed only when a fault strikes (a few times in a simulation, against hundreds
         of requests)."""
-        if self.script is not None or self.anchored is not None or self.pinned or self.targeted or self._counts:
+        if (
+            self.script is not None
+            or self.anchored is not None
+            or self.kept is not None
+            or self.pinned
+            or self.targeted
+            or self._counts
+        ):
             return self.decide
         plan, draw, total = self, self.rng.random, self._total
         lanes: dict[type[Request], tuple[float, list[str]]] = {}
@@ -307,14 +331,7 @@ def _build_table(probs: dict[str, float]) -> Table:
     return table
 
 
-_ON: dict[str, tuple[type[Request], ...]] = {
-    "read": (FindRun, SelectStale, MaxSequence, CountEvents),
-    "store": (InsertRun, Update),
-    "event": (InsertEvent,),
-    "provider": (CallProvider,),
-    "tool": (InvokeTool,),
-    "dispatch": (Dispatch,),
-}
+_ON = REQUEST_KINDS
 
 
 def _matches(spec: ScriptedFaultModel, request: Request, process_kind: str) -> bool:

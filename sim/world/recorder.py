@@ -5,7 +5,7 @@ time (processes may see skewed clocks; the history never does).
 
 A reaper tick that finds nothing is one ``idle`` record rather than three (see
 :meth:`Recorder.open_tick`): a reaper that ticks every second made most of the library's
-records with such ticks (85% of them, issue 19), and every record is hashed, indexed and
+records with such ticks (85% of them), and every record is hashed, indexed and
 walked by every reader of the history.
 """
 
@@ -62,7 +62,7 @@ class Recorder:
         self._held: list[tuple[float, str, str, dict[str, Any]]] = []
         self.add = _adder(self.history, env, self._held)
         self.folding = True
-        """Whether a reaper tick that found nothing is one ``idle`` record (issue 19). False records its
+        """Whether a reaper tick that found nothing is one ``idle`` record. False records its
         three records as before; the equivalence tests compare the two, and
         :func:`checks.history.unfolded` writes a folded history out in full."""
 

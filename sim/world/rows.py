@@ -20,6 +20,7 @@ from model.failures import StoreError
 from model.records import Registry
 from model.requests import FindRun, InsertRun, Update
 from model.segment import Context
+from model.statements import ENQUEUE_RUN, NAMES, START_RUN
 from model.vocab import RunStatus
 from sim.world.clocks import EPOCH_S, Proc
 from sim.world.faults import Fault
@@ -119,7 +120,7 @@ class RowStore:
     def write_invoke(self, proc: Proc, request: Any) -> tuple[str, dict[str, Any]]:
         if type(request) is InsertRun:
             uuid = request.row.uuid
-            name = "T1 startRun" if request.row.status is RunStatus.RUNNING else "T2 enqueueRun"
+            name = NAMES[START_RUN] if request.row.status is RunStatus.RUNNING else NAMES[ENQUEUE_RUN]
         else:
             uuid, name = request.uuid, request.transition.name
         base = {

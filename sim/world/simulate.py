@@ -16,15 +16,18 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from checks import Validity, Verdict
+from checks import Index, Validity, Verdict, index_of
 from checks import history as H
 from checks import judge as judge_history
 from checks.history import Op
 from model.constants import LEASE_S
-from model.policy import Policy, resolve_policy
+from model.errors import LeaselabError
+from model.policy import Policy, parse_flag_assignment, preset_name, resolve_policy
 from model.requests import Request
 from scenarios.families import FAMILIES
+from scenarios.limits import MAX_SEED
 from scenarios.loader import load_scenario
+from scenarios.overrides import AS_WRITTEN, cell_overrides, shaped
 from scenarios.schema import Scenario, quiet_phase_s
 from sim.world import processes
 from sim.world.faults import Fault
@@ -49,12 +52,31 @@ class SimulationResult:
     stats: dict[str, Any] = field(default_factory=dict)
     request_types: list[type[Request]] = field(default_factory=list, repr=False)
     ties: TieControl | None = field(default=None, repr=False)
+    index: Index | None = field(default=None, repr=False)
+    """The index the judging pass built (None when not judged): what a later stage reads the history
+    through (the register's recognisers, mechanisms), never built again."""
+
+    def indexed(self) -> Index:
+        """The judging pass's index, or one built now for a history simulated without judging."""
+        if self.index is None:
+            object.__setattr__(self, "index", index_of(self.history))  # frozen: filled in once, like a cache
+        assert self.index is not None
+        return self.index
 
     @cached_property
     def digest(self) -> str:
         """The history digest, computed on first use: hashing a history costs as much as judging
         it, and most callers (explorers, the bench) read the digest of few simulations."""
         return H.digest(self.history)
+
+    def __repr__(self) -> str:
+        """One short line (the history, verdicts and statistics are attributes, not the repr: a notebook
+        cell that ends in a result would otherwise print hundreds of thousands of characters)."""
+        name = preset_name(self.policy) or "custom policy"
+        return (
+            f"<SimulationResult {self.scenario} {name} seed {self.seed}: digest {self.digest}, "
+            f"{len(self.history):,} records, violated: {', '.join(self.violations) or 'none'}>"
+        )
 
     @property
     def violations(self) -> list[str]:
@@ -96,8 +118,9 @@ def build_world(
     script: Sequence[Fault] | None = None,
     ties: TieControl | None = None,
     anchored: Sequence[Fault] | None = None,
+    keep: Sequence[Fault] = (),
 ) -> World:
-    """A world with every process started, ready to run."""
+    """A world with every process started, ready to run (``keep``: see :func:`simulate`)."""
     rng = random.Random(seed)
     runs = plan_runs(scenario, rng)
     world = World(
@@ -108,6 +131,9 @@ def build_world(
         ties,
         list(anchored) if anchored is not None else None,
     )
+    if keep:
+        world.plan.keep(keep)
+        world._decide = world.plan.decide
     env, cfg = world.env, scenario.world
     env.process(processes.phases(world))
     world.open_creators = len(runs)
@@ -147,27 +173,64 @@ def simulate(
     policy: str | Policy = "head",
     seed: int = 0,
     *,
-    flags: Mapping[str, bool | str] | None = None,
+    flags: Mapping[str, bool | str] | str | None = None,
+    intensity: float = 1.0,
+    latency_ratio: float = AS_WRITTEN,
+    transport: str = "",
+    fault_ranges: str = "",
     script: Sequence[Fault] | None = None,
     judge: bool = True,
     ties: TieControl | None = None,
     anchored: Sequence[Fault] | None = None,
+    keep: Sequence[Fault] = (),
 ) -> SimulationResult:
     """Run one simulation and judge its history.
+
+    ``seed`` is an integer from 0 to 2^63-1 (a string or a negative number is refused, not hashed
+    into another history). ``flags`` overrides the policy's flags: a mapping, or a sweep row's
+    ``flags`` text (``"idempotency_keys=true"``). ``intensity``, ``latency_ratio``, ``transport``
+    and ``fault_ranges`` are the other keys of a sweep row (1, 0, '' and '' keep the scenario as
+    written), so the row's values give the row's digest::
+
+        simulate(row.scenario, row.preset, row.seed, flags=row.flags, intensity=row.intensity,
+                 latency_ratio=row.latency_ratio, transport=row.transport, fault_ranges=row.fault_ranges)
 
     ``script`` switches the fault plan to script mode: exactly those faults fire, at
     their request indexes (the scenario's own targeted faults do not: a recorded
     script already holds those that fired). ``anchored`` is the shrinker's mode: the
-    faults fire at their anchors (run, request type, occurrence) instead.
+    faults fire at their anchors (run, request type, occurrence) instead. ``keep`` (profile
+    mode only) fires those faults at their anchors on top of the profile's draws
+    (:meth:`FaultPlan.keep`); the result's ``fault_script`` replays it in script mode.
     """
+    checked_seed(seed)
+    cell_overrides(intensity, latency_ratio, transport, fault_ranges)
     loaded = load_scenario(scenario)
-    resolved = resolve_policy(policy, flags)
+    if intensity != 1.0 or latency_ratio != AS_WRITTEN or transport or fault_ranges:
+        loaded, _ = shaped(
+            loaded, intensity=intensity, latency_ratio=latency_ratio, transport=transport, fault_ranges=fault_ranges
+        )
+    resolved = resolve_policy(policy, parse_flags_text(flags) if isinstance(flags, str) else flags)
     with gc_paused():
-        world = build_world(loaded, resolved, seed, script, ties, anchored)
+        world = build_world(loaded, resolved, seed, script, ties, anchored, keep)
         run_world(world)
         result = _judged(world, loaded.name, resolved, seed, ties, judge)
         _release(world)
         return result
+
+
+def checked_seed(seed: object) -> int:
+    """``seed`` if it is an integer from 0 to 2^63-1; else a one-line LeaselabError (``random.Random``
+    would hash a string or take a negative number's absolute value: another history, silently)."""
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise LeaselabError(f"must be an integer, not {type(seed).__name__} {seed!r}", field="seed")
+    if not 0 <= seed <= MAX_SEED:
+        raise LeaselabError(f"must be from 0 to 2^63-1, not {seed}", field="seed")
+    return seed
+
+
+def parse_flags_text(text: str) -> dict[str, bool]:
+    """A sweep row's ``flags`` (``name=true,name=false``; '' for none) as overrides."""
+    return dict(parse_flag_assignment(part) for part in text.split(",") if part.strip())
 
 
 def _release(world: World) -> None:
@@ -210,4 +273,5 @@ def _judged(
         stats=stats,
         request_types=world.request_types,
         ties=ties,
+        index=judged.index if judged is not None else None,
     )

@@ -8,9 +8,19 @@ is deterministic.
 
 from __future__ import annotations
 
+import unicodedata
+
 from model.records import EventRow, RunRow
 from model.requests import UpdateResult
-from model.transitions import Transition, find_stale_running, max_event_sequence, replace_row
+from model.transitions import (
+    ExtendLease,
+    MarkPendingEffect,
+    RenewLease,
+    Transition,
+    find_stale_running,
+    max_event_sequence,
+    replace_row,
+)
 from model.vocab import RunStatus
 
 
@@ -38,12 +48,48 @@ _UNCHANGED = UpdateResult(True, False)
 """The three results an UPDATE can report: frozen values, shared rather than built per statement."""
 
 
+COLLATIONS = ("binary", "unicode_ci")
+"""How the store compares ``claimed_by`` with an identity in a WHERE clause (an engine property).
+
+``binary`` (the default, and SQLite's and PostgreSQL's behaviour): exact string equality.
+``unicode_ci``: MariaDB's ``utf8mb4_unicode_ci``, the collation TYPO3 creates the tables with,
+approximated as case-insensitive, accent-insensitive and PAD SPACE (trailing spaces ignored).
+Under it an identity that differs from the holder's only in case, accents or trailing
+spaces passes the owner guard of T4, T5, T7 and T11; the stored value is left as it was."""
+
+
+def unicode_ci_key(text: str) -> str:
+    """The comparison key of ``text`` under ``unicode_ci`` (see :data:`COLLATIONS`)."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold().rstrip(" ")
+
+
+_KEEPS_CLAIM = (RenewLease, MarkPendingEffect, ExtendLease)
+"""Owner-guarded transitions whose SET leaves claimed_by alone (T7 and T11 write '')."""
+
+
+def _guard_identity(transition: Transition) -> str | None:
+    """The identity a transition's owner guard compares ``claimed_by`` with, if it has one."""
+    for name in ("me", "owned_by"):
+        value = getattr(transition, name, None)
+        if isinstance(value, str):
+            return value
+    return None
+
+
 class Database:
-    """`tx_nrllm_agentrun` + `tx_nrllm_agentrun_event`, keyed by uuid."""
+    """`tx_nrllm_agentrun` + `tx_nrllm_agentrun_event`, keyed by uuid.
 
-    __slots__ = ("_next_uid", "_running", "events", "rows")
+    ``identity_collation`` is an engine property of the simulated store (see :data:`COLLATIONS`);
+    the default ``binary`` is the store every simulation has always used.
+    """
 
-    def __init__(self) -> None:
+    __slots__ = ("_collate", "_next_uid", "_running", "events", "rows")
+
+    def __init__(self, identity_collation: str = "binary") -> None:
+        if identity_collation not in COLLATIONS:
+            raise ValueError(f"unknown identity collation {identity_collation!r}")
+        self._collate = identity_collation != "binary"
         self.rows: dict[str, RunRow] = {}
         self.events: dict[str, list[EventRow]] = {}
         self._next_uid = 1
@@ -65,7 +111,7 @@ class Database:
         return bool(self._running)
 
     def insert(self, row: RunRow) -> RunRow:
-        """T1/T2: the store assigns the auto-increment uid."""
+        """The store (T1/T2) assigns the auto-increment uid."""
         if row.uuid in self.rows:
             raise ValueError(f"duplicate uuid {row.uuid}")
         stored = replace_row(row, uid=self._next_uid)
@@ -83,7 +129,7 @@ class Database:
         row = self.rows.get(uuid)
         if row is None:
             return _REFUSED, None
-        new = transition.apply(row)
+        new = self._apply_collated(row, transition) if self._collate else transition.apply(row)
         if new is None:
             return _REFUSED, row
         self.rows[uuid] = new  # _place, inlined: every guarded UPDATE passes here
@@ -93,8 +139,19 @@ class Database:
             self._running.pop(uuid, None)
         return (_CHANGED if _differs(new, row) else _UNCHANGED), new
 
+    @staticmethod
+    def _apply_collated(row: RunRow, transition: Transition) -> RunRow | None:
+        """``transition.apply`` with the owner guard compared under ``unicode_ci``."""
+        identity = _guard_identity(transition)
+        if identity is None or row.claimed_by == identity or unicode_ci_key(row.claimed_by) != unicode_ci_key(identity):
+            return transition.apply(row)
+        new = transition.apply(replace_row(row, claimed_by=identity))
+        if new is not None and isinstance(transition, _KEEPS_CLAIM):
+            new = replace_row(new, claimed_by=row.claimed_by)
+        return new
+
     def select_stale(self, now: int, limit: int) -> tuple[RunRow, ...]:
-        """T12 over the running rows only: the same rows it would pick from all of them, in the
+        """Statement T12 over the running rows only: the same rows it would pick from all of them, in the
         same order (it sorts by lease expiry and uid, which no two rows share). With no running row
         there is nothing to select (most reaper ticks)."""
         running = self._running

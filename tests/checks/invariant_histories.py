@@ -32,6 +32,7 @@ from checks.history import (
     Op,
     OpType,
 )
+from model.statements import CLAIM_QUEUED, ENQUEUE_RUN, FINISH_RUN, MARK_PENDING_EFFECT, NAMES, RENEW_LEASE, START_RUN
 
 OK, FAIL, INFO, INVOKE = OpType.OK, OpType.FAIL, OpType.INFO, OpType.INVOKE
 
@@ -137,30 +138,30 @@ class History:
         )
 
     def start(self, *, run: str = RUN, identity: str = WORKER) -> int:
-        """T1: an interactive run inserted RUNNING under ``identity``."""
+        """Statement T1: an interactive run inserted RUNNING under ``identity``."""
         return self.store(
-            "T1 startRun", run=run, identity=identity, status="running", claimed_by=identity, lease_expires=LEASE
+            NAMES[START_RUN], run=run, identity=identity, status="running", claimed_by=identity, lease_expires=LEASE
         )
 
     def enqueue(self, *, run: str = RUN) -> int:
-        return self.store("T2 enqueueRun", run=run, identity="", site="enqueue.insert", status="queued")
+        return self.store(NAMES[ENQUEUE_RUN], run=run, identity="", site="enqueue.insert", status="queued")
 
     def claim(self, *, run: str = RUN, identity: str = WORKER) -> int:
-        """T3: a worker claims the queued run."""
+        """Statement T3: a worker claims the queued run."""
         return self.store(
-            "T3 claimQueued", run=run, identity=identity, status="running", claimed_by=identity, lease_expires=LEASE
+            NAMES[CLAIM_QUEUED], run=run, identity=identity, status="running", claimed_by=identity, lease_expires=LEASE
         )
 
     def stamp(self, effect: str, *, run: str = RUN, identity: str = WORKER) -> int:
-        """T5: the fence stamp ('' clears it)."""
-        return self.store("T5 markPendingEffect", run=run, identity=identity, pending_effect=effect)
+        """Statement T5: the fence stamp ('' clears it)."""
+        return self.store(NAMES[MARK_PENDING_EFFECT], run=run, identity=identity, pending_effect=effect)
 
     def settle(
         self, status: str = "completed", *, run: str = RUN, identity: str = WORKER, site: str = "", **changes: Any
     ) -> int:
-        """T7 finishRun."""
+        """Statement T7 finishRun."""
         return self.store(
-            "T7 finishRun",
+            NAMES[FINISH_RUN],
             run=run,
             identity=identity,
             site=site,
@@ -329,8 +330,8 @@ class History:
         )
 
     def renew(self, *, run: str = RUN, identity: str = WORKER) -> int:
-        """T4: a plain heartbeat (what a read-only step's boundary does)."""
-        return self.store("T4 renewLease", run=run, identity=identity)
+        """Statement T4: a plain heartbeat (what a read-only step's boundary does)."""
+        return self.store(NAMES[RENEW_LEASE], run=run, identity=identity)
 
     def provider(self, *, run: str = RUN, process: str = WORKER, round_no: int = 1) -> int:
         return self.add(PROVIDER, INVOKE, run=run, process=process, round=round_no, synthesis=False)

@@ -7,6 +7,7 @@ from invariant_histories import FAIL, OK, OTHER, History, judge
 
 from checks import Validity
 from checks.history import SEGMENT
+from model.statements import CANCEL, DEAD_LETTER_STALE, ENQUEUE_RUN, NAMES, REQUEUE_STALE
 
 ACCOUNT = "reaper_account_true"
 RESULT = "enqueue_cancel_result_true"
@@ -27,7 +28,7 @@ def _tick_done(b: History, requeued: int = 0, dead_lettered: int = 0, skipped: i
 def test_a_requeue_that_matched_and_was_dispatched_is_counted_requeued() -> None:
     b = History()
     _stale(b)
-    b.store("T13 requeueStale", identity=REAPER, status="queued", claimed_by="", requeue_count=1)
+    b.store(NAMES[REQUEUE_STALE], identity=REAPER, status="queued", claimed_by="", requeue_count=1)
     b.dispatch(process=REAPER)
     b.account("requeued", process=REAPER)
     _tick_done(b, requeued=1)
@@ -38,7 +39,7 @@ def test_a_requeue_that_matched_and_was_dispatched_is_counted_requeued() -> None
 def test_a_dead_letter_with_a_dead_letter_reason_holds() -> None:
     b = History()
     _stale(b)
-    b.store("T14 deadLetterStale", identity=REAPER, status="failed", termination_reason="not_retryable")
+    b.store(NAMES[DEAD_LETTER_STALE], identity=REAPER, status="failed", termination_reason="not_retryable")
     b.account("dead_lettered", "not_retryable", process=REAPER)
     _tick_done(b, dead_lettered=1)
     assert judge(ACCOUNT, b).valid is Validity.VALID
@@ -48,7 +49,7 @@ def test_a_dead_letter_whose_row_records_a_retryable_reason_is_a_violation() -> 
     """Spec 5.1 3e: the reaper's settle after a failed dispatch writes provider_failed."""
     b = History()
     _stale(b)
-    requeue = b.store("T13 requeueStale", identity=REAPER, status="queued", claimed_by="")
+    requeue = b.store(NAMES[REQUEUE_STALE], identity=REAPER, status="queued", claimed_by="")
     b.dispatch(FAIL, process=REAPER)
     settle = b.settle("failed", identity=REAPER, termination_reason="provider_failed")
     account = b.account("dead_lettered", "provider_failed", process=REAPER)
@@ -62,7 +63,7 @@ def test_a_dead_letter_counted_with_nothing_settled_is_a_violation() -> None:
     """Spec C6: the counter is incremented even when the settle did not happen."""
     b = History()
     _stale(b)
-    b.store("T13 requeueStale", identity=REAPER, status="queued", claimed_by="")
+    b.store(NAMES[REQUEUE_STALE], identity=REAPER, status="queued", claimed_by="")
     b.dispatch(FAIL, process=REAPER)
     b.account("dead_lettered", "provider_failed", process=REAPER)
     _tick_done(b, dead_lettered=1)
@@ -72,7 +73,7 @@ def test_a_dead_letter_counted_with_nothing_settled_is_a_violation() -> None:
 def test_a_row_counted_skipped_whose_statement_matched_is_a_violation() -> None:
     b = History()
     _stale(b)
-    b.store("T13 requeueStale", identity=REAPER, status="queued", claimed_by="")
+    b.store(NAMES[REQUEUE_STALE], identity=REAPER, status="queued", claimed_by="")
     b.account("skipped", process=REAPER)
     _tick_done(b, skipped=1)
     assert judge(ACCOUNT, b).valid is Validity.INVALID
@@ -81,7 +82,7 @@ def test_a_row_counted_skipped_whose_statement_matched_is_a_violation() -> None:
 def test_printed_counts_that_differ_from_the_accounts_are_a_violation() -> None:
     b = History()
     _stale(b)
-    b.store("T14 deadLetterStale", identity=REAPER, matched=False)
+    b.store(NAMES[DEAD_LETTER_STALE], identity=REAPER, matched=False)
     b.account("skipped", "not_retryable", process=REAPER)
     done = _tick_done(b, requeued=1)
     verdict = judge(ACCOUNT, b)
@@ -96,9 +97,9 @@ CLIENT = "client:h1:9"
 def _enqueue(b: History, *, inserted: bool = True, dispatched: bool = True) -> None:
     b.segment("enqueue", process=CLIENT)
     if inserted:
-        b.store("T2 enqueueRun", identity=CLIENT, status="queued")
+        b.store(NAMES[ENQUEUE_RUN], identity=CLIENT, status="queued")
     else:
-        b.store_fail("T2 enqueueRun", identity=CLIENT)
+        b.store_fail(NAMES[ENQUEUE_RUN], identity=CLIENT)
         return
     b.dispatch(OK if dispatched else FAIL, process=CLIENT)
 
@@ -135,6 +136,6 @@ def test_cancel_says_true_exactly_when_its_cancel_took_effect() -> None:
         b = History()
         b.enqueue()
         b.segment("cancel", process="user")
-        b.store("T8 cancel", identity="user", process="user", matched=matched, status="cancelled")
+        b.store(NAMES[CANCEL], identity="user", process="user", matched=matched, status="cancelled")
         b.add(SEGMENT, OK, process="user", outcome=said)
         assert (judge(RESULT, b).valid is Validity.VALID) is valid, (matched, said)

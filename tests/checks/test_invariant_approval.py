@@ -5,6 +5,7 @@ from __future__ import annotations
 from invariant_histories import FAIL, INFO, LEASE, History, judge
 
 from checks import Validity
+from model.statements import CLAIM_FOR_RESUME, NAMES, SUSPEND_RUN
 
 NAME = "approved_write_turn_recorded"
 RESUME = "resume:h:3"
@@ -16,13 +17,13 @@ def _suspended(b: History) -> None:
     """An interactive run that suspended for approval of its write turn."""
     b.start()
     b.event(seq=0, kind="llm")
-    b.store("T9 suspendRun", status="waiting_for_approval", claimed_by="", lease_expires=0, has_state=True)
+    b.store(NAMES[SUSPEND_RUN], status="waiting_for_approval", claimed_by="", lease_expires=0, has_state=True)
 
 
 def _approve(b: History, *, process: str = RESUME, entry: str = "approve") -> int:
     """An approve segment that claimed the row (T10); the decision is recorded by the caller."""
     segment = b.segment(entry, process=process)
-    b.store("T10 claimForResume", identity=process, status="running", claimed_by=process, lease_expires=LEASE)
+    b.store(NAMES[CLAIM_FOR_RESUME], identity=process, status="running", claimed_by=process, lease_expires=LEASE)
     return segment
 
 
@@ -138,7 +139,7 @@ def test_an_approval_of_an_earlier_segment_does_not_count() -> None:
     _suspended(b)
     _approve(b)
     b.event(seq=1, kind="approval", identity=RESUME)
-    b.store("T9 suspendRun", identity=RESUME, status="waiting_for_approval", claimed_by="", lease_expires=0)
+    b.store(NAMES[SUSPEND_RUN], identity=RESUME, status="waiting_for_approval", claimed_by="", lease_expires=0)
     b.segment_done(outcome="awaiting_approval", process=RESUME)
     segment = _approve(b, process=other)
     b.event(FAIL, seq=2, kind="approval", identity=other)
@@ -178,3 +179,17 @@ def test_a_crashed_approve_segment_is_judged_up_to_its_crash() -> None:
     b.tool_done(INFO, process=RESUME)
     b.segment_done(INFO, process=RESUME)
     assert judge(NAME, b).witness == (segment, invoke)
+
+
+def test_a_write_of_another_run_inside_an_approve_segment_is_not_its_turn() -> None:
+    """A write invoke counts only on its own run's approve segment: a write of another run in it is no
+    write of the turn."""
+    b = History()
+    b.segment("approve", process="w1")
+    b.tool("c1", "non_idempotent_write", run="r2", identity="w1")
+    b.segment_done(process="w1")
+    b.segment("approve", process="w1")
+    own = b.tool("c2", "non_idempotent_write", identity="w1")
+    verdict = judge("approved_write_turn_recorded", b)
+    assert verdict.valid is Validity.INVALID and verdict.judged == 1
+    assert own in verdict.witness

@@ -6,6 +6,7 @@ from __future__ import annotations
 from invariant_histories import FAIL, OK, OTHER, WORKER, History, judge
 
 from checks import Validity
+from model.statements import DEAD_LETTER_STALE, NAMES, REQUEUE
 
 AUDIT = "AuditPersistenceFailedException"
 NON_IDEM = "non_idempotent_write"
@@ -61,7 +62,7 @@ def test_landing_is_accounted_by_a_fenced_not_retryable_dead_letter() -> None:
     b.tool("c1", NON_IDEM)
     b.landing("c1", NON_IDEM, execution=7)
     b.store(
-        "T14 deadLetterStale",
+        NAMES[DEAD_LETTER_STALE],
         identity="reaper",
         site="reaper.dead_letter",
         status="failed",
@@ -162,7 +163,7 @@ def test_a_non_tool_steps_failed_audit_followed_by_a_requeue_is_a_violation() ->
     b = History()
     _queued(b)
     event = b.event(FAIL, kind="llm", true_effect="")
-    requeue = b.store("T11 requeue", status="queued", claimed_by="", requeue_count=1)
+    requeue = b.store(NAMES[REQUEUE], status="queued", claimed_by="", requeue_count=1)
     assert judge("read_only_audit_fail_soft", b).witness == (event, requeue)
 
 

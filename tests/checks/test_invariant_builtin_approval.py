@@ -5,6 +5,7 @@ from __future__ import annotations
 from invariant_histories import LEASE, History, judge
 
 from checks import Validity
+from model.statements import CLAIM_FOR_RESUME, NAMES
 
 NAME = "builtin_write_approved"
 RESUME = "resume:h:3"
@@ -16,7 +17,7 @@ def test_a_builtin_write_on_an_approve_segment_is_valid() -> None:
     b = History()
     b.start()
     b.segment("approve", process=RESUME)
-    b.store("T10 claimForResume", identity=RESUME, status="running", claimed_by=RESUME, lease_expires=LEASE)
+    b.store(NAMES[CLAIM_FOR_RESUME], identity=RESUME, status="running", claimed_by=RESUME, lease_expires=LEASE)
     b.tool("c1", NON_IDEM, identity=RESUME, remote=False)
     b.segment_done(process=RESUME)
     assert judge(NAME, b).valid is Validity.VALID

@@ -20,8 +20,9 @@ from checks import (
     coverage,
 )
 from checks.fused import index_of
-from checks.history import STORE, Op
+from checks.history import STORE, Op, OpType
 from checks.index import transition_number
+from model.statements import DEAD_LETTER_STALE, FINISH_RUN, NAMES, RENEW_LEASE, REQUEUE, START_RUN
 
 NAMES_AND_KINDS = [
     ("every_write_accounted", "always"),
@@ -123,7 +124,7 @@ def test_check_all_turns_a_raising_checker_into_unknown() -> None:
 
 def test_a_malformed_row_makes_the_row_checkers_unknown_not_crash() -> None:
     b = History()
-    b.add(STORE, OK, transition="T7 finishRun", identity=WORKER, site="", matched=True, row="garbage")
+    b.add(STORE, OK, transition=NAMES[FINISH_RUN], identity=WORKER, site="", matched=True, row="garbage")
     verdicts = check_all(b.ops)
     assert verdicts["terminal_is_terminal"].valid is Validity.UNKNOWN
     assert "no row mapping" in verdicts["terminal_is_terminal"].explanation
@@ -206,7 +207,7 @@ def test_explanation_counts_further_violations() -> None:
 
 @pytest.mark.parametrize(
     ("name", "number"),
-    [("T1 startRun", "T1"), ("T11 requeue", "T11"), ("T14 deadLetterStale", "T14"), ("", "")],
+    [(NAMES[START_RUN], START_RUN), (NAMES[REQUEUE], REQUEUE), (NAMES[DEAD_LETTER_STALE], DEAD_LETTER_STALE), ("", "")],
 )
 def test_transition_number_is_the_exact_t_number(name: str, number: str) -> None:
     op = Op(0, 0.0, WORKER, STORE, "r1", OK, {"transition": name})
@@ -238,5 +239,57 @@ def test_a_landing_is_attributed_to_the_outstanding_invoke_of_its_call() -> None
 def test_an_unmatched_store_record_carries_no_row() -> None:
     b = History()
     b.start()
-    b.store("T4 renewLease", matched=False)
+    b.store(NAMES[RENEW_LEASE], matched=False)
     assert [op.index for op in index_of(b.ops).rows] == [0]
+
+
+def test_an_invariant_registered_at_its_checker_is_judged_with_the_catalogue() -> None:
+    """Adding an invariant is one registration where its checker is defined: the judging pass then feeds
+    it, its function form exists, and the catalogue lists it (after the ordered ones), with its tags."""
+    from checks import judge
+    from checks.catalog import catalogue, tagged
+    from checks.fused import Machine
+    from checks.history import TOOL
+    from checks.judgement import REGISTERED, Tally, invariant, unregister
+
+    @invariant("toy_no_tool_call", Kind.ALWAYS, "no tool is ever invoked (a toy)", tags=("toy",))
+    class NoToolCall(Machine):
+        __slots__ = ("invokes",)
+        STREAMS = {"invokes": (TOOL, OpType.INVOKE)}
+        invokes: list[Op]
+
+        def finish(self, ix: Index) -> Finding:
+            tally = Tally()
+            for op in self.invokes:
+                tally.violate((op.index,), "a tool was invoked")
+            return tally.finding("tool invokes") if self.invokes else Finding(Validity.VALID, (), "none", 0)
+
+    try:
+        b = History()
+        b.claim()
+        call = b.tool("c1", "read_only")
+        judged = judge(b.ops)
+        assert judged.verdicts["toy_no_tool_call"].valid is Validity.INVALID
+        assert judged.verdicts["toy_no_tool_call"].witness == (call,)
+        assert catalogue()[-1].name == "toy_no_tool_call" and "toy_no_tool_call" not in INVARIANTS
+        assert REGISTERED["toy_no_tool_call"].judge(index_of(b.ops)).valid is Validity.INVALID
+        assert "toy_no_tool_call" not in tagged("toy")  # tags of the catalogue as loaded
+    finally:
+        unregister("toy_no_tool_call")
+    assert "toy_no_tool_call" not in judge(b.ops).verdicts
+
+
+def test_registering_one_name_twice_is_refused() -> None:
+    from checks.judgement import invariant
+
+    with pytest.raises(ValueError, match="registered twice"):
+        invariant("every_write_accounted", Kind.ALWAYS, "again")(type("Again", (), {}))  # type: ignore[type-var]
+
+
+def test_every_catalogued_invariant_is_registered_at_its_checker_and_tagged_oracles_exist() -> None:
+    from checks.catalog import ORDER, tagged
+    from checks.judgement import ADR_PROMISE, OUTCOME_ORACLE, REGISTERED
+
+    assert [inv.name for inv in INVARIANTS] == list(ORDER)
+    assert all(REGISTERED[inv.name] is inv and inv.machine is not None for inv in INVARIANTS)
+    assert tagged(OUTCOME_ORACLE) and tagged(ADR_PROMISE) and not tagged(OUTCOME_ORACLE) & tagged(ADR_PROMISE)

@@ -5,12 +5,13 @@ from __future__ import annotations
 from invariant_histories import FAIL, INFO, OTHER, WORKER, History, reached
 
 from checks import COVERAGE, Coverage, Kind, coverage
+from model.statements import DEAD_LETTER_STALE, NAMES, REQUEUE, REQUEUE_STALE
 
 NON_IDEM = "non_idempotent_write"
 IDEM = "idempotent_write"
 
 
-def _reap(b: History, transition: str = "T13 requeueStale", **changes: object) -> int:
+def _reap(b: History, transition: str = NAMES[REQUEUE_STALE], **changes: object) -> int:
     return b.store(transition, identity="reaper", status="queued", claimed_by="", lease_expires=0, **changes)
 
 
@@ -71,14 +72,14 @@ def test_reaper_requeued_holds_on_a_matched_t13() -> None:
 def test_reaper_requeued_fails_on_an_unmatched_t13() -> None:
     b = History()
     b.start()
-    b.store("T13 requeueStale", identity="reaper", matched=False)
+    b.store(NAMES[REQUEUE_STALE], identity="reaper", matched=False)
     assert not reached("reaper_requeued", b)
 
 
 def test_reaper_dead_lettered_holds_on_a_matched_t14() -> None:
     b = History()
     b.start()
-    _reap(b, "T14 deadLetterStale", termination_reason="not_retryable")
+    _reap(b, NAMES[DEAD_LETTER_STALE], termination_reason="not_retryable")
     assert reached("reaper_dead_lettered", b)
 
 
@@ -93,7 +94,7 @@ def test_fenced_run_dead_lettered_holds_on_a_t14_over_a_non_idempotent_fence() -
     b = History()
     b.start()
     b.stamp(NON_IDEM)
-    _reap(b, "T14 deadLetterStale", termination_reason="not_retryable")
+    _reap(b, NAMES[DEAD_LETTER_STALE], termination_reason="not_retryable")
     assert reached("fenced_run_dead_lettered", b)
 
 
@@ -108,7 +109,7 @@ def test_fenced_run_dead_lettered_holds_on_a_not_retryable_settle_over_the_fence
 def test_fenced_run_dead_lettered_fails_without_a_standing_fence() -> None:
     b = History()
     b.start()
-    _reap(b, "T14 deadLetterStale", termination_reason="not_retryable")
+    _reap(b, NAMES[DEAD_LETTER_STALE], termination_reason="not_retryable")
     assert not reached("fenced_run_dead_lettered", b)
 
 
@@ -204,7 +205,7 @@ def test_requeued_in_process_holds_on_a_matched_t11() -> None:
     b = History()
     b.enqueue()
     b.claim()
-    b.store("T11 requeue", status="queued", claimed_by="", requeue_count=1)
+    b.store(NAMES[REQUEUE], status="queued", claimed_by="", requeue_count=1)
     assert reached("requeued_in_process", b)
 
 

@@ -6,6 +6,16 @@ from invariant_histories import OTHER, WORKER, History, judge
 
 from checks import Validity
 from checks.history import OpType
+from model.statements import (
+    CLAIM_FOR_RESUME,
+    CLAIM_QUEUED,
+    MARK_PENDING_EFFECT,
+    NAMES,
+    RENEW_LEASE,
+    REQUEUE,
+    REQUEUE_STALE,
+    SUSPEND_RUN,
+)
 
 NON_IDEM = "non_idempotent_write"
 IDEM = "idempotent_write"
@@ -36,7 +46,7 @@ def test_write_without_a_fence_stamp_is_a_violation() -> None:
 def test_write_under_an_expired_lease_is_a_violation() -> None:
     b = History()
     b.start()
-    stamp = b.store("T5 markPendingEffect", pending_effect=NON_IDEM, lease_expires=5)
+    stamp = b.store(NAMES[MARK_PENDING_EFFECT], pending_effect=NON_IDEM, lease_expires=5)
     invoke = b.tool("c1", NON_IDEM, time_s=50.0)
     verdict = judge("writes_fenced_under_lease", b)
     assert verdict.witness == (stamp, invoke)
@@ -52,7 +62,7 @@ def _with_epoch(lease_after_epoch_s: int) -> tuple[History, int, int]:
     b = History()
     b.add("phase", OpType.INFO, run="", process="nemesis", time_s=0.0, phase="chaos", epoch_s=EPOCH_S)
     b.start()
-    stamp = b.store("T5 markPendingEffect", pending_effect=NON_IDEM, lease_expires=EPOCH_S + lease_after_epoch_s)
+    stamp = b.store(NAMES[MARK_PENDING_EFFECT], pending_effect=NON_IDEM, lease_expires=EPOCH_S + lease_after_epoch_s)
     invoke = b.tool("c1", NON_IDEM, time_s=50.0)
     return b, stamp, invoke
 
@@ -82,7 +92,7 @@ def test_write_on_a_row_that_is_not_running_is_a_violation() -> None:
     b = History()
     b.start()
     b.stamp(NON_IDEM)
-    requeue = b.store("T13 requeueStale", identity="reaper", status="queued", claimed_by="", lease_expires=0)
+    requeue = b.store(NAMES[REQUEUE_STALE], identity="reaper", status="queued", claimed_by="", lease_expires=0)
     invoke = b.tool("c1", NON_IDEM)
     assert judge("writes_fenced_under_lease", b).witness == (requeue, invoke)
 
@@ -128,7 +138,7 @@ def test_a_fence_stamped_before_the_latest_claim_is_a_violation() -> None:
     b.enqueue()
     b.claim()
     stamp = b.stamp(NON_IDEM)
-    b.store("T11 requeue", status="queued", claimed_by="", requeue_count=1)
+    b.store(NAMES[REQUEUE], status="queued", claimed_by="", requeue_count=1)
     claim = b.claim(identity=OTHER)
     read = b.find(process=OTHER)
     verdict = judge("fence_matches_inflight_write", b)
@@ -140,8 +150,8 @@ def test_a_resume_claim_counts_as_a_claim() -> None:
     b = History()
     b.start()
     stamp = b.stamp(IDEM)
-    b.store("T9 suspendRun", status="waiting_for_approval", claimed_by="")
-    claim = b.store("T10 claimForResume", identity="resume:h:1", status="running", claimed_by="resume:h:1")
+    b.store(NAMES[SUSPEND_RUN], status="waiting_for_approval", claimed_by="")
+    claim = b.store(NAMES[CLAIM_FOR_RESUME], identity="resume:h:1", status="running", claimed_by="resume:h:1")
     read = b.find(process="resume:h:1")
     assert judge("fence_matches_inflight_write", b).witness == (stamp, claim, read)
 
@@ -149,7 +159,7 @@ def test_a_resume_claim_counts_as_a_claim() -> None:
 def test_a_fence_no_stamp_ever_set_is_a_violation() -> None:
     b = History()
     b.enqueue()
-    claim = b.store("T3 claimQueued", status="running", claimed_by=WORKER, pending_effect=NON_IDEM)
+    claim = b.store(NAMES[CLAIM_QUEUED], status="running", claimed_by=WORKER, pending_effect=NON_IDEM)
     read = b.find()
     assert judge("fence_matches_inflight_write", b).witness == (claim, read)
 
@@ -159,7 +169,7 @@ def test_a_stamp_of_another_value_does_not_vouch_for_the_fence_read() -> None:
     b.enqueue()
     claim = b.claim()
     b.stamp(IDEM)
-    b.store("T4 renewLease", pending_effect=NON_IDEM)
+    b.store(NAMES[RENEW_LEASE], pending_effect=NON_IDEM)
     read = b.find()
     assert judge("fence_matches_inflight_write", b).witness == (claim, read)
 
@@ -169,7 +179,7 @@ def test_a_stale_fence_in_the_reapers_select_is_a_violation() -> None:
     b.enqueue()
     b.claim()
     stamp = b.stamp(IDEM)
-    b.store("T13 requeueStale", status="queued", claimed_by="", requeue_count=1)
+    b.store(NAMES[REQUEUE_STALE], status="queued", claimed_by="", requeue_count=1)
     claim = b.claim(identity=OTHER)
     select = b.select_stale("r1")
     assert judge("fence_matches_inflight_write", b).witness == (stamp, claim, select)
@@ -193,3 +203,21 @@ def test_the_deciders_notes_are_not_read() -> None:
     b.claim()
     b.decide(NON_IDEM)
     assert judge("fence_matches_inflight_write", b).valid is Validity.VALID
+
+
+def test_a_fence_read_after_a_later_claim_is_judged_against_the_latest_claim_and_stamp() -> None:
+    """The fence check reads claims and stamps backwards from each read: the latest of each decides
+    (a stamp of an earlier attempt is a violation)."""
+    b = History()
+    b.claim(identity="w1")
+    first = b.stamp("non_idempotent_write", identity="w1")
+    b.stamp("non_idempotent_write", identity="w1")
+    b.claim(identity="w1")
+    latest = b.claim(identity="w2")
+    read = b.find(process="w2")
+    b.stamp("non_idempotent_write", identity="w2")
+    held = b.find(process="w2")
+    verdict = judge("fence_matches_inflight_write", b)
+    assert verdict.valid is Validity.INVALID and verdict.judged == 2
+    assert verdict.witness == (first + 1, latest, read)
+    assert held > read

@@ -9,6 +9,18 @@ from invariant_histories import LEASE, OK, OTHER, WORKER, History, judge
 from checks import Validity
 from checks.history import FINAL, IDLE, WORLD
 from model.constants import MAX_REQUEUES
+from model.statements import (
+    CANCEL,
+    CLAIM_FOR_RESUME,
+    CLAIM_QUEUED,
+    DEAD_LETTER_STALE,
+    FINISH_RUN,
+    NAMES,
+    REQUEUE,
+    REQUEUE_STALE,
+    START_RUN,
+    SUSPEND_RUN,
+)
 
 # -- terminal_is_terminal ----------------------------------------------------------------
 
@@ -35,7 +47,7 @@ def test_single_settle_is_terminal() -> None:
     b = History()
     b.start()
     b.settle("completed", total_tokens=40)
-    b.store("T7 finishRun", matched=False)
+    b.store(NAMES[FINISH_RUN], matched=False)
     assert judge("terminal_is_terminal", b).valid is Validity.VALID
 
 
@@ -72,15 +84,15 @@ def test_a_user_cancel_may_settle_a_row_it_does_not_hold() -> None:
     b = History()
     b.enqueue()
     b.claim(identity=OTHER)
-    b.store("T8 cancel", identity="user", actor="user", status="cancelled", claimed_by="")
+    b.store(NAMES[CANCEL], identity="user", actor="user", status="cancelled", claimed_by="")
     assert judge("settles_by_owner", b).valid is Validity.VALID
 
 
 def test_a_reaper_dead_letter_may_settle_a_row_whose_lease_was_past_in_true_time() -> None:
     b = History()
     b.enqueue()
-    b.store("T3 claimQueued", identity=OTHER, status="running", claimed_by=OTHER, lease_expires=900, time_s=0.0)
-    b.store("T14 deadLetterStale", identity="reaper", actor="reaper", status="failed", claimed_by="", time_s=901.0)
+    b.store(NAMES[CLAIM_QUEUED], identity=OTHER, status="running", claimed_by=OTHER, lease_expires=900, time_s=0.0)
+    b.store(NAMES[DEAD_LETTER_STALE], identity="reaper", actor="reaper", status="failed", claimed_by="", time_s=901.0)
     verdict = judge("settles_by_owner", b)
     assert verdict.valid is Validity.VALID and verdict.judged == 1
 
@@ -90,8 +102,10 @@ def test_a_reaper_dead_letter_of_a_lease_still_ahead_of_true_time_is_a_violation
     its WHERE re-checks staleness (with the reaper's own clock)."""
     b = History()
     b.enqueue()
-    claim = b.store("T3 claimQueued", identity=OTHER, status="running", claimed_by=OTHER, lease_expires=900, time_s=0.0)
-    settle = b.store("T14 deadLetterStale", identity="reaper", actor="reaper", status="failed", claimed_by="",
+    claim = b.store(
+        NAMES[CLAIM_QUEUED], identity=OTHER, status="running", claimed_by=OTHER, lease_expires=900, time_s=0.0
+    )
+    settle = b.store(NAMES[DEAD_LETTER_STALE], identity="reaper", actor="reaper", status="failed", claimed_by="",
                      time_s=850.0)  # fmt: skip
     verdict = judge("settles_by_owner", b)
     assert verdict.valid is Validity.INVALID and verdict.witness == (claim, settle)
@@ -110,9 +124,9 @@ def test_a_reaper_dead_letter_is_judged_on_the_lease_put_back_on_the_records_axi
     b = History()
     b.phase(epoch_s=EPOCH_S)
     b.enqueue()
-    b.store("T3 claimQueued", identity=OTHER, status="running", claimed_by=OTHER,
+    b.store(NAMES[CLAIM_QUEUED], identity=OTHER, status="running", claimed_by=OTHER,
             lease_expires=EPOCH_S + lease_after_epoch_s, time_s=0.0)  # fmt: skip
-    b.store("T14 deadLetterStale", identity="reaper", actor="reaper", status="failed", claimed_by="", time_s=1000.0)
+    b.store(NAMES[DEAD_LETTER_STALE], identity="reaper", actor="reaper", status="failed", claimed_by="", time_s=1000.0)
     verdict = judge("settles_by_owner", b)
     assert verdict.valid is valid and verdict.judged == 1
     if valid is Validity.INVALID:
@@ -141,9 +155,9 @@ def test_a_reaper_settle_other_than_its_dead_letter_needs_the_owner() -> None:
 def test_cancel_by_a_non_owner_that_is_not_a_user_is_a_violation() -> None:
     b = History()
     b.start(identity=OTHER)
-    b.store("T9 suspendRun", identity=OTHER, status="waiting_for_approval", claimed_by="")
-    claim = b.store("T10 claimForResume", identity="resume:h:1", status="running", claimed_by="resume:h:1")
-    cancel = b.store("T8 cancel", identity="cli", site="cancel", actor="client", status="cancelled", claimed_by="")
+    b.store(NAMES[SUSPEND_RUN], identity=OTHER, status="waiting_for_approval", claimed_by="")
+    claim = b.store(NAMES[CLAIM_FOR_RESUME], identity="resume:h:1", status="running", claimed_by="resume:h:1")
+    cancel = b.store(NAMES[CANCEL], identity="cli", site="cancel", actor="client", status="cancelled", claimed_by="")
     assert judge("settles_by_owner", b).witness == (claim, cancel)
 
 
@@ -156,7 +170,7 @@ def test_settle_of_a_row_that_is_not_running_needs_no_owner() -> None:
 
 def test_settle_of_an_unleased_running_row_needs_no_owner() -> None:
     b = History()
-    b.store("T1 startRun", identity="", status="running", claimed_by="", lease_expires=0)
+    b.store(NAMES[START_RUN], identity="", status="running", claimed_by="", lease_expires=0)
     b.settle("completed", identity=WORKER)
     assert judge("settles_by_owner", b).valid is Validity.VALID
 
@@ -176,7 +190,7 @@ def test_requeue_past_the_budget_is_a_violation() -> None:
     b = History()
     b.enqueue()
     b.claim()
-    requeue = b.store("T13 requeueStale", identity="reaper", status="queued", requeue_count=MAX_REQUEUES + 1)
+    requeue = b.store(NAMES[REQUEUE_STALE], identity="reaper", status="queued", requeue_count=MAX_REQUEUES + 1)
     verdict = judge("requeue_budget_respected", b)
     assert verdict.valid is Validity.INVALID
     assert verdict.witness == (requeue,)
@@ -186,7 +200,7 @@ def test_in_process_requeue_past_the_budget_is_a_violation() -> None:
     b = History()
     b.enqueue()
     b.claim()
-    requeue = b.store("T11 requeue", status="queued", requeue_count=MAX_REQUEUES + 1)
+    requeue = b.store(NAMES[REQUEUE], status="queued", requeue_count=MAX_REQUEUES + 1)
     assert judge("requeue_budget_respected", b).witness == (requeue,)
 
 
@@ -195,7 +209,7 @@ def test_requeue_up_to_the_budget_is_valid() -> None:
     b.enqueue()
     for count in range(1, MAX_REQUEUES + 1):
         b.claim()
-        b.store("T11 requeue", status="queued", requeue_count=count)
+        b.store(NAMES[REQUEUE], status="queued", requeue_count=count)
     assert judge("requeue_budget_respected", b).valid is Validity.VALID
 
 

@@ -9,6 +9,17 @@ from invariant_histories import FAIL, INFO, INVOKE, OTHER, WORKER, History, judg
 from checks import Validity, outcomes
 from checks.history import READ, SEGMENT, STORE
 from checks.outcome_table import OUTCOME_TABLE, table_rows
+from model.statements import (
+    CANCEL,
+    CLAIM_FOR_RESUME,
+    CLAIM_QUEUED,
+    FINISH_RUN,
+    NAMES,
+    RENEW_LEASE,
+    REQUEUE,
+    START_RUN,
+    SUSPEND_RUN,
+)
 
 TRUE = "segment_outcome_true"
 EPOCH_S = 1_700_000_000
@@ -22,7 +33,7 @@ def _claimed(b: History, entry: str = "run_queued") -> None:
 
 
 def _requeue(b: History, *, matched: bool = True, identity: str = WORKER) -> int:
-    return b.store("T11 requeue", identity=identity, matched=matched, status="queued", claimed_by="", requeue_count=1)
+    return b.store(NAMES[REQUEUE], identity=identity, matched=matched, status="queued", claimed_by="", requeue_count=1)
 
 
 # -- settled outcomes -----------------------------------------------------------------------------
@@ -40,7 +51,7 @@ def test_completed_after_its_own_matched_settle_holds() -> None:
 def test_completed_after_a_settle_that_matched_nothing_is_a_violation() -> None:
     b = History()
     _claimed(b)
-    settle = b.store("T7 finishRun", matched=False)
+    settle = b.store(NAMES[FINISH_RUN], matched=False)
     done = b.segment_done(outcome="completed")
     verdict = judge(TRUE, b)
     assert verdict.valid is Validity.INVALID and verdict.witness == (settle, done)
@@ -50,7 +61,7 @@ def test_failed_after_an_unchecked_settle_that_threw_is_a_violation() -> None:
     """runQueued's unguarded position-failure settle threw; the call still says FAILED (spec 3.1)."""
     b = History()
     _claimed(b)
-    b.store_fail("T7 finishRun")
+    b.store_fail(NAMES[FINISH_RUN])
     b.segment_done(outcome="failed")
     assert judge(TRUE, b).valid is Validity.INVALID
 
@@ -68,7 +79,7 @@ def test_a_guardrail_outcome_needs_the_policy_reason() -> None:
 def test_an_unpersisted_interactive_run_may_report_completed() -> None:
     b = History()
     b.segment("run_interactive")
-    b.store_fail("T1 startRun")
+    b.store_fail(NAMES[START_RUN])
     b.segment_done(outcome="completed")
     verdict = judge(TRUE, b)
     assert verdict.valid is Validity.VALID and verdict.judged == 1
@@ -78,7 +89,7 @@ def test_awaiting_approval_needs_its_own_matched_suspend() -> None:
     good, bad = History(), History()
     for b, matched in ((good, True), (bad, False)):
         _claimed(b)
-        b.store("T9 suspendRun", matched=matched, status="waiting_for_approval", claimed_by="")
+        b.store(NAMES[SUSPEND_RUN], matched=matched, status="waiting_for_approval", claimed_by="")
         b.segment_done(outcome="awaiting_approval")
     assert judge(TRUE, good).valid is Validity.VALID
     assert judge(TRUE, bad).valid is Validity.INVALID
@@ -87,7 +98,7 @@ def test_awaiting_approval_needs_its_own_matched_suspend() -> None:
 def test_suspend_failed_after_a_suspend_that_matched_is_a_violation() -> None:
     b = History()
     _claimed(b)
-    suspend = b.store("T9 suspendRun", status="waiting_for_input", claimed_by="")
+    suspend = b.store(NAMES[SUSPEND_RUN], status="waiting_for_input", claimed_by="")
     done = b.segment_done(outcome="suspend_failed")
     assert judge(TRUE, b).witness == (suspend, done)
 
@@ -133,8 +144,8 @@ def test_the_sync_outer_call_told_requeued_over_the_nested_attempts_terminal_row
     requeue = _requeue(b)
     b.dispatch()
     b.add(SEGMENT, INVOKE, process=WORKER, entry="run_queued", identity=OTHER)
-    b.store("T3 claimQueued", identity=OTHER, process=WORKER, status="running", claimed_by=OTHER)
-    settle = b.store("T7 finishRun", identity=OTHER, process=WORKER, status="completed", claimed_by="")
+    b.store(NAMES[CLAIM_QUEUED], identity=OTHER, process=WORKER, status="running", claimed_by=OTHER)
+    settle = b.store(NAMES[FINISH_RUN], identity=OTHER, process=WORKER, status="completed", claimed_by="")
     b.segment_done(outcome="completed")
     done = b.segment_done(outcome="requeued")
     verdict = judge(TRUE, b)
@@ -147,7 +158,7 @@ def test_a_user_cancel_after_the_requeue_does_not_make_requeued_false() -> None:
     b = History()
     _claimed(b)
     _requeue(b)
-    b.store("T8 cancel", identity="user", process="user", status="cancelled")
+    b.store(NAMES[CANCEL], identity="user", process="user", status="cancelled")
     b.dispatch()
     b.segment_done(outcome="requeued")
     assert judge(TRUE, b).valid is Validity.VALID
@@ -160,7 +171,7 @@ def test_nothing_to_claim_holds_only_when_no_statement_matched() -> None:
     good, bad = History(), History()
     good.enqueue()
     good.segment("run_queued")
-    good.store("T3 claimQueued", matched=False)
+    good.store(NAMES[CLAIM_QUEUED], matched=False)
     good.segment_done(outcome=None)  # type: ignore[arg-type]
     bad.enqueue()
     bad.segment("run_queued")
@@ -174,7 +185,7 @@ def test_run_already_resuming_needs_a_claim_that_did_not_take_effect() -> None:
     good, bad = History(), History()
     for b, matched in ((good, False), (bad, True)):
         b.segment("approve")
-        b.store("T10 claimForResume", matched=matched, status="running", claimed_by=WORKER)
+        b.store(NAMES[CLAIM_FOR_RESUME], matched=matched, status="running", claimed_by=WORKER)
         b.segment_done(FAIL)
         b.ops[-1] = b.ops[-1]._replace(value={"error": "RunAlreadyResumingException"})
     assert judge(TRUE, good).valid is Validity.VALID and judge(TRUE, good).judged == 1
@@ -195,7 +206,7 @@ def test_lease_lost_after_a_renewal_refused_on_a_row_another_holds_holds() -> No
     b = History()
     _claimed(b)
     b.claim(identity=OTHER)
-    b.store("T4 renewLease", matched=False)
+    b.store(NAMES[RENEW_LEASE], matched=False)
     b.segment_done(outcome="lease_lost")
     verdict = judge(LOST, b)
     assert verdict.valid is Validity.VALID and verdict.judged == 1
@@ -205,7 +216,7 @@ def test_lease_lost_after_a_store_error_on_a_row_still_held_is_a_violation() -> 
     b = History()
     _claimed(b)
     claim = len(b.ops) - 1
-    failed = b.store_fail("T4 renewLease")
+    failed = b.store_fail(NAMES[RENEW_LEASE])
     done = b.segment_done(outcome="lease_lost")
     verdict = judge(LOST, b)
     assert verdict.valid is Validity.INVALID and verdict.witness == (claim, failed, done)
@@ -215,7 +226,7 @@ def test_lease_lost_after_a_renewal_that_matched_is_a_violation() -> None:
     """KB-6: a same-second renewal matched (changed no row) and the runtime trusted 'changed rows'."""
     b = History()
     _claimed(b)
-    renewal = b.store("T4 renewLease")
+    renewal = b.store(NAMES[RENEW_LEASE])
     done = b.segment_done(outcome="lease_lost")
     assert judge(LOST, b).witness == (renewal, done)
 
@@ -224,8 +235,8 @@ def test_a_store_error_after_the_lease_ran_out_in_true_time_is_a_lost_lease() ->
     b = History()
     b.enqueue()
     b.segment("run_queued")
-    b.store("T3 claimQueued", status="running", claimed_by=WORKER, lease_expires=5)
-    b.add(STORE, FAIL, transition="T4 renewLease", identity=WORKER, error="StoreError", time_s=10.0)
+    b.store(NAMES[CLAIM_QUEUED], status="running", claimed_by=WORKER, lease_expires=5)
+    b.add(STORE, FAIL, transition=NAMES[RENEW_LEASE], identity=WORKER, error="StoreError", time_s=10.0)
     b.segment_done(outcome="lease_lost")
     assert judge(LOST, b).valid is Validity.VALID
 
@@ -238,8 +249,8 @@ def test_a_lease_in_unix_seconds_is_put_back_on_the_records_axis(lease_after_epo
     b.phase(epoch_s=EPOCH_S)
     b.enqueue()
     b.segment("run_queued")
-    b.store("T3 claimQueued", status="running", claimed_by=WORKER, lease_expires=EPOCH_S + lease_after_epoch_s)
-    b.add(STORE, FAIL, transition="T4 renewLease", identity=WORKER, error="StoreError", time_s=10.0)
+    b.store(NAMES[CLAIM_QUEUED], status="running", claimed_by=WORKER, lease_expires=EPOCH_S + lease_after_epoch_s)
+    b.add(STORE, FAIL, transition=NAMES[RENEW_LEASE], identity=WORKER, error="StoreError", time_s=10.0)
     b.segment_done(outcome="lease_lost")
     verdict = judge(LOST, b)
     assert verdict.valid is valid and verdict.judged == 1

@@ -8,6 +8,7 @@ from invariant_histories import FAIL, INFO, INVOKE, OK, OTHER, History, judge
 
 from checks import Validity
 from checks.history import PROVIDER
+from model.statements import DEAD_LETTER_STALE, NAMES
 
 REASON = "terminal_reason_names_cause"
 DEAD = "dead_letter_reason_matches_cause"
@@ -93,7 +94,7 @@ def test_a_reaper_dead_letter_writes_no_error_class() -> None:
         b.enqueue()
         b.claim(identity=OTHER)
         b.segment("reap", run="", process="reaper")
-        b.store("T14 deadLetterStale", identity="reaper", process="reaper", status="failed",
+        b.store(NAMES[DEAD_LETTER_STALE], identity="reaper", process="reaper", status="failed",
                 termination_reason="not_retryable", error_class=error)  # fmt: skip
     assert judge(REASON, good).valid is Validity.VALID
     assert judge(REASON, bad).valid is Validity.INVALID
@@ -117,7 +118,7 @@ def _reaped_fenced(b: History, true_effect: str) -> int:
     b.stamp(NON_IDEM)
     b.tool("c1", true_effect)
     b.segment_done(INFO)
-    return b.store("T14 deadLetterStale", identity="reaper", process="reaper", status="failed",
+    return b.store(NAMES[DEAD_LETTER_STALE], identity="reaper", process="reaper", status="failed",
                    termination_reason="not_retryable")  # fmt: skip
 
 

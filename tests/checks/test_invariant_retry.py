@@ -7,6 +7,7 @@ from invariant_histories import INFO, OTHER, WORKER, History, judge
 
 from checks import Validity
 from checks.lifecycle import RETRYABLE_CLASSES
+from model.statements import FINISH_RUN, NAMES, REQUEUE
 
 NAME = "retryable_failure_retried"
 NON_IDEM = "non_idempotent_write"
@@ -29,7 +30,7 @@ def _dead_letter(b: History, reason: str, *, identity: str = WORKER) -> int:
 
 def _requeue(b: History, *, identity: str = WORKER) -> int:
     return b.store(
-        "T11 requeue",
+        NAMES[REQUEUE],
         identity=identity,
         site="recovery.requeue",
         status="queued",
@@ -191,7 +192,7 @@ def test_a_refused_dead_letter_is_not_judged() -> None:
     b.enqueue()
     _worker(b)
     b.provider_fail("serverError", "unknown")
-    b.store("T7 finishRun", site="recovery.dead_letter", matched=False)
+    b.store(NAMES[FINISH_RUN], site="recovery.dead_letter", matched=False)
     b.segment_done(outcome="lease_lost")
     assert judge(NAME, b).explanation.startswith("0 ")
 

@@ -11,6 +11,16 @@ from invariant_histories import FAIL, INFO, OTHER, WORKER, History, judge
 
 from checks import Validity
 from checks.history import DISPATCH, READ, OpType
+from model.statements import (
+    CANCEL,
+    CLAIM_FOR_RESUME,
+    CLAIM_QUEUED,
+    DEAD_LETTER_STALE,
+    NAMES,
+    RENEW_LEASE,
+    REQUEUE,
+    SUSPEND_RUN,
+)
 
 NON_IDEM = "non_idempotent_write"
 IDEM = "idempotent_write"
@@ -21,7 +31,7 @@ def _worker(b: History, *, requeue_count: int = 0) -> None:
     b.segment("run_queued")
     b.claim()
     if requeue_count:
-        b.store("T4 renewLease", requeue_count=requeue_count)
+        b.store(NAMES[RENEW_LEASE], requeue_count=requeue_count)
 
 
 def _dead_letter(b: History, reason: str) -> int:
@@ -105,7 +115,7 @@ def test_a_reaper_dead_letter_is_judged_on_the_row_it_held() -> None:
     fenced.claim()
     fenced.stamp(NON_IDEM)
     fenced.store(
-        "T14 deadLetterStale",
+        NAMES[DEAD_LETTER_STALE],
         identity="reaper",
         actor="reaper",
         status="failed",
@@ -117,9 +127,9 @@ def test_a_reaper_dead_letter_is_judged_on_the_row_it_held() -> None:
     unfenced = History()
     unfenced.enqueue()
     unfenced.claim()
-    prior = unfenced.store("T4 renewLease")
+    prior = unfenced.store(NAMES[RENEW_LEASE])
     settle = unfenced.store(
-        "T14 deadLetterStale",
+        NAMES[DEAD_LETTER_STALE],
         identity="reaper",
         actor="reaper",
         status="failed",
@@ -156,7 +166,7 @@ def test_a_failed_outcome_over_a_queued_row_is_a_violation() -> None:
     """F-05: recovery requeued, the dispatch failed, the guarded dead-letter matched nothing."""
     b = History()
     _worker(b)
-    requeue = b.store("T11 requeue", status="queued", claimed_by="", requeue_count=1)
+    requeue = b.store(NAMES[REQUEUE], status="queued", claimed_by="", requeue_count=1)
     done = b.segment_done(outcome="failed")
     assert judge(OUTCOME, b).witness == (requeue, done)
 
@@ -173,7 +183,7 @@ def test_lease_lost_and_requeued_outcomes_say_nothing_about_the_row() -> None:
 def test_an_awaiting_approval_outcome_needs_a_waiting_row() -> None:
     b = History()
     _worker(b)
-    row = b.store("T4 renewLease")
+    row = b.store(NAMES[RENEW_LEASE])
     done = b.segment_done(outcome="awaiting_approval")
     assert judge(OUTCOME, b).witness == (row, done)
 
@@ -199,7 +209,7 @@ def test_a_fence_of_a_write_still_in_flight_may_stand_on_a_terminal_row() -> Non
     b.stamp(NON_IDEM)
     b.tool("c1", NON_IDEM)
     b.store(
-        "T14 deadLetterStale",
+        NAMES[DEAD_LETTER_STALE],
         identity="reaper",
         actor="reaper",
         status="failed",
@@ -217,7 +227,7 @@ def test_a_fence_of_a_write_that_returned_is_stale_on_a_terminal_row() -> None:
     call = b.tool("c1", NON_IDEM)
     b.landing("c1", NON_IDEM)
     returned = b.tool_done()
-    cancel = b.store("T8 cancel", identity="user", actor="user", status="cancelled", claimed_by="")
+    cancel = b.store(NAMES[CANCEL], identity="user", actor="user", status="cancelled", claimed_by="")
     assert judge(FENCE, b).witness == (stamp, call, returned, cancel)
 
 
@@ -239,9 +249,9 @@ TIMES = "row_timestamps_kept"
 def test_timestamps_set_once_hold() -> None:
     b = History()
     b.enqueue()
-    b.store("T3 claimQueued", status="running", claimed_by=WORKER, started_at=5)
-    b.store("T9 suspendRun", status="waiting_for_approval", claimed_by="")
-    b.store("T10 claimForResume", identity=OTHER, status="running", claimed_by=OTHER)
+    b.store(NAMES[CLAIM_QUEUED], status="running", claimed_by=WORKER, started_at=5)
+    b.store(NAMES[SUSPEND_RUN], status="waiting_for_approval", claimed_by="")
+    b.store(NAMES[CLAIM_FOR_RESUME], identity=OTHER, status="running", claimed_by=OTHER)
     b.settle("completed", identity=OTHER, finished_at=9)
     verdict = judge(TIMES, b)
     assert verdict.valid is Validity.VALID and verdict.judged == 2
@@ -251,9 +261,9 @@ def test_a_later_claim_overwriting_started_at_is_a_violation() -> None:
     """Spec T3 (started_at=now on every claim): head's NG-claim-restamps-started."""
     b = History()
     b.enqueue()
-    first = b.store("T3 claimQueued", status="running", claimed_by=WORKER, started_at=5)
-    b.store("T11 requeue", status="queued", claimed_by="", requeue_count=1)
-    again = b.store("T3 claimQueued", identity=OTHER, status="running", claimed_by=OTHER, started_at=70)
+    first = b.store(NAMES[CLAIM_QUEUED], status="running", claimed_by=WORKER, started_at=5)
+    b.store(NAMES[REQUEUE], status="queued", claimed_by="", requeue_count=1)
+    again = b.store(NAMES[CLAIM_QUEUED], identity=OTHER, status="running", claimed_by=OTHER, started_at=70)
     assert judge(TIMES, b).witness == (first, again)
 
 

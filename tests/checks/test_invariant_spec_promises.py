@@ -9,6 +9,7 @@ from invariant_histories import FAIL, INFO, INVOKE, OK, WORKER, History, judge
 from checks import Validity
 from checks.history import DISPATCH, EVENT, SEGMENT
 from checks.spec_promises import SPEC_LEASE_S, spec_backoff_ms
+from model.statements import CLAIM_QUEUED, FINISH_RUN, MARK_PENDING_EFFECT, NAMES, RENEW_LEASE, REQUEUE, REQUEUE_STALE
 
 
 def verdict(name: str, b: History) -> Validity:
@@ -21,7 +22,7 @@ def verdict(name: str, b: History) -> Validity:
 def claim_with_lease(lease: int, clock: int = 1_000) -> History:
     b = History()
     b.enqueue()
-    b.store("T3 claimQueued", status="running", claimed_by=WORKER, lease_expires=lease, clock_s=clock)
+    b.store(NAMES[CLAIM_QUEUED], status="running", claimed_by=WORKER, lease_expires=lease, clock_s=clock)
     return b
 
 
@@ -38,15 +39,15 @@ def test_a_lease_longer_or_shorter_than_the_specs_is_a_violation(lease: int) -> 
 
 def test_a_renewal_that_clears_the_lease_is_not_judged() -> None:
     b = claim_with_lease(1_000 + SPEC_LEASE_S)
-    b.store("T4 renewLease", lease_expires=0, clock_s=1_010)
+    b.store(NAMES[RENEW_LEASE], lease_expires=0, clock_s=1_010)
     assert judge("lease_is_the_specs", b).judged == 1
 
 
 def test_a_renewal_is_judged_on_its_own_clock_reading() -> None:
     b = claim_with_lease(1_000 + SPEC_LEASE_S)
-    b.store("T4 renewLease", lease_expires=1_010 + SPEC_LEASE_S, clock_s=1_010)
+    b.store(NAMES[RENEW_LEASE], lease_expires=1_010 + SPEC_LEASE_S, clock_s=1_010)
     assert verdict("lease_is_the_specs", b) is Validity.VALID
-    b.store("T5 markPendingEffect", pending_effect="non_idempotent_write", lease_expires=1_010 + SPEC_LEASE_S,
+    b.store(NAMES[MARK_PENDING_EFFECT], pending_effect="non_idempotent_write", lease_expires=1_010 + SPEC_LEASE_S,
             clock_s=1_020)  # fmt: skip
     assert verdict("lease_is_the_specs", b) is Validity.INVALID
 
@@ -54,7 +55,7 @@ def test_a_renewal_is_judged_on_its_own_clock_reading() -> None:
 def test_a_declared_operation_deadline_leaves_the_lease_to_lease_within_bound() -> None:
     b = History()
     b.phase(deadline_s=1_800)
-    b.store("T3 claimQueued", status="running", lease_expires=9_999, clock_s=1_000)
+    b.store(NAMES[CLAIM_QUEUED], status="running", lease_expires=9_999, clock_s=1_000)
     assert verdict("lease_is_the_specs", b) is Validity.UNKNOWN
 
 
@@ -65,7 +66,7 @@ def test_the_spec_backoff() -> None:
     assert [spec_backoff_ms(c) for c in range(6)] == [30_000, 60_000, 120_000, 240_000, 480_000, 600_000]
 
 
-def requeue_then_dispatch(delay_ms: int, count: int = 1, transition: str = "T11 requeue") -> History:
+def requeue_then_dispatch(delay_ms: int, count: int = 1, transition: str = NAMES[REQUEUE]) -> History:
     b = History()
     b.claim()
     b.store(transition, status="queued", requeue_count=count, claimed_by="", lease_expires=0)
@@ -86,10 +87,10 @@ def test_another_backoff_after_an_owner_requeue_is_a_violation(delay_ms: int) ->
 
 
 def test_the_reapers_requeue_dispatches_without_delay() -> None:
-    assert verdict("requeue_backoff_per_spec", requeue_then_dispatch(0, transition="T13 requeueStale")) is (
+    assert verdict("requeue_backoff_per_spec", requeue_then_dispatch(0, transition=NAMES[REQUEUE_STALE])) is (
         Validity.VALID
     )
-    assert verdict("requeue_backoff_per_spec", requeue_then_dispatch(30_000, transition="T13 requeueStale")) is (
+    assert verdict("requeue_backoff_per_spec", requeue_then_dispatch(30_000, transition=NAMES[REQUEUE_STALE])) is (
         Validity.INVALID
     )
 
@@ -97,7 +98,7 @@ def test_the_reapers_requeue_dispatches_without_delay() -> None:
 def test_a_dispatch_by_another_process_than_the_requeues_is_not_judged() -> None:
     b = History()
     b.claim()
-    b.store("T11 requeue", status="queued", requeue_count=1)
+    b.store(NAMES[REQUEUE], status="queued", requeue_count=1)
     b.add(DISPATCH, INVOKE, process="reaper", delay_ms=5, site="x")
     assert judge("requeue_backoff_per_spec", b).judged == 0
 
@@ -146,7 +147,7 @@ def test_c4_a_store_error_right_after_the_claim_escapes() -> None:
     b.enqueue()
     b.segment("run_queued")
     b.claim()
-    b.store_fail("T4 renewLease")
+    b.store_fail(NAMES[RENEW_LEASE])
     b.add(SEGMENT, FAIL, error="StoreError")
     assert verdict("entry_points_throw_as_specified", b) is Validity.VALID
 
@@ -156,8 +157,8 @@ def test_a_store_error_later_than_right_after_the_claim_is_a_violation() -> None
     b.enqueue()
     b.segment("run_queued")
     b.claim()
-    b.store("T4 renewLease", lease_expires=2_000)
-    b.store_fail("T7 finishRun")
+    b.store(NAMES[RENEW_LEASE], lease_expires=2_000)
+    b.store_fail(NAMES[FINISH_RUN])
     b.add(SEGMENT, FAIL, error="StoreError")
     assert verdict("entry_points_throw_as_specified", b) is Validity.INVALID
 
@@ -167,7 +168,7 @@ def test_a_failed_claim_that_throws_is_a_violation() -> None:
     b = History()
     b.enqueue()
     b.segment("run_queued")
-    b.store_fail("T3 claimQueued")
+    b.store_fail(NAMES[CLAIM_QUEUED])
     b.add(SEGMENT, FAIL, error="StoreError")
     assert verdict("entry_points_throw_as_specified", b) is Validity.INVALID
 

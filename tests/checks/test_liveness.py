@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from checks.liveness import Liveness, liveness
+from model.statements import DEAD_LETTER_STALE, NAMES
 from register.findings import finding
 from sim.explore.counterexample import read
 from sim.world.simulate import SimulationResult, simulate
@@ -41,7 +42,7 @@ def test_a_dead_letter_over_a_write_in_flight_is_not_counted_as_without_a_fatal_
     result = simulate("worker_crash_mid_write", "head", 0)
     counted = liveness(result.history)
     assert counted.dead_letters_no_fatal == 0
-    assert any(op.get("transition") == "T14 deadLetterStale" for op in result.history)
+    assert any(op.get("transition") == NAMES[DEAD_LETTER_STALE] for op in result.history)
 
 
 def test_a_fault_free_happy_path_costs_nothing() -> None:

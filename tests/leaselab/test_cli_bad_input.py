@@ -146,7 +146,7 @@ def test_a_scripted_fault_value_in_range_runs(tmp_path: Path) -> None:
         (SCENARIO + "[faults.audit]\nprobabilty = 0.1\n", "faults.audit.probabilty", "did you mean 'probability'?"),
         (SCENARIO + "[faults.audit]\nchance = 0.1\n", "faults.audit.chance", "allowed: probability, outages"),
         (SCENARIO + '[faults.provider]\nclasses = ["nope"]\n', "faults.provider.classes.0", "must be one of: conn"),
-        (SCENARIO + '[[script]]\nfamily = "store"\ntransition = "T99"\n', "script.0.transition", "names no trans"),
+        (SCENARIO + "[[script]]\nfamily = 'store'\ntransition = 'T99'\n", "script.0.transition", "names no trans"),
         (SCENARIO + '[[script]]\nfamily = "store"\nat = -1\n', "script.0.at", "must be >= 0, got -1"),
         (SCENARIO + "remote = 1\n", "runs.0.remote", "unknown key; allowed: kind, count, arrival_s"),
     ],

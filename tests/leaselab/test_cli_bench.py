@@ -17,6 +17,8 @@ from leaselab.cli import app
 from sim.bench.search import Median, Speedup, censored_median
 from sim.bench.world import WorldBench
 
+pytestmark = pytest.mark.slow
+
 runner = CliRunner()
 EASY = ["KB-10", "KB-6"]
 SIDE_KEYS = {"median_s", "median_simulations", "median_censored", "found", "fixed_also_fails", "seeds", "runs"}

@@ -14,6 +14,8 @@ from leaselab.cli import app
 from sim.bench import sweep as sweep_bench
 from sim.bench.sweep import _slope, bench_config, table
 
+pytestmark = pytest.mark.slow
+
 runner = CliRunner()
 
 

@@ -26,7 +26,15 @@ from sim.explore.exhaustive import ExhaustiveExplorer
 runner = CliRunner()
 
 TOP_LEVEL = {"scenario", "policy", "flags", "faults", "explorer", "simulations", "elapsed_s", "violations"}
-PER_VIOLATION = {"invariant", "found_after_s", "simulations_until_found", "counterexample", "faults_in_minimal"}
+PER_VIOLATION = {
+    "invariant",
+    "mechanism",
+    "explained",
+    "found_after_s",
+    "simulations_until_found",
+    "counterexample",
+    "faults_in_minimal",
+}
 
 
 def explore(*args: str) -> Result:
@@ -56,7 +64,7 @@ def test_json_has_the_documented_shape(out_dir: Path) -> None:
         "adr-104",
         {},
         ["audit"],
-        "swarm",
+        "guided",
     )
     assert isinstance(doc["simulations"], int) and doc["simulations"] >= 1
     assert isinstance(doc["elapsed_s"], float) and doc["elapsed_s"] >= 0
@@ -69,6 +77,10 @@ def test_json_has_the_documented_shape(out_dir: Path) -> None:
         assert 1 <= entry["simulations_until_found"] <= doc["simulations"]
         assert isinstance(entry["counterexample"], str)
         assert isinstance(entry["faults_in_minimal"], int) and entry["faults_in_minimal"] >= 0
+        assert isinstance(entry["mechanism"], str) and entry["mechanism"]
+        assert entry["explained"] is not entry["mechanism"].startswith("unexplained: ")
+    mechanisms = [(v["invariant"], v["mechanism"]) for v in doc["violations"]]
+    assert len(mechanisms) == len(set(mechanisms)), "each mechanism is reported once"
 
 
 def test_violations_exit_1(out_dir: Path) -> None:
@@ -97,7 +109,8 @@ def test_text_output_lists_each_violation_and_its_file(tmp_path: Path) -> None:
     )
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
-    assert lines[0].startswith("swarm: ") and "distinct violations" in lines[0]
+    assert lines[0].startswith("guided: ") and "distinct mechanisms" in lines[0]
+    assert "exit 1: a known violation is still a violation" in lines[0]
     files = sorted(tmp_path.iterdir())
     assert len(lines) == 1 + len(files)
     for path in files:
@@ -222,4 +235,4 @@ def test_counterexamples_go_to_their_own_default_directory_and_progress_is_plain
     assert written and all(p.parent == Path("out/explore") and (tmp_path / p).exists() for p in written)
     assert not (tmp_path / "reports").exists()
     searched = [line for line in result.stderr.splitlines() if line.startswith("explore search: ")]
-    assert searched[-1].startswith("explore search: 20/20 simulations, 100%, ") and "violations" in searched[-1]
+    assert searched[-1].startswith("explore search: 20/20 simulations, 100%, ") and "mechanisms" in searched[-1]

@@ -7,10 +7,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from leaselab.cli import app
 from sim.explore.parallel import share, worker_seed
+
+pytestmark = pytest.mark.slow
 
 runner = CliRunner()
 SEARCH = ["explore", "default", "--policy", "adr-104", "--faults", "audit,provider", "--seed", "11"]

@@ -178,14 +178,14 @@ def test_only_selects_code_mutants_by_name() -> None:
     assert doc["killed"] == [] and [k["flag"] for k in doc["code_killed"]] == ["record_step_lies"]
     [flagged] = doc["code_sweep_flagged"]
     assert flagged["mutant"] == "record_step_lies" and doc["code_sweep_score"] == 1.0
-    assert set(flagged) == {"mutant", "invariant", "scenario", "simulations", "new_invariant"}
+    assert set(flagged) == {"mutant", "invariant", "scenario", "simulations", "through_oracle"}
 
 
 def test_the_head_sweep_alone_flags_a_mutant_of_what_the_runtime_tells_through_a_new_oracle() -> None:
     """Issue 18: enqueue that hides its failures breaks no row, no event and no landing; only the oracle
     of what enqueue tells its caller sees it, in the plain head sweep."""
     flagged, spent = sweep_flag(code_mutant("enqueue_hides_failure"))
-    assert flagged is not None and flagged.new_invariant
+    assert flagged is not None and flagged.through_oracle
     assert flagged.invariant == "enqueue_cancel_result_true" and flagged.simulations == spent
 
 

@@ -56,6 +56,7 @@ def test_policies_json_flags_carry_a_doc_string_and_a_boolean_head_default() -> 
     assert all(isinstance(e["doc"], str) and isinstance(e["default"], bool) for e in flags.values())
 
 
+@pytest.mark.slow
 def test_policies_json_from_a_real_process_matches_the_in_process_document() -> None:
     done = run_module("policies", "--json")
     assert done.returncode == 0, done.stderr
@@ -108,6 +109,7 @@ def test_an_unknown_command_exits_2_with_one_line() -> None:
     assert result.stderr.startswith("leaselab: No such command 'frobnicate'")
 
 
+@pytest.mark.slow
 def test_an_unknown_command_option_from_a_real_process_exits_2_with_one_line_and_no_traceback() -> None:
     done = run_module("policies", "--bogus")
     assert done.returncode == 2

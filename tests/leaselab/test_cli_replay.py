@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from leaselab.cli import app
-from leaselab.results import verdict_lines
+from leaselab.results import explained_by, verdict_lines
 from reports.timeline import render
 from sim.explore.base import Target
 from sim.explore.counterexample import NONDETERMINISM_CAUSES, Counterexample, to_toml, write
@@ -57,8 +57,9 @@ def test_a_reproduced_violation_exits_1(cx_file: Path) -> None:
     result = replay(str(cx_file))
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
-    assert lines[-1] == f"reproduced: {INVARIANT} violated, digest {counterexample().digest}"
-    assert lines[:-1] == verdict_lines(its_run())
+    assert lines[-1].startswith(f"reproduced: {INVARIANT} violated [")
+    assert lines[-1].endswith(f"], digest {counterexample().digest}")
+    assert lines[:-1] == verdict_lines(its_run(), explained_by(its_run()))
     assert result.stderr == ""
 
 
@@ -124,7 +125,7 @@ def test_timeline_prints_the_events_then_the_verdicts(cx_file: Path) -> None:
     result = replay(str(cx_file), "--timeline")
     assert result.exit_code == 1
     timeline = render(its_run().history)
-    verdicts = verdict_lines(its_run())
+    verdicts = verdict_lines(its_run(), explained_by(its_run()))
     lines = result.stdout.splitlines()
     assert timeline and lines[: len(timeline)] == timeline
     assert lines[len(timeline) : len(timeline) + len(verdicts)] == verdicts

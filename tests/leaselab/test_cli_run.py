@@ -121,7 +121,8 @@ def test_run_text_prints_a_reproduce_line_on_a_violation() -> None:
 def test_run_timeline_prints_the_legend_then_one_line_per_shown_event() -> None:
     result = runner.invoke(app, ["run", "happy_path", "--timeline"])
     expected = render(simulate("happy_path", "head", 0).history)
-    lines = result.stdout.splitlines()
+    headline, *lines = result.stdout.splitlines()
+    assert headline.startswith("head: ")
     assert lines[0] == LEGEND
     assert lines[: len(expected)] == expected
     assert lines[len(expected)].startswith("scenario happy_path")
@@ -213,12 +214,14 @@ def run_process(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_run_from_a_real_process_prints_the_same_document_as_in_process() -> None:
     done = run_process("run", "happy_path", "--json")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == run_json("happy_path")[1]
 
 
+@pytest.mark.slow
 def test_a_malformed_scenario_from_a_real_process_is_one_line_without_a_traceback(tmp_path: Path) -> None:
     path = bad_scenario(tmp_path)
     done = run_process("run", str(path))

@@ -23,6 +23,8 @@ from typer.testing import CliRunner
 import leaselab
 from leaselab.cli import app, command_modules
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 CPU_BOUND_S = 0.5
 HEAVY = ("pandas", "matplotlib", "pyarrow", "simpy", "numpy", "hypothesis", "jinja2", "dask")

@@ -181,14 +181,22 @@ def test_exit_1_when_an_invariant_of_the_last_policy_failed_unless_exit_zero(tmp
     judged_last = sweep(str(config), "--out", str(out), "--json")
     assert judged_last.exit_code == 1, judged_last.output
     summary = json.loads(judged_last.stdout)
-    assert summary["judged"] == {"policy": "adr-111", "failed": {"writes_fenced_under_lease": 2}}
+    assert summary["judged"] == {
+        "policy": "adr-111",
+        "simulations": 2,
+        "failed": {"writes_fenced_under_lease": 2},
+        "explained_by": {"writes_fenced_under_lease": {"": 2}},
+    }
     assert summary["violating_simulations"] == {"writes_fenced_under_lease": 2}
     collected = sweep(str(config), "--out", str(out), "--exit-zero")
     assert collected.exit_code == 0, collected.output
-    assert collected.stdout.splitlines()[-1] == "adr-111: writes_fenced_under_lease"
+    assert collected.stdout.splitlines()[0] == "adr-111: 1 invariant failed; exit 0 (--exit-zero)"
+    assert collected.stdout.splitlines()[-1] == (
+        "  writes_fenced_under_lease: violated in 2 of 2 simulations of adr-111 [UNREGISTERED 2]"
+    )
     held = sweep(str(config), "--out", str(out), "--policy", "head")
     assert held.exit_code == 0, held.output
-    assert held.stdout.splitlines()[-1] == "head: every invariant held"
+    assert held.stdout.splitlines()[0] == "head: every invariant held in 2 simulations; exit 0"
     unknown = sweep(str(config), "--out", str(tmp_path / "other"), "--policy", "nope")
     assert unknown.exit_code == 2
     assert unknown.stderr.splitlines() == [

@@ -16,7 +16,7 @@ from sim.explore.exhaustive import ExhaustiveExplorer
 
 runner = CliRunner()
 TOP_LEVEL = {"scenario", "policy", "flags", "schedules", "bound", "complete", "elapsed_s", "sentence", "violations"}
-PER_VIOLATION = {"invariant", "faults", "ties", "seed", "digest", "counterexample"}
+PER_VIOLATION = {"invariant", "mechanism", "explained", "faults", "ties", "seed", "digest", "counterexample"}
 
 
 def verify(*args: str) -> Result:
@@ -50,8 +50,10 @@ def test_the_schedule_count_equals_the_library_call(tmp_path: Path) -> None:
     doc = json.loads(verify("single_run", "--bound", "1", "--faults", "crash", "--out", str(tmp_path), "--json").stdout)
     report = ExhaustiveExplorer().verify(Target("single_run", "head", families=("crash",)), 1)
     assert doc["schedules"] == report.schedules
-    assert [v["invariant"] for v in doc["violations"]] == [name for name, _ in report.violations]
-    assert [v["digest"] for v in doc["violations"]] == [cx.digest for _, cx in report.violations]
+    assert sorted({v["invariant"] for v in doc["violations"]}) == [name for name, _ in report.violations]
+    by_mechanism = ExhaustiveExplorer(mechanisms=True).verify(Target("single_run", "head", families=("crash",)), 1)
+    assert [v["digest"] for v in doc["violations"]] == [cx.digest for _, cx in by_mechanism.mechanisms]
+    assert [v["mechanism"] for v in doc["violations"]] == [cx.mechanism for _, cx in by_mechanism.mechanisms]
 
 
 def test_each_violation_is_written_as_a_file_that_replays(tmp_path: Path) -> None:
@@ -59,7 +61,8 @@ def test_each_violation_is_written_as_a_file_that_replays(tmp_path: Path) -> Non
     assert sorted(Path(v["counterexample"]) for v in doc["violations"]) == sorted(tmp_path.iterdir())
     for entry in doc["violations"]:
         path = Path(entry["counterexample"])
-        assert path.name == f"verify-head-{entry['invariant']}.toml"
+        assert path.name.startswith(f"verify-single_run-head-{entry['invariant']}-")
+        assert path.name.endswith(f"-{entry['mechanism']}.toml") is entry["explained"]
         cx = read(path)
         assert [f.text() for f in cx.faults] == entry["faults"]
         result = cx.run()
@@ -159,3 +162,22 @@ def test_counterexamples_go_to_their_own_default_directory_and_progress_counts_s
     total = doc["schedules"] - 1  # the fault-free baseline is level 0
     assert len(level) == total
     assert level[-1].startswith(f"verify level 1/1: {total}/{total} schedules, 100%, ")
+
+
+def test_verifying_a_second_scenario_keeps_the_first_ones_files(tmp_path: Path) -> None:
+    """File names carry scenario, policy, invariant and mechanism: a second scenario adds its files."""
+    first = json.loads(verify("single_run", "--faults", "crash", "--out", str(tmp_path), "--json").stdout)
+    before = {p: p.read_bytes() for p in tmp_path.iterdir()}
+    second = json.loads(verify("happy_path", "--faults", "crash", "--out", str(tmp_path), "--json").stdout)
+    assert first["violations"] and second["violations"]
+    after = {p: p.read_bytes() for p in tmp_path.iterdir()}
+    assert all(after.get(p) == content for p, content in before.items())
+    assert len(after) == len(before) + len(second["violations"])
+
+
+def test_text_names_what_the_register_explains(tmp_path: Path) -> None:
+    result = verify("single_run", "--faults", "crash", "--out", str(tmp_path))
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert "known to the register" in lines[0] and "exit 1: a known violation is still a violation" in lines[0]
+    assert any(line.startswith(("  known: F-", "  non-guarantee: NG-")) for line in lines[1:])

@@ -6,6 +6,7 @@ from typing import Any
 
 from checks import history as H
 from checks.history import Op, OpType
+from model.statements import CLAIM_QUEUED, NAMES, RENEW_LEASE
 from reports.timeline import LEGEND, render
 from sim.world.simulate import simulate
 
@@ -29,12 +30,12 @@ def read_ok(index: int) -> Op:
 
 
 def renewal(index: int) -> Op:
-    value = {"transition": "T4 renewLease", "site": "executor.boundary", "identity": "worker:h1:101"}
+    value = {"transition": NAMES[RENEW_LEASE], "site": "executor.boundary", "identity": "worker:h1:101"}
     return op(index, H.STORE, OpType.OK, {**value, "matched": True, "changed": True, "row": ROW})
 
 
 def claim(index: int) -> Op:
-    value = {"transition": "T3 claimQueued", "site": "run_queued.claim", "identity": "worker:h1:101"}
+    value = {"transition": NAMES[CLAIM_QUEUED], "site": "run_queued.claim", "identity": "worker:h1:101"}
     return op(index, H.STORE, OpType.OK, {**value, "matched": True, "changed": True, "row": ROW})
 
 
@@ -79,7 +80,7 @@ def test_the_legend_explains_every_symbol_the_timeline_uses() -> None:
 def test_a_line_carries_time_index_process_and_run() -> None:
     (line,) = body(render([claim(12)]))
     assert line.split()[:4] == ["12.00s", "#12", "worker1#1", "run-001"]
-    assert "T3 claimQueued" in line and "running by worker:h1:101" in line
+    assert NAMES[CLAIM_QUEUED] in line and "running by worker:h1:101" in line
 
 
 def test_a_record_without_a_run_shows_a_dash() -> None:
@@ -97,7 +98,7 @@ def test_renewals_are_folded_by_default() -> None:
 
 def test_renewals_are_shown_when_verbose() -> None:
     (line,) = body(render([renewal(0)], verbose=True))
-    assert "T4 renewLease" in line
+    assert NAMES[RENEW_LEASE] in line
 
 
 def test_reads_are_shown_when_verbose() -> None:
@@ -127,13 +128,15 @@ def test_a_landing_is_shown_with_its_tool_call_and_execution() -> None:
 
 
 def test_a_refused_update_is_shown_even_for_a_renewal() -> None:
-    refused = op(0, H.STORE, OpType.OK, {"transition": "T4 renewLease", "site": "executor.boundary", "matched": False})
+    refused = op(
+        0, H.STORE, OpType.OK, {"transition": NAMES[RENEW_LEASE], "site": "executor.boundary", "matched": False}
+    )
     (line,) = body(render([refused]))
     assert "refused" in line
 
 
 def test_store_invokes_are_never_shown() -> None:
-    invoke = op(0, H.STORE, OpType.INVOKE, {"transition": "T3 claimQueued", "site": "run_queued.claim"})
+    invoke = op(0, H.STORE, OpType.INVOKE, {"transition": NAMES[CLAIM_QUEUED], "site": "run_queued.claim"})
     assert body(render([invoke], verbose=True)) == []
 
 
@@ -162,3 +165,10 @@ def test_a_reaper_tick_that_found_nothing_shows_only_when_verbose() -> None:
     assert render([idle]) == [LEGEND]
     shown = render([idle], verbose=True)
     assert len(shown) == 2 and "reap as reaper:h1:7: nothing stale" in shown[1] and "reaper#1" in shown[1]
+
+
+def test_a_call_that_returned_a_boolean_reads_as_true_or_false_not_a_python_repr() -> None:
+    lines = body(render([op(1, H.SEGMENT, OpType.OK, {"outcome": True}, process="user")]))
+    assert lines[-1].endswith("■ returned true") and "True" not in lines[-1]
+    lines = body(render([op(1, H.SEGMENT, OpType.OK, {"outcome": False}, process="user")]))
+    assert lines[-1].endswith("■ returned false")

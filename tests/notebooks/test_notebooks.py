@@ -15,6 +15,8 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+pytestmark = pytest.mark.slow
+
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("*.ipynb"))
 FIGURE_TAGS = ("swimlane", "curve", "forest")
 IMAGE_TYPES = ("image/png", "image/svg+xml")
@@ -51,3 +53,19 @@ def test_the_notebook_executes_and_shows_its_figures(path: Path) -> None:
 
 def _images_of(output: Any) -> bool:
     return any(kind in output.get("data", {}) for kind in IMAGE_TYPES)
+
+
+def test_make_notebooks_executes_them_with_what_make_test_installs() -> None:
+    """``make notebooks`` runs nbclient's ``jupyter-execute`` from the venv ``make test`` builds (nbclient
+    is a dev dependency, so the command is there), on every notebook, into notebooks/out/."""
+    import re
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    makefile = (root / "Makefile").read_text(encoding="utf-8")
+    target = re.search(r"^notebooks: \$\(STAMP\)\n((?:\t.*\n)+)", makefile, re.MULTILINE)
+    assert target, "no notebooks target depending on the install stamp"
+    recipe = target.group(1)
+    assert "$(BIN)/jupyter-execute" in recipe and "notebooks/*.ipynb" in recipe and "out/" in recipe
+    assert (Path(sys.executable).parent / "jupyter-execute").exists()
+    assert "`make notebooks`" in (root / "README.md").read_text(encoding="utf-8")

@@ -13,6 +13,7 @@ from checks import Index
 from checks import history as H
 from checks.fused import index_of
 from checks.history import Op, OpType
+from model.statements import MARK_PENDING_EFFECT, NAMES, RENEW_LEASE, REQUEUE, REQUEUE_STALE
 from register.explain import explain
 from register.findings import finding
 from sim.explore.counterexample import read
@@ -87,8 +88,8 @@ def test_the_same_settle_without_the_reapers_requeue_is_not_f15() -> None:
     result = replay(F15.path)
     ix = edited(
         result,
-        lambda op: op.op == H.STORE and op.get("transition") == "T13 requeueStale",
-        {"transition": "T11 requeue"},
+        lambda op: op.op == H.STORE and op.get("transition") == NAMES[REQUEUE_STALE],
+        {"transition": NAMES[REQUEUE]},
     )
     assert not F15.recognise(ix, result.verdicts[SBO])
 
@@ -147,7 +148,7 @@ def test_the_sync_variant_whose_window_is_the_reapers_nested_attempts_is_f16() -
     ix, verdict = index_of(result.history), result.verdicts[DLR]
     assert explain(DLR, ix, verdict) is F16
     prior = witness(result, DLR)[0]
-    assert ix.number(prior) == "T4", "the statement before the dead-letter is a renewal, not the clear"
+    assert ix.number(prior) == RENEW_LEASE, "the statement before the dead-letter is a renewal, not the clear"
 
 
 def test_the_sync_variant_without_the_clear_in_the_window_is_not_f16() -> None:
@@ -159,7 +160,7 @@ def test_the_sync_variant_without_the_clear_in_the_window_is_not_f16() -> None:
         op._replace(process="worker:elsewhere")
         if op.op == H.STORE
         and op.run == dead_letter.run
-        and str(op.get("transition")).startswith("T5")
+        and str(op.get("transition")).startswith(MARK_PENDING_EFFECT)
         and op.process == prior.process
         else op
         for op in result.history
@@ -202,7 +203,7 @@ def test_a_settle_whose_requeue_was_not_the_reapers_own_is_not_f17() -> None:
     reaper = witness(result, SBO)[1].process
     ops = [
         op._replace(process="reaper#9")
-        if op.op == H.STORE and op.process == reaper and "T13" in str(op.get("transition"))
+        if op.op == H.STORE and op.process == reaper and REQUEUE_STALE in str(op.get("transition"))
         else op
         for op in result.history
     ]

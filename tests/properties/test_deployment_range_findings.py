@@ -17,6 +17,7 @@ from checks.fused import index_of
 from checks.history import Op, OpType
 from checks.index import row_of
 from model.constants import LEASE_S
+from model.statements import CLAIM_FOR_RESUME, CLAIM_QUEUED, NAMES, RENEW_LEASE, REQUEUE_STALE, SUSPEND_RUN
 from register.explain import explain
 from register.findings import FINDINGS, FINDINGS_DIR, Finding, finding
 from sim.explore.counterexample import read
@@ -41,7 +42,7 @@ def edited(result: SimulationResult, pick: Callable[[Op], bool], change: Mapping
 
 
 def is_reaper_requeue(op: Op) -> bool:
-    return op.op == H.STORE and op.get("transition") == "T13 requeueStale"
+    return op.op == H.STORE and op.get("transition") == NAMES[REQUEUE_STALE]
 
 
 def recognised(path: Path, invariant: str) -> tuple[SimulationResult, Index]:
@@ -161,7 +162,7 @@ def test_the_same_collision_of_a_step_event_is_not_f10() -> None:
 def test_the_same_collision_without_the_reapers_requeue_is_not_f10() -> None:
     result = replay(F10.path)
     verdict = result.verdicts["unique_event_sequence"]
-    ix = edited(result, is_reaper_requeue, {"transition": "T4 renewLease"})
+    ix = edited(result, is_reaper_requeue, {"transition": NAMES[RENEW_LEASE]})
     assert not F10.recognise(ix, verdict)
 
 
@@ -194,7 +195,7 @@ def test_the_same_settle_from_a_guarded_site_is_not_f12() -> None:
 def test_the_same_settle_without_the_reapers_requeue_is_not_f12() -> None:
     result = replay(F12.path)
     verdict = result.verdicts["settles_by_owner"]
-    ix = edited(result, is_reaper_requeue, {"transition": "T4 renewLease"})
+    ix = edited(result, is_reaper_requeue, {"transition": NAMES[RENEW_LEASE]})
     assert not F12.recognise(ix, verdict)
 
 
@@ -206,8 +207,8 @@ def test_a_settle_not_issued_right_after_its_own_claim_is_not_f12() -> None:
     settle = result.history[verdict.witness[1]]
     ix = edited(
         result,
-        lambda op: op.op == H.STORE and op.process == settle.process and op.get("transition") == "T3 claimQueued",
-        {"transition": "T4 renewLease"},
+        lambda op: op.op == H.STORE and op.process == settle.process and op.get("transition") == NAMES[CLAIM_QUEUED],
+        {"transition": NAMES[RENEW_LEASE]},
     )
     assert not F12.recognise(ix, verdict)
 
@@ -243,9 +244,9 @@ def test_the_same_double_landing_without_the_late_suspend_is_not_f13() -> None:
     ix = edited(
         result,
         lambda op: (
-            op.op == H.STORE and first.index < op.index < second.index and op.get("transition") == "T9 suspendRun"
+            op.op == H.STORE and first.index < op.index < second.index and op.get("transition") == NAMES[SUSPEND_RUN]
         ),
-        {"transition": "T4 renewLease"},
+        {"transition": NAMES[RENEW_LEASE]},
     )
     assert not F13.recognise(ix, verdict)
 
@@ -262,13 +263,13 @@ def test_a_suspend_issued_after_the_later_attempts_claim_is_not_f13() -> None:
         if op.op == H.STORE
         and op.type is OpType.OK
         and first.index < op.index < second.index
-        and op.get("transition") == "T9 suspendRun"
+        and op.get("transition") == NAMES[SUSPEND_RUN]
     )
     ops = [
         op._replace(process=suspend.process)
         if op.op == H.STORE
         and op.index < first.index
-        and op.get("transition") in ("T3 claimQueued", "T10 claimForResume")
+        and op.get("transition") in (NAMES[CLAIM_QUEUED], NAMES[CLAIM_FOR_RESUME])
         else op
         for op in result.history
     ]

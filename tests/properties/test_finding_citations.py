@@ -13,6 +13,7 @@ import pytest
 
 from benchmarks.recite import CITED, citations, find, history_of, occurrence, signature, write_ups
 from checks.history import Op, OpType
+from model.statements import CLAIM_QUEUED, NAMES
 
 PINS = json.loads(CITED.read_text(encoding="utf-8"))
 
@@ -40,8 +41,8 @@ def _op(index: int, time_s: float, process: str, op: str, value: dict[str, objec
 def test_a_pinned_record_is_found_again_after_records_before_it_are_removed() -> None:
     before = [
         _op(0, 1.0, "reaper#1", "idle", {}),
-        _op(1, 2.0, "worker1#1", "store", {"transition": "T3 claimQueued"}),
-        _op(2, 2.0, "worker1#1", "store", {"transition": "T3 claimQueued"}),
+        _op(1, 2.0, "worker1#1", "store", {"transition": NAMES[CLAIM_QUEUED]}),
+        _op(2, 2.0, "worker1#1", "store", {"transition": NAMES[CLAIM_QUEUED]}),
     ]
     pinned = occurrence(before, 2)
     assert pinned == ("worker1#1 store/ok run-001 T3 claimQueued", 2.0, 1)

@@ -16,6 +16,10 @@ from scenarios.families import FAMILIES
 from sim.explore.counterexample import read
 
 MAX_FAULTS = 3
+MORE_FAULTS = {"F-19": 5}
+"""Findings whose mechanism needs more faults than MAX_FAULTS. F-19 overruns a budget of three requeues:
+each requeue but the reaper's needs a retryable provider failure (three on one run), plus the reaper's
+clock and an earlier row for its invocation to run inline; no 3-fault subset shows it (its write-up)."""
 EACH = pytest.mark.parametrize("finding", FINDINGS, ids=lambda f: f.id)
 
 
@@ -41,7 +45,7 @@ def test_the_counterexample_replays_to_the_same_history_and_violation(finding: F
     cx = read(finding.path)
     assert cx.policy in ("head", "adr-141") and not cx.flags, "a finding is a violation of head"
     assert cx.invariant == finding.invariant
-    assert len(cx.faults) <= MAX_FAULTS
+    assert len(cx.faults) <= MORE_FAULTS.get(finding.id, MAX_FAULTS)
     result = cx.run()
     assert result.digest == cx.digest
     assert finding.invariant in result.violations

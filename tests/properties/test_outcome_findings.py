@@ -13,6 +13,7 @@ from checks import INVARIANTS, Index, Verdict
 from checks import history as H
 from checks.fused import index_of
 from checks.history import Op, OpType
+from model.statements import DEAD_LETTER_STALE, NAMES, START_RUN, SUSPEND_RUN
 from register.explain import explain
 from register.findings import finding
 from register.nonguarantees import NON_GUARANTEES
@@ -86,7 +87,7 @@ def _reaper_tick(*, ahead_before_tick: bool) -> tuple[Index, Verdict]:
             "r1",
             OpType.OK,
             {
-                "transition": "T1 startRun",
+                "transition": NAMES[START_RUN],
                 "site": "run.begin",
                 "identity": owner,
                 "actor": "interactive",
@@ -114,7 +115,7 @@ def _reaper_tick(*, ahead_before_tick: bool) -> tuple[Index, Verdict]:
             "r1",
             OpType.OK,
             {
-                "transition": "T14 deadLetterStale",
+                "transition": NAMES[DEAD_LETTER_STALE],
                 "site": "reaper.dead_letter",
                 "identity": "reaper:h1:1",
                 "actor": "reaper",
@@ -174,7 +175,7 @@ def test_a_renewal_that_threw_on_a_row_still_held_is_ng_store_error_lease_lost()
     failed = verdict.witness[1]
     matched = edited(result, lambda op: op.index == failed, {"matched": True, "row": {}}, type=OpType.OK)
     assert not NG["NG-store-error-lease-lost"].recognise(matched, verdict), "a renewal that matched is KB-6's route"
-    suspend = edited(result, lambda op: op.index == failed, {"transition": "T9 suspendRun"})
+    suspend = edited(result, lambda op: op.index == failed, {"transition": NAMES[SUSPEND_RUN]})
     assert not NG["NG-store-error-lease-lost"].recognise(suspend, verdict)
 
 

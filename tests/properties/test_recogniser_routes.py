@@ -17,6 +17,16 @@ from checks import history as H
 from checks.fused import index_of
 from checks.history import Op, OpType
 from checks.index import row_of
+from model.statements import (
+    CANCEL,
+    DEAD_LETTER_STALE,
+    FINISH_RUN,
+    MARK_PENDING_EFFECT,
+    NAMES,
+    RENEW_LEASE,
+    REQUEUE,
+    REQUEUE_STALE,
+)
 from register.explain import explain
 from register.findings import Finding, finding
 from sim.explore.counterexample import read
@@ -48,10 +58,10 @@ def test_f01_needs_the_requeue_that_restarted_the_run_after_the_clear() -> None:
     f = finding("F-01")
     result, _, verdict = replayed(f)
     first, second = (result.history[i] for i in verdict.witness)
-    requeues = [op for op in result.history if op.op == H.STORE and number(op) in ("T11", "T13") and
+    requeues = [op for op in result.history if op.op == H.STORE and number(op) in (REQUEUE, REQUEUE_STALE) and
                 first.index < op.index < second.index]  # fmt: skip
     assert requeues
-    ix = edited(result, lambda op: op in requeues, {"transition": "T4 renewLease"})
+    ix = edited(result, lambda op: op in requeues, {"transition": NAMES[RENEW_LEASE]})
     assert not f.recognise(ix, verdict), "no requeue between the completed write and its re-run"
 
 
@@ -78,14 +88,16 @@ def test_f02_needs_the_segment_to_have_stopped_before_recording_the_step() -> No
 def test_f03_needs_a_cancel() -> None:
     f = finding("F-03")
     result, _, verdict = replayed(f)
-    ix = edited(result, lambda op: op.op == H.STORE and number(op) == "T8", {"transition": "T4 renewLease"})
+    ix = edited(result, lambda op: op.op == H.STORE and number(op) == CANCEL, {"transition": NAMES[RENEW_LEASE]})
     assert not f.recognise(ix, verdict), "a zombie's collision without a cancel is KB-5's route"
 
 
 def test_f04_needs_the_writes_own_stamp_just_before_the_cancel() -> None:
     f = finding("F-04")
     result, _, verdict = replayed(f)
-    ix = edited(result, lambda op: op.op == H.STORE and number(op) == "T5", {"identity": "worker:h9:999"})
+    ix = edited(
+        result, lambda op: op.op == H.STORE and number(op) == MARK_PENDING_EFFECT, {"identity": "worker:h9:999"}
+    )
     assert not f.recognise(ix, verdict)
 
 
@@ -99,8 +111,8 @@ def test_f05_needs_recoverys_own_requeue_and_its_failed_dispatch() -> None:
 def test_f06_needs_the_reaper_to_change_the_row_after_the_failed_audit() -> None:
     f = finding("F-06")
     result, _, verdict = replayed(f)
-    ix = edited(result, lambda op: op.op == H.STORE and number(op) in ("T11", "T13", "T14"),
-                {"transition": "T7 finishRun"})  # fmt: skip
+    ix = edited(result, lambda op: op.op == H.STORE and number(op) in (REQUEUE, REQUEUE_STALE, DEAD_LETTER_STALE),
+                {"transition": NAMES[FINISH_RUN]})  # fmt: skip
     assert not f.recognise(ix, verdict), "the fail-closed settle took effect: the audit failure is recorded"
 
 

@@ -8,9 +8,12 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow
 def test_importing_and_drawing_selects_no_backend_and_changes_no_setting() -> None:
     code = textwrap.dedent(
         """

@@ -6,11 +6,14 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+import pytest
 from matplotlib.figure import Figure
 
 from checks.history import FAULT, NEMESIS, Op, OpType
 from reports import causality, swimlane
 from reports.stats import wilson
+
+pytestmark = pytest.mark.slow
 
 
 def point(cut: int, time_s: float, why: str, same: int, draws: int = 93, fault: str = "") -> dict[str, Any]:

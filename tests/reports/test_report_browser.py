@@ -24,6 +24,8 @@ import pytest
 
 from reports.sections import SECTIONS
 
+pytestmark = pytest.mark.slow
+
 XSS_TEXT = "<script>alert(1)</script>"
 REQUIRE_ENV = "LEASELAB_REQUIRE_BROWSER"
 BROWSER_NAMES = ("chromium", "chromium-browser")

@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 from markupsafe import escape
 
+from checks.columns import violated_mask
 from register.findings import FINDINGS
-from reports.frames import violated_mask
 from reports.sections import SECTIONS, explanations_view
 from reports.stats import percent, wilson
 
@@ -304,3 +304,41 @@ def test_the_glossary_carries_the_outcome_table(report_json: dict[str, Any], sma
     for rule in OUTCOME_TABLE:
         assert f"`{rule.checker}`" in markdown and rule.truth[:40] in markdown
         assert rule.truth[:40] in html.replace("&#39;", "'")
+
+
+@pytest.mark.parametrize(
+    ("key", "grid", "x"), [("intensity", "intensity", "intensity"), ("latency", "latency", "latency_ratio")]
+)
+def test_the_per_invariant_curve_of_head_equals_the_rows(
+    report_json: dict[str, Any], rows: pd.DataFrame, key: str, grid: str, x: str
+) -> None:
+    """What the faults cause: per invariant of head, the simulations violating it at each point."""
+    mine = report_json["curves"][key]["by_invariant"]
+    assert mine["policy"] == "head"
+    head = rows[(rows["grid"] == grid) & (rows["policy"] == "head")]
+    violated = [c.removeprefix("inv.") for c in head.columns if c.startswith("inv.") and head[c].eq(False).any()]
+    assert sorted(mine["cells"]) == sorted(violated) and violated
+    for name, cells in mine["cells"].items():
+        bad = head[f"inv.{name}"].eq(False)
+        for value, sel in head.groupby(x).groups.items():
+            k, n = int(bad[sel].sum()), len(sel)
+            assert cells[f"{float(value):g}"].startswith(f"{k:,}/{n:,} ")
+    assert mine["drawn"] == list(mine["cells"])[: len(mine["drawn"])] and 0 < len(mine["drawn"]) <= 8
+
+
+def test_cost_rates_carry_an_interval(report_json: dict[str, Any]) -> None:
+    for entry in report_json["cost"]["rows"]:
+        assert entry["completion_lower"] <= entry["completion_rate"] <= entry["completion_upper"]
+        assert entry["requeues_lower"] <= entry["requeues_per_run"] <= entry["requeues_upper"]
+        assert entry["completion_text"].endswith("%]") and " [" in entry["requeues_text"]
+
+
+def test_large_cost_changes_between_presets_are_said(report_json: dict[str, Any], small_review: Any) -> None:
+    from reports.costs import big_changes
+
+    rows = report_json["cost"]["rows"]
+    presets = [p for p in ("adr-104", "adr-111", "adr-112", "adr-122", "head") if p in {r["policy"] for r in rows}]
+    assert report_json["cost"]["changes"] == big_changes(rows, presets)
+    html = small_review.paths["html"].read_text(encoding="utf-8")
+    for change in report_json["cost"]["changes"]:
+        assert str(escape(change)) in html

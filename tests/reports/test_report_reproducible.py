@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 
 def _without_times(doc: dict[str, Any]) -> dict[str, Any]:
     doc = json.loads(json.dumps(doc))

@@ -73,3 +73,17 @@ def test_pairing_narrows_the_interval_when_outcomes_agree() -> None:
 
 def test_percent_is_short() -> None:
     assert [percent(0), percent(1), percent(0.0035), percent(0.125)] == ["0%", "100%", "0.35%", "12.5%"]
+
+
+def test_the_ratio_interval_counts_simulations_not_runs() -> None:
+    from reports.stats import ratio_interval
+
+    # every simulation completes the same share: no spread between simulations, no width
+    assert ratio_interval([3, 6, 9], [4, 8, 12]) == (0.75, 0.75)
+    # the same runs in fewer, more different simulations: wider than Wilson over runs would say
+    lower, upper = ratio_interval([0, 10, 0, 10], [10, 10, 10, 10])
+    assert lower < 0.5 < upper and upper - lower > 0.5
+    many = ratio_interval([0, 10] * 50, [10, 10] * 50)
+    assert upper - lower > many[1] - many[0] > 0  # narrows with more simulations
+    assert all(math.isnan(v) for v in ratio_interval([1], [2]))  # one simulation says nothing
+    assert ratio_interval([0, 0], [5, 5]) == (0.0, 0.0)

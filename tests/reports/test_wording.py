@@ -51,6 +51,11 @@ def test_numbers_read_as_people_write_them() -> None:
     assert wording.counts({"cancelled": 2, "completed": 1_234, "failed": 0}) == "cancelled 2, completed 1,234"
     assert wording.counts({"failed": 0}) == "none"
     assert wording.fault_text("41 slow stretch 1.7100757119907892") == "41 slow stretch 1.71"
+    # never in scientific notation (was 1.48e+03, -2.7e+03 and 1.2e-05)
+    assert wording.fault_text("357 store slow 1479.6") == "357 store slow 1480"
+    assert wording.fault_text("34 clock_skew offset -2698.688150934726") == "34 clock_skew offset -2699"
+    assert wording.fault_text("3 identity swap 0.000012") == "3 identity swap 0.000012"
+    assert wording.fault_text("27 crash after 0") == "27 crash after 0"
 
 
 def test_a_segment_with_nothing_to_do_says_so() -> None:

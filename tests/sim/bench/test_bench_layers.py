@@ -74,13 +74,13 @@ def test_the_budget_sets_world_and_judge_against_runtime_and_simpy() -> None:
         (1.0, 3499.0, 100.0, (True, False, False)),
     ],
 )
-def test_issue_19_targets_are_read_from_the_same_run(
+def test_the_layer_targets_are_read_from_the_same_run(
     ratio: float, rate: float, growth: float, met: tuple[bool, bool, bool]
 ) -> None:
-    from sim.bench.world import issue_19
+    from sim.bench.world import layer_targets
 
     layers = {"default": {"world_plus_judge_over_runtime_plus_simpy": ratio, "world_plus_judge_us": 1.0,
                           "runtime_plus_simpy_us": 1.0}}  # fmt: skip
-    shown = issue_19(layers, rate, growth)
+    shown = layer_targets(layers, rate, growth)
     assert tuple(shown["met"].values()) == met
     assert shown["default_world_plus_judge_over_runtime_plus_simpy"] == ratio

@@ -9,11 +9,12 @@ from dataclasses import replace
 import pyarrow as pa
 import pytest
 
+from checks.columns import WHY as WHY_PREFIX
 from sim.review.builtin import builtin_review
 from sim.review.jobs import Cell, RecogniseJob, run_recognise
 from sim.review.plan import HEAD, ExplainingSweep, canonical, explained_grids, known_explanations
 from sim.review.review import with_seeds
-from sim.sweep.rows import WHY_PREFIX, run_task_output
+from sim.sweep.rows import run_task_output
 from sim.sweep.shards import shard_metadata, shard_table
 from sim.sweep.task import SweepTask
 

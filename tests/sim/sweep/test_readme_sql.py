@@ -13,10 +13,11 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from checks.columns import violated_mask
 from sim.sweep.config import loads_config
 from sim.sweep.directory import load
 from sim.sweep.job import run_job
-from sim.sweep.rows import violated_mask
+from sim.world.simulate import simulate
 
 README = (Path(__file__).resolve().parents[3] / "README.md").read_text(encoding="utf-8")
 EXAMPLES = re.findall(r"```sql\n(.*?)```", README, flags=re.DOTALL)
@@ -69,8 +70,21 @@ def test_the_readme_counts_agree_with_load(swept: Path) -> None:
     expected = sorted((p, len(g), int(violated[g.index].sum())) for p, g in frame.groupby("policy"))
     assert per_policy == expected and any(count for _, _, count in per_policy)
     assert len(violators) == int(violated.sum())
-    assert {(s, int(seed)) for s, _, _, _, seed, _ in violators} == {
+    assert {(row[0], int(row[7])) for row in violators} == {
         (s, int(seed)) for s, seed in frame.loc[violated, ["scenario", "seed"]].itertuples(index=False)
     }
+    # the README's recipe: the selected keys replay each row's digest
+    for scenario, preset, flags, intensity, ratio, transport, ranges, seed, digest in violators[:3]:
+        result = simulate(
+            scenario,
+            preset,
+            int(seed),
+            flags=flags,
+            intensity=intensity,
+            latency_ratio=ratio,
+            transport=transport,
+            fault_ranges=ranges,
+        )
+        assert result.digest == digest
     nulls = (frame["inv.every_write_accounted"].isna().sum(), frame["inv.writes_fenced_under_lease"].isna().sum())
     assert unknown == [nulls]

@@ -18,12 +18,14 @@ import pytest
 from distributed import Client, LocalCluster
 from typer.testing import CliRunner
 
+from checks.columns import ROW_KEY
 from leaselab.cli import app
 from sim.sweep import executors
 from sim.sweep.config import loads_config
 from sim.sweep.directory import SHARDS, load
 from sim.sweep.job import run_job
-from sim.sweep.rows import ROW_KEY
+
+pytestmark = pytest.mark.slow
 
 runner = CliRunner()
 CONFIG = """

@@ -16,12 +16,15 @@ from functools import cache
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
+from checks.columns import ROW_KEY
 from sim.sweep.config import SweepConfig, loads_config
 from sim.sweep.directory import SHARDS, load
 from sim.sweep.job import run_job
 from sim.sweep.ledger import LEDGER, file_checksum, read_ledger
-from sim.sweep.rows import ROW_KEY
+
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[3]
 KILLS = 10

@@ -73,6 +73,7 @@ for suffix in range(4):
 """
 
 
+@pytest.mark.slow
 def test_a_conditioned_run_gives_the_same_digest_under_another_hash_seed() -> None:
     outputs = []
     for hash_seed in ("0", "4242"):

@@ -14,6 +14,8 @@ import pytest
 from sim.world.faults import Fault, parse_script
 from sim.world.simulate import simulate
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[3]
 ACCEPTANCE_SEEDS = 200
 

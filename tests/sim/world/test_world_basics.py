@@ -10,6 +10,7 @@ import pytest
 from checks import INVARIANTS, Validity
 from checks import history as H
 from checks.history import Op, OpType
+from model.statements import CLAIM_QUEUED, ENQUEUE_RUN, START_RUN
 from scenarios.loader import load_scenario
 from scenarios.schema import Scenario, ScriptedFaultModel
 from sim.world.simulate import simulate
@@ -66,7 +67,7 @@ def test_the_happy_path_write_lands_once() -> None:
 
 def test_an_interactive_run_holds_an_interactive_lease() -> None:
     history = simulate(interactive_happy(), "head", 0).history
-    start = stored(history, "T1 ")
+    start = stored(history, f"{START_RUN} ")
     assert len(start) == 1
     row = start[0].value["row"]
     assert row["status"] == "running"
@@ -82,7 +83,7 @@ def test_an_interactive_run_is_never_dispatched_to_a_worker() -> None:
 
 def test_a_queued_run_is_claimed_by_a_worker_identity() -> None:
     history = simulate("happy_path", "head", 0).history
-    claims = stored(history, "T3 ")
+    claims = stored(history, f"{CLAIM_QUEUED} ")
     assert len(claims) == 1
     assert claims[0].value["row"]["claimed_by"].startswith("worker:")
     assert claims[0].process.startswith("worker")
@@ -90,7 +91,7 @@ def test_a_queued_run_is_claimed_by_a_worker_identity() -> None:
 
 def test_a_queued_run_is_enqueued_by_a_client_without_a_lease() -> None:
     history = simulate("happy_path", "head", 0).history
-    enqueued = stored(history, "T2 ")
+    enqueued = stored(history, f"{ENQUEUE_RUN} ")
     assert len(enqueued) == 1
     assert enqueued[0].value["row"]["status"] == "queued"
     assert enqueued[0].value["row"]["claimed_by"] == ""
@@ -126,7 +127,7 @@ def test_the_sync_transport_records_an_inline_delivery_and_no_worker_runs_it() -
 
 def crash_on_first_claim(redeliver_s: float) -> Scenario:
     scenario = happy(redeliver_s=redeliver_s, reaper_interval_s=86_400.0)
-    fault = ScriptedFaultModel(family="crash", kind="before", process="worker", transition="T3")
+    fault = ScriptedFaultModel(family="crash", kind="before", process="worker", transition=CLAIM_QUEUED)
     return scenario.model_copy(update={"script": [fault]})
 
 

@@ -18,6 +18,7 @@ import pytest
 from checks import history as H
 from checks.history import Op, OpType
 from model.constants import LEASE_S
+from model.statements import CANCEL, CLAIM_FOR_RESUME, CLAIM_QUEUED, RENEW_LEASE
 from scenarios.loader import load_scenario
 from scenarios.schema import FaultsModel, Scenario, ScriptedFaultModel
 from sim.world.faults import FAMILIES
@@ -88,7 +89,7 @@ def lease_writes(history: list[Op]) -> list[Op]:
         and op.type is OpType.OK
         and op.get("matched")
         and op.get("changed")
-        and str(op.get("transition")).startswith(("T3 ", "T4 ", "T10 "))
+        and str(op.get("transition")).startswith((f"{CLAIM_QUEUED} ", f"{RENEW_LEASE} ", f"{CLAIM_FOR_RESUME} "))
     ]
 
 
@@ -117,7 +118,7 @@ def user_cancels(history: list[Op]) -> list[Op]:
         if op.op == H.STORE
         and op.process == "user"
         and op.get("identity") == "user"
-        and str(op.get("transition")).startswith("T8 ")
+        and str(op.get("transition")).startswith(f"{CANCEL} ")
     ]
 
 

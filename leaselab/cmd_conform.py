@@ -1,0 +1,92 @@
+"""``leaselab conform --runtime-src PATH``: run the real PHP runtime beside the model.
+
+Every guarded statement T1..T15 and the deciders (classifier, tool-effect resolver,
+recordStep, reaper, recovery) run on Hypothesis-generated cases as the real PHP of the
+checkout (over leaselab's TYPO3 database stand-ins) on real engines, and on the model.
+Exit 0 when every divergence is explained by ``sim/conform/known_divergences.toml``, 1
+otherwise, 2 on bad input (not a checkout, PHP, DBAL or an engine missing).
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+from pathlib import Path
+from types import FrameType
+from typing import Annotated
+
+import typer
+
+from model.errors import LeaselabError
+
+
+def _sigterm(_signum: int, _frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def conform(
+    runtime_src: Annotated[Path, typer.Option("--runtime-src", help="Root of a netresearch/t3x-nr-llm checkout.")],
+    engines: Annotated[str, typer.Option("--engines", help="Comma-separated: sqlite, mariadb, postgres.")] = "sqlite",
+    examples: Annotated[int, typer.Option("--examples", help="Hypothesis cases per check and engine.")] = 200,
+    seed: Annotated[int, typer.Option("--seed", help="Hypothesis seed.")] = 0,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the JSON summary.")] = False,
+    dsn: Annotated[
+        str | None,
+        typer.Option(
+            "--dsn", help="Use an existing server: mysql://u:p@host/db?unix_socket=..., postgres://..., sqlite:///path."
+        ),
+    ] = None,
+    check: Annotated[
+        list[str] | None, typer.Option("--check", help="Run only this check (repeatable; e.g. T4 or reaper).")
+    ] = None,
+    collation: Annotated[
+        str | None,
+        typer.Option(
+            "--collation",
+            help="Override the model store's identity collation (binary, unicode_ci); default per engine.",
+        ),
+    ] = None,
+) -> None:
+    """Run the real PHP of a runtime checkout next to the model and report every divergence."""
+    from sim.conform import engines as engine_mod
+    from sim.conform import report, runner
+
+    runtime_src = runtime_src.resolve()
+    runner.validate_checkout(runtime_src)
+    names = tuple(e.strip() for e in engines.split(",") if e.strip())
+    for name in names:
+        if name not in engine_mod.ENGINES:
+            raise LeaselabError(
+                f"unknown engine '{name}'", field="engines", hint="valid engines: " + ", ".join(engine_mod.ENGINES)
+            )
+    if examples < 1:
+        raise LeaselabError(f"--examples must be at least 1, got {examples}", field="examples")
+    if collation is not None and collation not in ("binary", "unicode_ci"):
+        raise LeaselabError(f"unknown collation '{collation}'", field="collation", hint="binary or unicode_ci")
+    for name in names if dsn is None else ():
+        why = engine_mod.missing(name)
+        if why is not None:
+            raise LeaselabError(why, hint=engine_mod.APT_HINT)
+    if dsn is not None and engine_mod.missing("sqlite") is not None:
+        raise LeaselabError(str(engine_mod.missing("sqlite")), hint=engine_mod.APT_HINT)
+    overrides = {"collation": collation} if collation else {}
+    opts = runner.Options(runtime_src, names, examples, seed, dsn, overrides, tuple(check or ()))
+    previous = signal.signal(signal.SIGTERM, _sigterm)
+    try:
+        results = runner.run(opts, progress=None if json_out else lambda line: print(line, file=sys.stderr))
+    except KeyboardInterrupt:
+        print("leaselab: interrupted; servers stopped and their data removed", file=sys.stderr)
+        raise typer.Exit(130) from None
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    doc = report.document(results)
+    if json_out:
+        print(json.dumps(doc, indent=2))
+    else:
+        print(report.text(results, opts))
+    raise typer.Exit(1 if doc["unexplained"] else 0)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("conform")(conform)
