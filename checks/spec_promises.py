@@ -97,8 +97,9 @@ def lease_is_the_specs(ix: Index) -> Finding:
                 continue
             tally.violate(
                 (op[INDEX],),
-                f"{op.value.get('transition')!r} at {op.index} left run {op.run!r} a lease {_seconds(lease - clock)} past "
-                f"the issuing process's clock ({clock}); the spec's lease is {SPEC_LEASE_S} s",
+                f"{op.value.get('transition')!r} at {op.index} left run {op.run!r} a lease "
+                f"{_seconds(lease - clock)} past the issuing process's clock ({clock}); "
+                f"the spec's lease is {SPEC_LEASE_S} s",
                 at=op[INDEX],
             )
     return tally.finding("leases set")
@@ -199,8 +200,8 @@ def event_sequence_without_gap(ix: Index) -> Finding:
         else:
             tally.violate(
                 (op[INDEX],),
-                f"run {op.run!r}'s event at {op.index} has sequence {seq}, but its stream held sequences up to {before}: "
-                f"a gap the spec's counter cannot leave",
+                f"run {op.run!r}'s event at {op.index} has sequence {seq}, but its stream held sequences up to "
+                f"{before}: a gap the spec's counter cannot leave",
                 at=op[INDEX],
             )
         highest[op[RUN]] = max(before, seq)
