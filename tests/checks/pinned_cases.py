@@ -19,6 +19,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+if __name__ == "__main__":  # run as a script: this tree's packages, not an installed copy of another
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
 from invariant_histories import FAIL, INFO, OK, History
 
 from checks import judge
