@@ -1,4 +1,4 @@
-"""Promises of the spec that automatic mutants of the runtime showed no invariant judged (issue 28).
+"""Promises of the spec that automatic mutants of the runtime showed no invariant judged.
 
 Each is judged from what the store, the bus and the segments physically did, against the spec's own
 numbers written here (never the runtime's constants: a runtime whose ``LEASE_S`` drifted would carry

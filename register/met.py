@@ -11,7 +11,7 @@ Grids:
   ``head``, every fault family, swarm seed 5, 25 simulations per library scenario (5 on the slow one);
 - ``head-sweep-deployment``: the same at the fault ranges of real deployments.
 
-Recorded from those sweeps on this tree (issue 28); re-record by running them when a change of the
+Recorded from those sweeps on this tree; re-record by running them when a change of the
 runtime, the world or a recogniser moves what they meet, and say why in the commit. Pure data.
 """
 

@@ -276,13 +276,13 @@ def hunt_code(
 
 UNEXERCISED_REASONS: Mapping[str, str] = {
     "lease_is_the_specs": "violated by the code mutant renewal_overshoots_lease and by the automatic mutants of "
-    "LEASE_S (constants.py, `leaselab mutants --auto`, issue 28)",
+    "LEASE_S (constants.py, `leaselab mutants --auto`)",
     "requeue_backoff_per_spec": "violated by the automatic mutants of requeue_backoff_ms (constants.py, "
-    "`leaselab mutants --auto`, issue 28); no flag or code mutant changes the backoff",
+    "`leaselab mutants --auto`); no flag or code mutant changes the backoff",
     "entry_points_throw_as_specified": "violated by the automatic mutants that let a claim's or recovery's store "
-    "error escape (entrypoints.py, recovery.py, `leaselab mutants --auto`, issue 28)",
+    "error escape (entrypoints.py, recovery.py, `leaselab mutants --auto`)",
     "event_sequence_without_gap": "violated by the automatic mutants of the stream position (resume.py, "
-    "entrypoints.py, hooks.py; `leaselab mutants --auto`, issue 28); no flag or code mutant skips a sequence number",
+    "entrypoints.py, hooks.py; `leaselab mutants --auto`); no flag or code mutant skips a sequence number",
 }
 """Invariants that no flag mutant, code mutant, known defect or registered finding violates, each
 with the reason it is kept (or the mutant that would violate it)."""

@@ -363,7 +363,7 @@ class History:
     def deliver(self, *, duplicate: bool, run: str = RUN, process: str = WORKER) -> int:
         return self.add(DELIVER, OK, run=run, process=process, duplicate=duplicate)
 
-    # -- issue 18: what the runtime tells ---------------------------------------------------
+    # -- what the runtime tells -------------------------------------------------------------
 
     def store_fail(self, transition: str, *, run: str = RUN, identity: str = WORKER, process: str | None = None) -> int:
         """A statement that threw a store error (no row changed)."""

@@ -1,5 +1,5 @@
 """What the reaper, enqueue and cancel tell their callers: reaper_account_true and
-enqueue_cancel_result_true, on hand-built histories that pass and that fail (issue 18)."""
+enqueue_cancel_result_true, on hand-built histories that pass and that fail."""
 
 from __future__ import annotations
 

@@ -98,7 +98,7 @@ def test_a_reaper_dead_letter_may_settle_a_row_whose_lease_was_past_in_true_time
 
 
 def test_a_reaper_dead_letter_of_a_lease_still_ahead_of_true_time_is_a_violation() -> None:
-    """Issue 18: the dead-letter is judged on the row the store held just before it, not exempted because
+    """The dead-letter is judged on the row the store held just before it, not exempted because
     its WHERE re-checks staleness (with the reaper's own clock)."""
     b = History()
     b.enqueue()

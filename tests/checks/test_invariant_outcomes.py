@@ -1,5 +1,5 @@
 """What a segment tells its caller: segment_outcome_true and lease_lost_means_lost, on hand-built
-histories that pass and that fail (issue 18). Each verdict's count of judged cases is checked too."""
+histories that pass and that fail. Each verdict's count of judged cases is checked too."""
 
 from __future__ import annotations
 

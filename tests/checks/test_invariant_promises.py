@@ -1,4 +1,4 @@
-"""ADR promises with an invariant of their own (issue 18): lost_lease_stops (ADR-104),
+"""ADR promises with an invariant of their own: lost_lease_stops (ADR-104),
 cancel_observed_at_boundary (ADR-103) and lease_within_bound, on hand-built histories that pass and
 that fail."""
 

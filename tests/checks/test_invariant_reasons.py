@@ -1,6 +1,6 @@
 """Every reason and error class a settle writes names a cause that occurred (terminal_reason_names_cause),
 and a dead-letter's fence is judged from the true effect of its stamped call (dead_letter_reason_matches_cause),
-on hand-built histories that pass and that fail (issue 18)."""
+on hand-built histories that pass and that fail."""
 
 from __future__ import annotations
 
@@ -131,7 +131,7 @@ def test_a_fence_stamped_for_a_truly_non_idempotent_call_justifies_not_retryable
 
 def test_a_fence_whose_stamped_call_is_truly_idempotent_does_not_justify_not_retryable() -> None:
     """A resolver that files an idempotent tool as non-idempotent stamps the same value; the reason
-    must follow what the call really was (issue 18)."""
+    must follow what the call really was."""
     b = History()
     settle = _reaped_fenced(b, "idempotent_write")
     verdict = judge(DEAD, b)

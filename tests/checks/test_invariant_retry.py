@@ -93,7 +93,7 @@ def test_the_fence_rule_may_dead_letter_a_retryable_failure() -> None:
 
 
 def test_a_fence_whose_stamped_call_is_truly_idempotent_does_not_excuse_a_dead_letter() -> None:
-    """Issue 18: the fence is judged from the true effect of the call it was stamped for, never from its
+    """The fence is judged from the true effect of the call it was stamped for, never from its
     value (a resolver that files an idempotent tool as non-idempotent writes the same value)."""
     b = History()
     b.enqueue()

@@ -1,4 +1,4 @@
-"""Liveness costs (issue 18): each count on a real simulation that must produce it and on one that must
+"""Liveness costs: each count on a real simulation that must produce it and on one that must
 not, from the stored counterexamples whose interleavings the register describes."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Every kind of bad input issue 16 met, by hand, through the CLI: exit 2, one line under 200 characters
+"""Every kind of bad input a user met, by hand, through the CLI: exit 2, one line under 200 characters
 naming the file and the field and what is allowed, no traceback, nothing on stdout, nothing already
 written lost. The generated mutations are in ``tests/properties/test_malformed_inputs.py``; the
 contract itself is the ``refused`` fixture (``tests/conftest.py``)."""

@@ -182,7 +182,7 @@ def test_only_selects_code_mutants_by_name() -> None:
 
 
 def test_the_head_sweep_alone_flags_a_mutant_of_what_the_runtime_tells_through_a_new_oracle() -> None:
-    """Issue 18: enqueue that hides its failures breaks no row, no event and no landing; only the oracle
+    """Enqueue that hides its failures breaks no row, no event and no landing; only the oracle
     of what enqueue tells its caller sees it, in the plain head sweep."""
     flagged, spent = sweep_flag(code_mutant("enqueue_hides_failure"))
     assert flagged is not None and flagged.through_oracle

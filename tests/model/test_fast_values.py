@@ -1,6 +1,6 @@
 """The generated fast paths for the runtime's frozen values build exactly what the plain
 dataclass machinery builds: ``fast_init`` constructors, ``replace_row`` and the store's
-changed-row test (speed work of issue 9; histories depend on all three)."""
+changed-row test (speed work; histories depend on all three)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The findings the issue-18 triage registered (F-15 .. F-18): each recogniser accepts its route, the
+"""The findings the triage registered (F-15 .. F-18): each recogniser accepts its route, the
 variant the triage met through another entry point or timing, and refuses near-miss histories that
 differ in the route (the stall, the failed read, the lagging clock, the failed dispatch, who claimed)
 and the neighbouring findings' histories."""

@@ -14,7 +14,7 @@ The recorded non-guarantees accepted here, with the spec's sentence:
 - NG-cancel-keeps-fence (spec 3.3 step 3, T8), NG-claim-restamps-started (spec 2 T3) and
   NG-unchecked-settle (spec 3.1: unguarded pre-execution settles whose result is ignored): specified
   behaviour of head that no ADR promises otherwise; the register says so (register/entries/README.md).
-- What the runtime tells its callers (issue 18), specified behaviour each: NG-store-error-lease-lost
+- What the runtime tells its callers, specified behaviour each: NG-store-error-lease-lost
   (spec T4: "Persister: store error ⇒ false (treated as lease lost)"), NG-reaper-dispatch-dead-letter
   (spec 5.1 3e: "FAILED with reason provider_failed; counted as dead-lettered", C6),
   NG-sync-outer-requeued (spec 5.2: "the outer call still returns REQUEUED") and
@@ -119,7 +119,7 @@ def test_every_violation_of_head_is_registered(scenario: str) -> None:
 
 @pytest.mark.parametrize("scenario", library_names())
 def test_every_violation_of_head_at_deployment_ranges_is_registered(scenario: str) -> None:
-    """The same at the fault ranges of real deployments (issue 18's triage: 30,360 simulations over
+    """The same at the fault ranges of real deployments (the triage: 30,360 simulations over
     seeds 0-3 and 5, every violation explained once F-15 .. F-17 (then numbered F-14 .. F-16) were registered)."""
     met = sweep(scenario, SIMULATIONS // 5 if scenario in SLOW_SCENARIOS else SIMULATIONS, SEED, deployment=True)
     assert_met_as_recorded("head-sweep-deployment", scenario, met)

@@ -15,7 +15,7 @@ grid feature, every stored counterexample) of one of seven kinds, each invalid b
 - a truncation before the end of the last required line (which always ends in a bracket or a quote,
   so a cut cannot leave a shorter valid value).
 
-The hand-written case of each kind issue 16 met is in ``tests/leaselab/test_cli_bad_input.py``.
+The hand-written case of each kind a user met is in ``tests/leaselab/test_cli_bad_input.py``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The findings and non-guarantees of what the runtime tells (issue 18): each replays from a stored
+"""The findings and non-guarantees of what the runtime tells: each replays from a stored
 counterexample, is recognised, and its recogniser refuses a near-miss history that differs only in the
 route (the ground truth it reads: the fault that struck, the statement that failed, the process that
 wrote, the effect of the step), so that a new mechanism with the same symptom shows as unregistered."""

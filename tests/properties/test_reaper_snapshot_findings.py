@@ -1,4 +1,4 @@
-"""The reaper's decisions on a stale snapshot at deployment ranges (issue 30): F-19 (a reaper clock ahead
+"""The reaper's decisions on a stale snapshot at deployment ranges: F-19 (a reaper clock ahead
 requeues past the budget), F-20 (a reaper clock ahead dead-letters for a fence already cleared), F-21 (a
 stalled clear lets the dead-letter pass) and F-16's lagging-claimer variant. Each recogniser accepts its
 counterexample and the issue's cases, and refuses the same history once the ground truth its route rests

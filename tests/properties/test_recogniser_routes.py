@@ -1,9 +1,9 @@
-"""Each recogniser of F-01 .. F-08 accepts only the route its write-up describes (issue 18): its
+"""Each recogniser of F-01 .. F-08 accepts only the route its write-up describes: its
 counterexample is recognised, and a near-miss history that differs only in the route (the requeue that
 re-ran the write, the audit that failed or not, the cancel, the stamp, the reaper's change, the final
 status, the dispatch) is refused, so that another mechanism with the same symptom shows as unregistered.
 (F-09 .. F-13 are held to the same rule in test_deployment_range_findings.py, F-14 and the non-guarantees
-of issue 18 in test_outcome_findings.py.)"""
+of what the runtime tells in test_outcome_findings.py.)"""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The report's "every failure explained" sentence says at which scale it was checked: how many
 simulations of the judged policy the review examined at each fault range, on which transports, and where
-the larger deployment-range search is (issue 30)."""
+the larger deployment-range search is."""
 
 from __future__ import annotations
 

@@ -295,7 +295,7 @@ def test_the_provenance_gives_the_wall_time_per_simulation_and_per_phase(
 
 
 def test_the_glossary_carries_the_outcome_table(report_json: dict[str, Any], small_review: Any) -> None:
-    """Issue 18: what every entry point may tell its caller and when that is true, in both documents."""
+    """What every entry point may tell its caller and when that is true, in both documents."""
     from checks.outcome_table import OUTCOME_TABLE, table_rows
 
     assert report_json["outcome_table"] == table_rows()

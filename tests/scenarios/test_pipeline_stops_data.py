@@ -1,6 +1,6 @@
 """tests/data/pipeline_stops.toml: the pipeline stops and the round cap no library scenario scripts.
 
-Issue 28 measured that a head sweep on it kills automatic mutants of the loop's pipeline (the guardrail,
+A head sweep, it was measured, on it kills automatic mutants of the loop's pipeline (the guardrail,
 budget and context arms) that the library's sweep misses; here: it runs clean at head and each run ends
 through its scripted stage."""
 

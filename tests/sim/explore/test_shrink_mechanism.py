@@ -1,4 +1,4 @@
-"""Shrinking keeps the mechanism (issue 18): a violation is shrunk while its explanation stays the same
+"""Shrinking keeps the mechanism: a violation is shrunk while its explanation stays the same
 (the same finding or non-guarantee recogniser, or for an unexplained one the same witness shape), not
 merely while the same invariant fails.
 

@@ -1,5 +1,5 @@
 """The swarm's tempo draws: timing-only defects are found from ``default``, and a counterexample found
-under a drawn tempo records it and replays exactly (issue 9)."""
+under a drawn tempo records it and replays exactly."""
 
 from __future__ import annotations
 

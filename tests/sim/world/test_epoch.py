@@ -74,7 +74,7 @@ def test_a_lease_stamped_from_a_clock_lagging_past_the_start_is_positive_and_rec
 
 
 def test_a_statement_states_the_clock_it_read_on_the_same_axis_as_the_lease_it_wrote() -> None:
-    """Issue 18's ``clock_s`` (what the issuing process's clock showed) is a reading of that clock, epoch
+    """the ``clock_s`` (what the issuing process's clock showed) is a reading of that clock, epoch
     included: a lagging clock's stamp reads before the epoch, and its lease is that reading plus the
     lease, so ``lease_within_bound`` compares like with like and holds."""
     ix, result = _lagging_run()

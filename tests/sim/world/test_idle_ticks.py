@@ -1,4 +1,4 @@
-"""A reaper tick that finds nothing is one ``idle`` record, and folding it loses nothing (issue 19).
+"""A reaper tick that finds nothing is one ``idle`` record, and folding it loses nothing.
 
 The recorder holds a tick's segment invoke and its empty SelectStale read until the tick closes; any
 other record appends them first, at their own times. So a folded history written out again

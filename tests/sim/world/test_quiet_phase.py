@@ -1,4 +1,4 @@
-"""The quiet phase grows with the store's stall range (issue 18): a commit stall that starts just before
+"""The quiet phase grows with the store's stall range: a commit stall that starts just before
 the faults heal holds its worker that long into the quiet phase, which was sized for the library's 30 s
 stalls. At deployment ranges (stalls up to two leases) liveness is judged after the same fault-free time;
 at the library's ranges nothing changes (the golden digests pin that). And a run still live at its end

@@ -4,7 +4,7 @@ On the Sync transport a dispatch runs the next attempt inline, nested in the dis
 5.2): here the reaper's requeue runs the whole attempt inside the reaper's process. The nested worker
 reads that process's clock (a clock fault that strikes during the nested call stays with the process
 when it returns: one process, one clock). It must also be healed with it: when the quiet phase begins
-during a nested call, its clock reads true time from then on. Before issue 18's merge it did not (the
+during a nested call, its clock reads true time from then on. Before the merge it did not (the
 nested worker was no live incarnation of the process table), so a lag from the chaos phase survived
 into the quiet phase, stamped a lease already past and showed as an unexplained
 ``writes_fenced_under_lease`` at deployment ranges.
