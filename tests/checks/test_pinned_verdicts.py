@@ -76,6 +76,7 @@ def _histories(draw: Any) -> list[Op]:
     return build_history(_HypothesisDraw(draw))
 
 
+@pytest.mark.slow
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
 @given(_histories())
 def test_the_index_lists_what_a_direct_reading_of_the_history_finds(history: list[Op]) -> None:

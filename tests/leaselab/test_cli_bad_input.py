@@ -297,6 +297,7 @@ def test_every_stored_counterexample_file_starts_with_its_format_version() -> No
         assert lines[0].startswith("# leaselab counterexample") and lines[1] == "version = 1", path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", STORED_FILES, ids=lambda p: p.stem)
 def test_every_stored_counterexample_replays_with_its_old_digest(path: Path) -> None:
     result = runner.invoke(app, ["replay", str(path)])

@@ -123,6 +123,7 @@ def audit_cannot_break_single_run() -> bool:
     return report.complete and not report.violations
 
 
+@pytest.mark.slow
 def test_no_violation_exits_0_and_writes_no_file(tmp_path: Path) -> None:
     assert audit_cannot_break_single_run(), "precondition: audit faults cannot break head on single_run"
     out = tmp_path / "cx"
@@ -161,6 +162,7 @@ def test_flags_are_echoed_and_reach_the_counterexample(tmp_path: Path) -> None:
         assert dict(read(Path(entry["counterexample"])).flags) == {"write_fence": False}
 
 
+@pytest.mark.slow
 def test_the_hypothesis_explorer_runs_and_reports_a_minimal_script(tmp_path: Path) -> None:
     result = explore(
         "single_run",

@@ -22,6 +22,7 @@ from sim.explore.counterexample import read
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_sigint_writes_what_was_found_says_how_to_search_on_and_exits_130(tmp_path: Path, workers: str) -> None:
     out = tmp_path / "found"

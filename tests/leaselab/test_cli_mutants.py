@@ -133,6 +133,7 @@ def test_a_kill_needs_a_fault_that_took_effect() -> None:
     assert spent >= 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mutant", CODE_MUTANTS, ids=lambda m: m.name)
 def test_every_code_mutant_is_killed_under_faults(mutant: CodeMutant) -> None:
     kill, _ = hunt_code(mutant, 60, 0, Baselines(60, 0))

@@ -35,6 +35,7 @@ def test_a_missing_config_names_the_file(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "nope.toml" in result.output
 
 
+@pytest.mark.slow
 def test_a_small_report_prints_the_path_of_index_html(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LEASELAB_PROGRESS_EVERY_S", "0")  # a progress line per step, even for a short run
     config = tmp_path / "tiny.toml"
@@ -54,6 +55,7 @@ def test_a_small_report_prints_the_path_of_index_html(tmp_path: Path, monkeypatc
     )
 
 
+@pytest.mark.slow
 def test_a_failed_invariant_of_the_judged_policy_exits_1_unless_exit_zero(tmp_path: Path) -> None:
     config = tmp_path / "tiny.toml"
     config.write_text(TINY)
@@ -101,6 +103,7 @@ HEAD_FIRST = (
 """head first, a failing adr-111 last: the verdict (and the exit code) are head's, not the last policy's."""
 
 
+@pytest.mark.slow
 def test_the_verdict_is_heads_headline_not_the_last_policys(tmp_path: Path) -> None:
     config = tmp_path / "head-first.toml"
     config.write_text(HEAD_FIRST)
@@ -113,6 +116,7 @@ def test_the_verdict_is_heads_headline_not_the_last_policys(tmp_path: Path) -> N
     assert verdict.startswith(head["headline"]) and verdict.endswith("Exit 0.")
 
 
+@pytest.mark.slow
 def test_a_report_written_again_removes_and_names_the_earlier_runs_files(tmp_path: Path) -> None:
     config = tmp_path / "tiny.toml"
     config.write_text(TINY)

@@ -40,6 +40,7 @@ def bad_scenario(tmp_path: Path) -> Path:
 # ---- the JSON document and the exit code ------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("policy", POLICIES)
 @pytest.mark.parametrize("scenario", library_names())
 def test_run_json_has_the_documented_shape_and_exits_1_exactly_on_a_false_verdict(scenario: str, policy: str) -> None:

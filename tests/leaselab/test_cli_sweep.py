@@ -59,6 +59,7 @@ def sweep(*args: str) -> Result:
     return result
 
 
+@pytest.mark.slow
 def test_a_sweep_writes_shards_pyarrow_reads_directly_and_resumes_without_work(tmp_path: Path) -> None:
     config, out = config_file(tmp_path), tmp_path / "out"
     first = sweep(str(config), "--out", str(out), "--workers", "2", "--json", "--exit-zero")
@@ -154,6 +155,7 @@ def test_a_missing_configuration_is_exit_2(tmp_path: Path, missing: str) -> None
     assert result.exit_code == 2 and "no such sweep configuration" in result.stderr
 
 
+@pytest.mark.slow
 def test_resuming_under_other_package_versions_warns_and_continues(tmp_path: Path) -> None:
     config, out = config_file(tmp_path), tmp_path / "out"
     assert sweep(str(config), "--out", str(out), "--workers", "1", "--exit-zero").exit_code == 0

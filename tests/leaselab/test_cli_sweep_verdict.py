@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
+import pytest
 from typer.testing import CliRunner
 
 from leaselab.cli import app
@@ -108,6 +109,7 @@ def test_counts_read_as_words() -> None:
     assert (plural(1, "shard"), plural(2000, "shard")) == ("1 shard", "2,000 shards")
 
 
+@pytest.mark.slow
 def test_ctrl_c_keeps_the_finished_shards_says_how_to_resume_and_exits_130(tmp_path: Path) -> None:
     config = config_file(tmp_path, CONFIG.replace("seeds = 4", "seeds = 400"))
     out = tmp_path / "out"

@@ -195,12 +195,14 @@ def test_every_finding_explains_claims_that_exist() -> None:
 # ---- the searches ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", list(ci_cases()), ids=case_id)
 def test_a_swarm_batch_meets_only_registered_findings(case: tuple[Claim, str]) -> None:
     claim, preset = case
     check_swarm(claim, preset, scaled(claim, SWARM_SIMULATIONS))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("claim", SEARCHABLE_BY_HYPOTHESIS, ids=lambda c: c.id)
 def test_the_hypothesis_explorer_meets_only_registered_findings(claim: Claim) -> None:
     check_hypothesis(claim, HEAD, scaled(claim, settings.default.max_examples))

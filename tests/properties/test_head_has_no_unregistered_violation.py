@@ -117,6 +117,7 @@ def test_every_violation_of_head_is_registered(scenario: str) -> None:
     assert_met_as_recorded("head-sweep", scenario, met)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scenario", library_names())
 def test_every_violation_of_head_at_deployment_ranges_is_registered(scenario: str) -> None:
     """The same at the fault ranges of real deployments (the triage: 30,360 simulations over
@@ -125,6 +126,7 @@ def test_every_violation_of_head_at_deployment_ranges_is_registered(scenario: st
     assert_met_as_recorded("head-sweep-deployment", scenario, met)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scenario", library_names())
 def test_every_violation_of_head_at_deployment_ranges_on_the_sync_transport_is_registered(scenario: str) -> None:
     """The same on the Sync transport (spec 5.2: a wake-up runs inline, nested in the dispatching call, so

@@ -288,6 +288,7 @@ def test_every_base_file_is_valid_before_the_mutation_and_after_a_plain_round_tr
         assert last_required_end(surface, text) > 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("surface", list(COMMANDS))
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow], deadline=None)
 @given(data=st.data())
@@ -334,6 +335,7 @@ def bad_option(draw: st.DrawFn) -> tuple[list[str], str, str]:
     return command, option, str(value)
 
 
+@pytest.mark.slow
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture], deadline=None)
 @given(case=bad_option())
 def test_a_command_line_number_out_of_its_range_is_exit_2_in_one_short_line(

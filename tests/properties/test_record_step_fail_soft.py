@@ -36,6 +36,7 @@ def test_a_throwing_record_step_is_caught_under_audit_faults(scenario: str) -> N
     assert found is not None, f"the throwing recordStep went unseen on {scenario}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scenario", library_names())
 def test_head_absorbs_every_failed_read_only_audit(scenario: str) -> None:
     judged = 0

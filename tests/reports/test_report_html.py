@@ -7,11 +7,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import pytest
+
 from reports.canvas import scoped_ids
 
 ID = re.compile(r'\bid="([^"]+)"')
 
 
+@pytest.mark.slow
 def test_every_id_of_the_page_is_unique(small_review: Any) -> None:
     html = small_review.paths["html"].read_text(encoding="utf-8")
     ids = ID.findall(html)

@@ -46,6 +46,7 @@ def test_the_left_out_modules_are_not_mutated() -> None:
     assert "hooks.py" in module_files()
 
 
+@pytest.mark.slow
 def test_a_sample_is_a_function_of_its_seed() -> None:
     first, dropped, sites = sample(4, 3)
     again, _, _ = sample(4, 3)
@@ -104,6 +105,7 @@ def test_an_invariant_violated_significantly_more_often_than_on_paired_draws_kil
 # ---- one mutant in its own process --------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_mutant_is_judged_in_its_own_process() -> None:
     """The mutant flips the cancellation probe's status test (the boundary that finds its run
     cancelled persists fail-closed and stops): the runtime's tests see it; the report keeps its diff."""

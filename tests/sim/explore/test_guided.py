@@ -90,6 +90,7 @@ def run_guided(seed: int, simulations: int) -> ExploreReport:
     )
 
 
+@pytest.mark.slow
 def test_the_same_seed_and_simulations_give_the_same_counterexamples() -> None:
     first, second = run_guided(3, 150), run_guided(3, 150)
     assert first.simulations == second.simulations == 150
@@ -103,6 +104,7 @@ def test_the_same_seed_and_simulations_give_the_same_counterexamples() -> None:
     ]
 
 
+@pytest.mark.slow
 def test_every_counterexample_replays_and_shows_its_mechanism() -> None:
     report = run_guided(4, 150)
     assert report.violations
@@ -113,6 +115,7 @@ def test_every_counterexample_replays_and_shows_its_mechanism() -> None:
         assert v.mechanism
 
 
+@pytest.mark.slow
 def test_two_workers_are_deterministic_with_simulations() -> None:
     target = Target("default", "head", families=("crash", "store", "slow"))
     budget = Budget(seconds=UNLIMITED_S, simulations=60, seed=1)

@@ -10,6 +10,8 @@ from collections import Counter
 from functools import cache
 from typing import Any
 
+import pytest
+
 from checks import history as H
 from sim.explore.base import Budget, ExploreReport, Target, signature
 from sim.explore.discovery import mechanism_key
@@ -79,6 +81,7 @@ def test_signatures_are_distinct_and_name_the_invariant_and_fault_kinds() -> Non
         assert violation.signature == signature(violation.invariant, violation.counterexample.faults)
 
 
+@pytest.mark.slow
 def test_one_invariant_with_two_mechanisms_is_reported_twice_and_each_mechanism_once() -> None:
     """adr-104 on default: every_write_accounted fails as F-02 and as unexplained shapes; each distinct
     mechanism is one report, shrunk while it keeps that mechanism."""
@@ -99,6 +102,7 @@ def test_one_invariant_with_two_mechanisms_is_reported_twice_and_each_mechanism_
         assert v.simulations_until_found == met[v.mechanism]["first_simulation"]
 
 
+@pytest.mark.slow
 def test_max_per_invariant_caps_the_unexplained_mechanisms_of_one_invariant() -> None:
     report = SwarmExplorer().explore(
         Target("default", "adr-104", families=("crash", "audit", "cancel")),

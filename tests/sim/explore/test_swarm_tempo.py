@@ -6,6 +6,8 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import pytest
+
 from register.known_defects import defect
 from scenarios.intensity import Tempo, with_tempo
 from scenarios.loader import load_scenario
@@ -55,6 +57,7 @@ def test_a_counterexample_with_a_tempo_round_trips_through_its_file(tmp_path: Pa
     assert again.run().digest == cx.digest
 
 
+@pytest.mark.slow
 def test_a_first_find_that_shrinks_large_is_replaced_by_a_simpler_one_found_after_it() -> None:
     """KB-7 over twelve seeds: every reported counterexample has at most 3 faults, and where the first
     violation's draw shrank larger (some seeds do: refine_simulations > 0), the explorer keeps the time

@@ -94,6 +94,7 @@ def middle(path: Path) -> None:
     path.write_bytes(bytes(data))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", [truncate, garble, foreign, short, middle])
 def test_a_bad_shard_is_refused_by_load_and_redone_on_resume(finished: Path, tmp_path: Path, damage: object) -> None:
     out, paths = copy_of(finished, tmp_path)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict
 
+import pytest
 import simpy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -128,6 +129,7 @@ _DIGITS = re.compile(r"\d+")
     policy=st.sampled_from(("adr-104", "adr-111", "adr-112", "head")),
     seed=st.integers(0, 2**32 - 1),
 )
+@pytest.mark.slow
 def test_folding_idle_ticks_changes_no_judgement_metric_or_recognition(name: str, policy: str, seed: int) -> None:
     full, folded = _run(name, policy, seed, False), _run(name, policy, seed, True)
     assert unfolded(folded.history) == full.history
