@@ -46,7 +46,6 @@ def max_faults_of_findings() -> int:
 
 COUNTS = [
     (r"\((\w+) fault families\)", lambda: len(FAMILIES)),
-    (r"holds (\d+) checkers", lambda: len(INVARIANTS)),
     (r"each of the (\d+) library scenarios", lambda: len(library_names())),
     (r"(\d+) policies \(the presets", lambda: len(builtin_review().policy)),
     (r"the presets and (\w+) proposal flags", lambda: len(builtin_review().policy) - len(PRESET_ORDER)),
