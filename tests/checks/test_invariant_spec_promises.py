@@ -217,3 +217,36 @@ def test_an_absurd_lease_is_a_violation_not_a_checker_error() -> None:
     found = judge("lease_is_the_specs", claim_with_lease(1_000**900))
     assert found.valid is Validity.INVALID
     assert "bit number" in found.explanation
+
+
+def stalled_requeue(delay_ms: int, *, reread: bool = True) -> History:
+    """The recovery re-reads the row at count 0, the reaper requeues it and the worker's identity claims it
+    again (count 1), then the worker's stalled owner requeue lands (count 2) and its wake-up goes out."""
+    b = History()
+    b.claim()
+    if reread:
+        b.find()  # recovery.reread: the row holds requeue_count 0
+    b.store(NAMES[REQUEUE_STALE], process="reaper", identity="reaper", status="queued", requeue_count=1,
+            claimed_by="", lease_expires=0)  # fmt: skip
+    b.claim()
+    b.store(NAMES[REQUEUE], status="queued", requeue_count=2, claimed_by="", lease_expires=0)
+    b.add(DISPATCH, INVOKE, delay_ms=delay_ms, site="recovery.dispatch")
+    return b
+
+
+def test_a_stalled_owner_requeue_may_carry_the_backoff_of_the_count_its_reread_saw() -> None:
+    """Spec 1.3's c is the count *read* before the requeue; the rows the store held from that read to the
+    requeue are what the read may have returned (here 0 or 1), whatever the requeue then incremented."""
+    assert verdict("requeue_backoff_per_spec", stalled_requeue(30_000)) is Validity.VALID
+    assert verdict("requeue_backoff_per_spec", stalled_requeue(60_000)) is Validity.VALID
+
+
+def test_a_stalled_owner_requeue_with_a_backoff_no_count_read_gives_is_a_violation() -> None:
+    found = judge("requeue_backoff_per_spec", stalled_requeue(240_000))
+    assert found.valid is Validity.INVALID
+    assert "30000 or 60000 ms" in found.explanation
+
+
+def test_without_a_reread_the_count_the_requeue_incremented_decides() -> None:
+    assert verdict("requeue_backoff_per_spec", stalled_requeue(30_000, reread=False)) is Validity.INVALID
+    assert verdict("requeue_backoff_per_spec", stalled_requeue(60_000, reread=False)) is Validity.VALID
