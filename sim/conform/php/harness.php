@@ -53,12 +53,16 @@ require_once __DIR__ . '/standins/tools.php';
 use Doctrine\DBAL\DriverManager;
 use Doctrine\DBAL\Schema\Table;
 use LeaselabStandin\Clock;
+use LeaselabStandin\Identity;
 use LeaselabStandin\RecordingBus;
 use Netresearch\NrLlm\Command\ReapStaleAgentRunsCommand;
 use Netresearch\NrLlm\Domain\Enum\ToolEffect;
 use Netresearch\NrLlm\Domain\ValueObject\AgentRun;
 use Netresearch\NrLlm\Domain\ValueObject\RunStep;
 use Netresearch\NrLlm\Provider\Middleware\FailureClassifier;
+use Netresearch\NrLlm\Service\Agent\AgentRunExecutor;
+use Netresearch\NrLlm\Service\Agent\AgentRunRequestCodec;
+use Netresearch\NrLlm\Service\Agent\QueuedRunCoordinator;
 use Netresearch\NrLlm\Service\Agent\QueuedRunFailureRecovery;
 use Netresearch\NrLlm\Service\Privacy\ContentRedactor;
 use Netresearch\NrLlm\Service\Privacy\RunStepPrivacyFilter;
@@ -240,7 +244,7 @@ function call(array $req): array
     $error = null;
     $ret = null;
     try {
-        $ret = $target->{$req['method']}(...$args);
+        $ret = withHooks($req, $stack, static fn(): mixed => $target->{$req['method']}(...$args));
     } catch (Throwable $e) {
         $error = get_class($e) . ': ' . $e->getMessage();
     }
@@ -301,10 +305,10 @@ function reap(array $req): array
     presetup($req);
     $stack = stack($req);
     Clock::$now = isset($req['clock']) ? (int)$req['clock'] : null;
-    $bus = $req['bus'] === 'none' ? null : new RecordingBus($req['bus']);
+    $bus = makeBus($req['bus']);
     $command = new ReapStaleAgentRunsCommand($stack['persister'], $bus);
     $output = new BufferedOutput();
-    $exit = $command->run(new ArrayInput(['--limit' => (string)$req['limit']]), $output);
+    $exit = withHooks($req, $stack, static fn(): int => $command->run(new ArrayInput(['--limit' => (string)$req['limit']]), $output));
     $text = preg_replace('/\s+/', ' ', $output->fetch());
     $counts = null;
     if (preg_match('/(\d+) requeued, (\d+) dead-lettered, (\d+) skipped/', (string)$text, $m)) {
@@ -318,20 +322,151 @@ function recover(array $req): array
     presetup($req);
     $stack = stack($req);
     Clock::$now = isset($req['clock']) ? (int)$req['clock'] : null;
-    $bus = $req['bus'] === 'none' ? null : new RecordingBus($req['bus']);
+    $bus = makeBus($req['bus']);
     [$uid, $uuid, $seq] = $req['handle'];
     $handle = new AgentRunHandle((int)$uid, (string)$uuid);
     $handle->sequence = (int)$seq;
     $recovery = new QueuedRunFailureRecovery($stack['persister'], null, $bus);
     $stack['conn']->failNext = $req['fail'] ?? null;
-    $result = $recovery->recover($handle, (string)$uuid, (string)$req['worker'], buildError($req['error']), []);
+    $result = withHooks($req, $stack, static fn(): mixed => $recovery->recover($handle, (string)$uuid, (string)$req['worker'], buildError($req['error']), []));
     $stack['conn']->failNext = null;
     return ['ret' => $result->outcome->value, 'sent' => $bus?->sent ?? []] + dump($stack['conn']);
+}
+
+/*
+ * The reproductions (sim/conform/replay.py) interleave processes inside one PHP process:
+ * a request's "hooks" hold one of its statements (the n-th whose SQL contains "match") and
+ * first run other requests ("run", on another connection, each with its own clock): a stall
+ * of that statement, as statement order. "clock_after" is the held process's clock when its
+ * statement goes on; "fail" then makes it throw (a store error). A bus {"mode", "inline", "at"} runs "inline" inside its at-th dispatch, as the Sync
+ * transport handles a wake-up nested in the dispatch. The nested requests' answers come back,
+ * labelled, in the top-level answer's "nested".
+ */
+
+/** @var list<array<string, mixed>> $nested */
+$nested = [];
+
+/** Run other processes' requests in the middle of this one; the caller's clock and identity are kept. */
+function runNested(array $requests): void
+{
+    global $nested;
+    [$clock, $host, $pid] = [Clock::$now, Identity::$host, Identity::$pid];
+    foreach ($requests as $request) {
+        $nested[] = ['label' => $request['label'] ?? null] + handle($request);
+    }
+    [Clock::$now, Identity::$host, Identity::$pid] = [$clock, $host, $pid];
+}
+
+/** Call $body with the request's statement hooks installed on its connection. */
+function withHooks(array $req, array $stack, Closure $body): mixed
+{
+    /** @var Connection $conn */
+    $conn = $stack['conn'];
+    $hooks = $req['hooks'] ?? [];
+    if ($hooks === []) {
+        return $body();
+    }
+    $seen = array_fill(0, count($hooks), 0);
+    $conn->beforeStatement = static function (string $sql) use ($conn, $hooks, &$seen): void {
+        foreach ($hooks as $i => $hook) {
+            if (stripos($sql, (string)$hook['match']) === false || ++$seen[$i] !== (int)($hook['nth'] ?? 1)) {
+                continue;
+            }
+            $held = $conn->beforeStatement;
+            $conn->beforeStatement = null;
+            try {
+                runNested($hook['run'] ?? []);
+            } finally {
+                $conn->beforeStatement = $held;
+            }
+            if (isset($hook['clock_after'])) {
+                Clock::$now = (int)$hook['clock_after'];
+            }
+            if (isset($hook['fail'])) {
+                throw new RuntimeException('leaselab: injected store error: ' . $hook['fail']);
+            }
+        }
+    };
+    try {
+        return $body();
+    } finally {
+        $conn->beforeStatement = null;
+    }
+}
+
+/** 'ok', 'throw' or 'none' (no bus), or {"mode": "ok"|"throw", "inline": [requests], "at": n}. */
+function makeBus(mixed $spec): ?RecordingBus
+{
+    if ($spec === 'none') {
+        return null;
+    }
+    if (is_string($spec)) {
+        return new RecordingBus($spec);
+    }
+    $bus = new RecordingBus((string)($spec['mode'] ?? 'ok'));
+    $at = (int)($spec['at'] ?? 1);
+    $inline = $spec['inline'] ?? [];
+    $bus->onDispatch = static function (int $n) use ($at, $inline): void {
+        if ($n === $at) {
+            runNested($inline);
+        }
+    };
+    return $bus;
+}
+
+function identity(array $req): void
+{
+    Identity::$host = isset($req['host']) ? (string)$req['host'] : null;
+    Identity::$pid = isset($req['pid']) ? (int)$req['pid'] : null;
+}
+
+/**
+ * The real QueuedRunCoordinator::runQueued with the real persister and failure recovery. Its
+ * executor and request codec are created without their constructors: the paths replayed here
+ * (the claim, the post-claim position, the settles before execution) never reach them, and a
+ * path that does ends in an Error reported as "error".
+ */
+function runQueued(array $req): array
+{
+    presetup($req);
+    $stack = stack($req);
+    Clock::$now = isset($req['clock']) ? (int)$req['clock'] : null;
+    identity($req);
+    $bus = makeBus($req['bus'] ?? 'ok');
+    $coordinator = new QueuedRunCoordinator(
+        $stack['persister'],
+        (new ReflectionClass(AgentRunRequestCodec::class))->newInstanceWithoutConstructor(),
+        (new ReflectionClass(AgentRunExecutor::class))->newInstanceWithoutConstructor(),
+        new QueuedRunFailureRecovery($stack['persister'], null, $bus),
+        null,
+        $bus,
+    );
+    $error = null;
+    $ret = null;
+    try {
+        $result = withHooks($req, $stack, static fn(): mixed => $coordinator->runQueued((string)$req['uuid']));
+        $ret = $result?->outcome->value;
+    } catch (Throwable $e) {
+        $error = get_class($e) . ': ' . $e->getMessage();
+    }
+    return ['ret' => $ret, 'error' => $error, 'sent' => $bus?->sent ?? []] + dump($stack['conn']);
+}
+
+function handle(array $req): array
+{
+    global $handlers;
+    try {
+        $handler = $handlers[$req['op']] ?? throw new InvalidArgumentException('unknown op ' . $req['op']);
+        return ['ok' => true] + $handler($req);
+    } catch (Throwable $e) {
+        return ['ok' => false, 'error' => get_class($e) . ': ' . $e->getMessage(), 'where' => $e->getFile() . ':' . $e->getLine()];
+    }
 }
 
 $handlers = [
     'connect' => 'connect', 'schema' => 'schema', 'setup' => 'setup', 'call' => 'call',
     'classify' => 'classify', 'resolve' => 'resolve', 'reap' => 'reap', 'recover' => 'recover',
+    'run_queued' => 'runQueued',
     'dump' => static fn(array $req): array => dump(stack($req)['conn']),
     'ping' => static fn(array $req): array => ['pong' => true, 'php' => PHP_VERSION],
 ];
@@ -341,12 +476,14 @@ while (($line = fgets(STDIN)) !== false) {
     if ($line === '') {
         continue;
     }
+    $nested = [];
     try {
-        $req = json_decode($line, true, 512, JSON_THROW_ON_ERROR);
-        $handler = $handlers[$req['op']] ?? throw new InvalidArgumentException('unknown op ' . $req['op']);
-        $answer = ['ok' => true] + $handler($req);
+        $answer = handle(json_decode($line, true, 512, JSON_THROW_ON_ERROR));
     } catch (Throwable $e) {
         $answer = ['ok' => false, 'error' => get_class($e) . ': ' . $e->getMessage(), 'where' => $e->getFile() . ':' . $e->getLine()];
+    }
+    if ($nested !== []) {
+        $answer['nested'] = $nested;
     }
     fwrite(STDOUT, json_encode($answer, JSON_INVALID_UTF8_SUBSTITUTE | JSON_PARTIAL_OUTPUT_ON_ERROR) . "\n");
     fflush(STDOUT);

@@ -6,7 +6,8 @@
  * codec, Symfony Uid. Our own code, kept to the signatures the runtime calls. The clock
  * functions at the end shadow time() inside the runtime's namespaces (PHP resolves an
  * unqualified function call in the current namespace first), so the harness controls the
- * clock without touching the runtime's files.
+ * clock without touching the runtime's files; gethostname() and getmypid() are shadowed the
+ * same way in the agent namespace, so a replay names its worker identities.
  */
 
 declare(strict_types=1);
@@ -123,10 +124,20 @@ namespace LeaselabStandin {
         /** @var list<array{uuid: string, delay: int|null}> */
         public array $sent = [];
 
+        /** @var (\Closure(int): void)|null called with the dispatch's number (1, 2, ...) before it is handled */
+        public ?\Closure $onDispatch = null;
+
+        private int $dispatches = 0;
+
         public function __construct(public string $mode = 'ok') {}
 
         public function dispatch(object $message, array $stamps = []): Envelope
         {
+            ++$this->dispatches;
+            if ($this->onDispatch !== null) {
+                // The Sync transport: the wake-up's handler runs here, nested in the dispatch.
+                ($this->onDispatch)($this->dispatches);
+            }
             if ($this->mode === 'throw') {
                 throw new \Symfony\Component\Messenger\Exception\TransportException('leaselab: dispatch refused');
             }
@@ -177,6 +188,14 @@ namespace LeaselabStandin {
         }
     }
 
+    /** The host name and pid ExecutionIdentity reads (null: the real ones). */
+    final class Identity
+    {
+        public static ?string $host = null;
+
+        public static ?int $pid = null;
+    }
+
     final class Clock
     {
         public static ?int $now = null;
@@ -199,6 +218,16 @@ namespace Netresearch\NrLlm\Service\Agent {
     function time(): int
     {
         return \LeaselabStandin\Clock::time();
+    }
+
+    function gethostname(): string|false
+    {
+        return \LeaselabStandin\Identity::$host ?? \gethostname();
+    }
+
+    function getmypid(): int|false
+    {
+        return \LeaselabStandin\Identity::$pid ?? \getmypid();
     }
 }
 

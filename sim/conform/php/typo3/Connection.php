@@ -14,6 +14,10 @@ use Doctrine\DBAL\ParameterType;
  * insert()/update()/delete() before handing them to DBAL. It adds two harness hooks:
  * $lastAffected (the driver's affected-row count of the last write, exactly what the
  * repository sees) and $failNext (make the next statement throw, to test fail-soft paths).
+ * A third, $beforeStatement, is called with each statement's SQL before it is sent (insert,
+ * update and delete reach it through DBAL's executeStatement): the reproductions hold a
+ * statement there (another process's statements run first: a stall, as statement order)
+ * or make it throw (a store error).
  * Differences from TYPO3 13 (which runs on DBAL 4): DBAL 3.6 here, so PARAM_* are ints
  * (DBAL 4: enums), executeStatement()/update() return int|string (DBAL 4: int|string too,
  * TYPO3 casts to int); no bulkInsert/select/count helpers, no lastInsertId sequence
@@ -32,8 +36,14 @@ class Connection extends \Doctrine\DBAL\Connection
     public int $lastAffected = -1;
     public ?string $failNext = null;
 
-    private function maybeFail(): void
+    /** @var (\Closure(string): void)|null */
+    public ?\Closure $beforeStatement = null;
+
+    private function maybeFail(?string $sql = null): void
     {
+        if ($sql !== null && $this->beforeStatement !== null) {
+            ($this->beforeStatement)($sql);
+        }
         if ($this->failNext !== null) {
             $message = $this->failNext;
             $this->failNext = null;
@@ -80,7 +90,7 @@ class Connection extends \Doctrine\DBAL\Connection
 
     public function executeStatement($sql, array $params = [], array $types = [])
     {
-        $this->maybeFail();
+        $this->maybeFail((string)$sql);
         $affected = parent::executeStatement($sql, $params, $types);
         $this->lastAffected = (int)$affected;
         return $affected;
@@ -88,7 +98,7 @@ class Connection extends \Doctrine\DBAL\Connection
 
     public function executeQuery(string $sql, array $params = [], $types = [], ?\Doctrine\DBAL\Cache\QueryCacheProfile $qcp = null): \Doctrine\DBAL\Result
     {
-        $this->maybeFail();
+        $this->maybeFail($sql);
         return parent::executeQuery($sql, $params, $types, $qcp);
     }
 
