@@ -12,13 +12,17 @@ from __future__ import annotations
 import json
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from model.errors import LeaselabError
+
+if TYPE_CHECKING:
+    from sim.conform import runner
 
 
 def _sigterm(_signum: int, _frame: FrameType | None) -> None:
@@ -49,8 +53,31 @@ def conform(
     ] = None,
 ) -> None:
     """Run the real PHP of a runtime checkout next to the model and report every divergence."""
+    from sim.conform import report
+
+    opts = options(runtime_src, engines, examples, seed, dsn=dsn, collation=collation, checks=tuple(check or ()))
+    results = run_interruptible(opts, progress=None if json_out else lambda line: print(line, file=sys.stderr))
+    doc = report.document(results)
+    if json_out:
+        print(json.dumps(doc, indent=2))
+    else:
+        print(report.text(results, opts))
+    raise typer.Exit(1 if doc["unexplained"] else 0)
+
+
+def options(
+    runtime_src: Path,
+    engines: str,
+    examples: int,
+    seed: int,
+    *,
+    dsn: str | None = None,
+    collation: str | None = None,
+    checks: tuple[str, ...] = (),
+) -> runner.Options:
+    """The checked options of a run (bad input raises :class:`LeaselabError`: exit 2, one line)."""
     from sim.conform import engines as engine_mod
-    from sim.conform import report, runner
+    from sim.conform import runner
 
     runtime_src = runtime_src.resolve()
     runner.validate_checkout(runtime_src)
@@ -71,21 +98,27 @@ def conform(
     if dsn is not None and engine_mod.missing("sqlite") is not None:
         raise LeaselabError(str(engine_mod.missing("sqlite")), hint=engine_mod.APT_HINT)
     overrides = {"collation": collation} if collation else {}
-    opts = runner.Options(runtime_src, names, examples, seed, dsn, overrides, tuple(check or ()))
-    previous = signal.signal(signal.SIGTERM, _sigterm)
+    return runner.Options(runtime_src, names, examples, seed, dsn, overrides, checks)
+
+
+def run_interruptible(opts: runner.Options, progress: Callable[[str], None] | None) -> list[runner.CheckResult]:
+    """Run the checks; Ctrl-C, SIGINT or SIGTERM stops the servers, removes their data and exits 130.
+
+    Both handlers are installed here, SIGINT's too: a process started in the background by a
+    non-interactive shell (``cmd &``, as test runners and CI scripts do) inherits SIGINT *ignored*,
+    and Python then installs no KeyboardInterrupt for it; a SIGINT sent to such a run was lost and
+    the checks went on to their end, servers and all."""
+    from sim.conform import runner
+
+    previous = signal.signal(signal.SIGTERM, _sigterm), signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        results = runner.run(opts, progress=None if json_out else lambda line: print(line, file=sys.stderr))
+        return runner.run(opts, progress=progress)
     except KeyboardInterrupt:
         print("leaselab: interrupted; servers stopped and their data removed", file=sys.stderr)
         raise typer.Exit(130) from None
     finally:
-        signal.signal(signal.SIGTERM, previous)
-    doc = report.document(results)
-    if json_out:
-        print(json.dumps(doc, indent=2))
-    else:
-        print(report.text(results, opts))
-    raise typer.Exit(1 if doc["unexplained"] else 0)
+        signal.signal(signal.SIGTERM, previous[0])
+        signal.signal(signal.SIGINT, previous[1])
 
 
 def register(app: typer.Typer) -> None:

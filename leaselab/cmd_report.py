@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -58,6 +58,16 @@ def report(
     exit_zero: Annotated[
         bool, typer.Option("--exit-zero", help="Exit 0 even when an invariant failed (write the report only).")
     ] = False,
+    runtime_src: Annotated[
+        Path | None,
+        typer.Option(
+            "--runtime-src",
+            help="Also run `leaselab conform` on this runtime checkout and show its checks (see --runtime-engines).",
+        ),
+    ] = None,
+    runtime_engines: Annotated[
+        str, typer.Option("--runtime-engines", help="The engines of those checks (comma-separated).")
+    ] = "sqlite,mariadb,postgres",
 ) -> None:
     """Run the sweep, shrink and replay its violations, verify small scenarios; write DIR/index.html."""
     from leaselab.cmd_sweep import enter_executor
@@ -71,6 +81,9 @@ def report(
     started_ns = time.time_ns()
     sweep_config = load_config(config) if config is not None else builtin_review()
     check_output_directory(out)
+    conformance = None
+    if runtime_src is not None:
+        conformance = run_conformance(runtime_src, runtime_engines)
     judged = judged_policy(sweep_config, policy if policy is not None else head_of(sweep_config))
     local = workers or os.cpu_count() or 1
     options = ReviewOptions(
@@ -78,7 +91,7 @@ def report(
         seeds=seeds,
         workers=local if scheduler is None else 0,
         verify_bound=bound,
-        command=_command(config, out, seeds, bound),
+        command=_command(config, out, seeds, bound, runtime_src),
     )
     with ExitStack() as stack:
         executor = enter_executor(stack, scheduler, local)
@@ -92,6 +105,7 @@ def report(
             review,
             executor if scheduler is None else None,
             lambda done, total: show("figures", done, total, unit="figures"),
+            conformance=conformance,
         )
     removed = remove_stale(out, started_ns)
     failed = review.failed(judged)
@@ -134,11 +148,39 @@ def verdict_line(report_json: Path, judged: str, failed: dict[str, int], code: i
     return f"{headline}{explained} {tail[0].upper()}{tail[1:]}."
 
 
+def run_conformance(runtime_src: Path, engines: str) -> dict[str, Any]:
+    """``leaselab conform``'s document for the report's real-runtime section, with the checkout and the
+    wall time. Bad input exits 2 before the sweep starts; Ctrl-C or SIGTERM during it stops the servers,
+    removes their data and exits 130."""
+    from leaselab.cmd_conform import options, run_interruptible
+    from reports.progress import meter
+    from sim.conform import report
+    from sim.conform.checks import all_checks
+
+    opts = options(runtime_src, engines, 200, 0)
+    total = len(all_checks()) * len(opts.engines)
+    started = time.monotonic()
+    with meter("report") as show:
+        done = [0]
+
+        def step(_line: str) -> None:
+            done[0] += 1
+            show("conformance", done[0], total, unit="checks")
+
+        results = run_interruptible(opts, progress=step)
+    return {**report.document(results), "runtime_src": str(opts.runtime_src), "wall_s": time.monotonic() - started}
+
+
 def render(
-    review: Review, executor: Executor | None = None, progress: Callable[[int, int], None] | None = None
+    review: Review,
+    executor: Executor | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    *,
+    conformance: dict[str, Any] | None = None,
 ) -> dict[str, Path]:
     """Write a review's index.html, report.md and report.json into its output directory; ``executor``
-    (a local process pool) draws the figures in parallel; ``progress(done, total)`` counts them."""
+    (a local process pool) draws the figures in parallel; ``progress(done, total)`` counts them;
+    ``conformance`` is ``leaselab conform``'s document when the report ran it."""
     from reports.document import write_review
 
     return write_review(
@@ -154,10 +196,11 @@ def render(
         wall_clock=review.elapsed_s,
         executor=executor,
         progress=progress,
+        conformance=conformance,
     )
 
 
-def _command(config: Path | None, out: Path, seeds: int | None, bound: int) -> str:
+def _command(config: Path | None, out: Path, seeds: int | None, bound: int, runtime_src: Path | None = None) -> str:
     """The command line that reproduces this report."""
     parts = ["leaselab", "report"]
     if config is not None:
@@ -167,6 +210,8 @@ def _command(config: Path | None, out: Path, seeds: int | None, bound: int) -> s
         parts += ["--seeds", str(seeds)]
     if bound != 1:
         parts += ["--bound", str(bound)]
+    if runtime_src is not None:
+        parts += ["--runtime-src", str(runtime_src)]
     return shlex.join(parts)
 
 

@@ -258,6 +258,7 @@ def write_review(
     explanations: Sequence[Mapping[str, Any]] = (),
     executor: Executor | None = None,
     progress: Callable[[int, int], None] | None = None,
+    conformance: Mapping[str, Any] | None = None,
 ) -> dict[str, Path]:
     """The whole report from rows and plain evidence records (the keys of this package's views);
     ``wall_clock()`` gives the run's wall time once the figures are drawn; ``progress(done, total)``
@@ -292,6 +293,7 @@ def write_review(
         findings=[FindingView(**f) for f in findings],
         provenance=Provenance(**provenance),
         explanations=explanations,
+        conformance=conformance,
     )
 
     def stamp(ctx: dict[str, Any]) -> None:

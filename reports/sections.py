@@ -20,7 +20,7 @@ import pandas as pd
 from checks import INVARIANTS
 from checks.outcome_table import table_rows
 from model.policy import FLAG_DOCS, PRESET_ALIASES, PRESET_DOCS
-from reports import costs, curves, tables
+from reports import costs, curves, real_runtime, tables
 from reports.explained import explained_by_ranges
 from reports.register import explanations_view, verification_rows, verification_summary
 from reports.stats import DASH, percent
@@ -36,6 +36,7 @@ SECTIONS = (
     ("curves", "Curves"),
     ("counterexamples", "Minimal counterexamples"),
     ("findings", "Findings register"),
+    ("real-runtime", "Checked against the real runtime"),
     ("coverage", "Fault coverage"),
     ("verification", "Exhaustive verification"),
     ("provenance", "How it was made"),
@@ -390,6 +391,7 @@ def build(
     findings: Sequence[FindingView],
     provenance: Provenance,
     explanations: Sequence[Mapping[str, Any]] = (),
+    conformance: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The whole report as data. Keys starting with '_' hold DataFrames for the figures only."""
     rows = tables.with_defaults(frame)
@@ -423,6 +425,7 @@ def build(
         },
         "counterexamples": [asdict(c) for c in counterexamples],
         "findings": [asdict(f) for f in findings],
+        "real_runtime": real_runtime.view(conformance),
         "coverage": _coverage(rows, order),
         "verification": verified,
         "verification_line": verification_summary(verified),

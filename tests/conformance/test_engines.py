@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from sim.conform import runner
+from sim.conform import engines, runner
 from tests.conformance.conftest import ROOT, leftovers, need, server_pids
 
 
@@ -33,35 +33,66 @@ def _cmd(pid: int) -> str:
         return ""
 
 
-@pytest.mark.slow
-def test_ctrl_c_stops_the_server_and_removes_its_data(private_tmp: Path) -> None:
-    src = need("mariadb")
-    before = set(leftovers(private_tmp))
+def _interrupt_once_the_server_runs(
+    args: list[str], root: Path, sig: signal.Signals, *, ignored: bool = False
+) -> tuple[int, str]:
+    """Start ``leaselab ARGS``, send ``sig`` once its MariaDB runs; its exit code and stderr. ``ignored``:
+    start it with SIGINT ignored, as a non-interactive shell starts a background job (``cmd &``)."""
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "leaselab",
-            "conform",
-            "--runtime-src",
-            str(src),
-            "--engines",
-            "mariadb",
-            "--examples",
-            "2000",
-        ],
+        [sys.executable, "-m", "leaselab", *args],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
+        preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if ignored else None,
     )
-    deadline = time.monotonic() + 60
-    while not any("skip-networking" in _cmd(p) for p in server_pids(private_tmp)) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert server_pids(private_tmp), "the server never started"
-    time.sleep(1.0)
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode != 0
+    try:
+        deadline = time.monotonic() + 120
+        while not any("skip-networking" in _cmd(p) for p in server_pids(root)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert server_pids(root), "the server never started"
+        time.sleep(1.0)
+        proc.send_signal(sig)
+        sent = time.monotonic()
+        try:
+            _, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            _, err = proc.communicate()
+            pytest.fail(f"still running {time.monotonic() - sent:.0f} s after {sig.name}: {err.decode()[-600:]}")
+    finally:
+        if proc.poll() is None:  # stop it, so that the test leaves nothing behind
+            proc.kill()
+            proc.communicate()
+        for pid in server_pids(root) if proc.returncode != 130 else ():  # a killed run's own servers
+            engines.stop_pid(pid)
+    return proc.returncode, err.decode()
+
+
+CONFORM = ["conform", "--engines", "mariadb", "--examples", "2000"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ignored", [False, True], ids=["sigint-default", "sigint-ignored-by-the-parent"])
+def test_ctrl_c_stops_the_server_and_removes_its_data(ignored: bool, private_tmp: Path) -> None:
+    src = need("mariadb")
+    before = set(leftovers(private_tmp))
+    code, err = _interrupt_once_the_server_runs(
+        [*CONFORM, "--runtime-src", str(src)], private_tmp, signal.SIGINT, ignored=ignored
+    )
+    assert code == 130, err
+    assert "interrupted; servers stopped" in err
     assert not server_pids(private_tmp)
-    assert set(leftovers(private_tmp)) <= before, err.decode()
+    assert set(leftovers(private_tmp)) <= before, err
+
+
+@pytest.mark.slow
+def test_sigterm_during_the_reports_conformance_stops_the_server(private_tmp: Path, tmp_path: Path) -> None:
+    src = need("mariadb")
+    before = set(leftovers(private_tmp))
+    args = ["report", "--out", str(tmp_path / "out"), "--runtime-src", str(src), "--runtime-engines", "mariadb"]
+    code, err = _interrupt_once_the_server_runs(args, private_tmp, signal.SIGTERM)
+    assert code == 130, err
+    assert not server_pids(private_tmp)
+    assert set(leftovers(private_tmp)) <= before, err
+    assert not (tmp_path / "out" / "index.html").exists()
