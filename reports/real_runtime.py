@@ -14,6 +14,12 @@ from typing import Any
 
 from register import real_code
 
+ENGINE_NAMES = {"sqlite": "SQLite", "mariadb": "MariaDB", "postgres": "PostgreSQL"}
+
+
+def _name(engine: str) -> str:
+    return ENGINE_NAMES.get(engine, engine)
+
 
 def _count(kind: str) -> tuple[int, int]:
     mine = [r for r in real_code.RECORDS if r.id.startswith(kind)]
@@ -43,7 +49,7 @@ def _live(doc: Mapping[str, Any]) -> dict[str, Any]:
     }
     unexplained = int(doc["unexplained"])
     line = (
-        f"{len(checks)} checks x {len(engines)} engines ({', '.join(engines)}), "
+        f"{len(checks)} checks x {len(engines)} engines ({', '.join(_name(e) for e in engines)}), "
         f"{sum(t['cases'] for t in totals.values()):,} cases: "
         + (
             "every divergence is explained."
@@ -52,7 +58,7 @@ def _live(doc: Mapping[str, Any]) -> dict[str, Any]:
         )
     )
     return {
-        "engines": engines,
+        "engines": [_name(e) for e in engines],
         "rows": [
             {
                 "check": name,
@@ -77,14 +83,18 @@ def view(conformance: Mapping[str, Any] | None = None) -> dict[str, Any]:
     given."""
     f_done, f_all = _count("F-")
     ng_done, ng_all = _count("NG-")
-    engines = sorted({r.reproduced_on for r in real_code.RECORDS if r.reproduced_on})
+    engines = sorted({_name(r.reproduced_on) for r in real_code.RECORDS if r.reproduced_on})
     return {
         "line": (
             f"{f_done} of {f_all} findings and {ng_done} of {ng_all} non-guarantees reproduced on the real PHP "
             f"({', '.join(engines)}); the others' mechanisms lie in code this check does not run."
         ),
         "rows": [
-            {"id": r.id, "reproduced_on": r.reproduced_on, "how": r.how.removeprefix("not reproduced: ")}
+            {
+                "id": r.id,
+                "reproduced_on": _name(r.reproduced_on) if r.reproduced_on else None,
+                "how": r.how.removeprefix("not reproduced: "),
+            }
             for r in real_code.RECORDS
         ],
         "live": None if conformance is None else _live(conformance),
