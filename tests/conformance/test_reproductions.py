@@ -1,7 +1,7 @@
 """The register's reproductions on the real PHP, and near misses that must not reproduce.
 
 Each entry of ``sim/conform/reproductions.toml`` replays through the real runtime on a private
-MariaDB and must reach its end state; each near miss takes the mechanism away (no second
+MariaDB (and on SQLite and PostgreSQL) and must reach its end state; each near miss takes the mechanism away (no second
 connection, a true clock, no stall, no store error) and must not, so a reproduction is shown to
 depend on what its write-up says. The register's record (:mod:`register.real_code`) must cover
 every entry, agree with the replay file and be the README's table.
@@ -158,16 +158,18 @@ NEAR_MISSES: dict[str, dict[str, Callable[[Entry], None]]] = {
 }
 
 
-@pytest.fixture(scope="module")
-def mariadb() -> Iterator[replay.Session]:
-    """One private MariaDB and one harness for the module, in a temporary directory of its own;
-    nothing of it may be left behind."""
-    src = need("mariadb")
+@pytest.fixture(scope="module", params=["mariadb", "sqlite", "postgres"])
+def engine(request: pytest.FixtureRequest) -> Iterator[replay.Session]:
+    """One private database and one harness per engine for the module, in a temporary directory of its
+    own; nothing of it may be left behind. The register records MariaDB (production's engine); the same
+    replays run on SQLite and PostgreSQL too."""
+    src = need(request.param)
     root = Path(tempfile.mkdtemp(prefix="lc-"))
+    root.chmod(0o755)  # PostgreSQL runs as its own user when we are root: it must reach its data
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(tempfile, "tempdir", str(root))
         mp.setenv("TMPDIR", str(root))
-        with replay.session("mariadb", src) as sess:
+        with replay.session(request.param, src) as sess:
             yield sess
     left, pids = leftovers(root), server_pids(root)
     shutil.rmtree(root, ignore_errors=True)
@@ -176,8 +178,8 @@ def mariadb() -> Iterator[replay.Session]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("entry", sorted(ENTRIES))
-def test_a_reproduction_reaches_its_end_state_on_the_real_php(entry: str, mariadb: replay.Session) -> None:
-    done = replay.replay(ENTRIES[entry], mariadb)
+def test_a_reproduction_reaches_its_end_state_on_the_real_php(entry: str, engine: replay.Session) -> None:
+    done = replay.replay(ENTRIES[entry], engine)
     assert done.problems == []
 
 
@@ -186,9 +188,9 @@ _CASES = [(entry, name) for entry, misses in sorted(NEAR_MISSES.items()) for nam
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("entry", "near_miss"), _CASES, ids=[f"{e}-{n.replace(' ', '-')}" for e, n in _CASES])
-def test_a_near_miss_does_not_reach_the_end_state(entry: str, near_miss: str, mariadb: replay.Session) -> None:
+def test_a_near_miss_does_not_reach_the_end_state(entry: str, near_miss: str, engine: replay.Session) -> None:
     changed = copy.deepcopy(ENTRIES[entry])
     NEAR_MISSES[entry][near_miss](changed)
-    done = replay.replay(changed, mariadb)
+    done = replay.replay(changed, engine)
     assert not any("in the harness" in p for p in done.step_problems), done.step_problems
     assert not done.reached, f"{entry} reached its end state without its mechanism ({near_miss})"

@@ -11,7 +11,7 @@ use Doctrine\DBAL\ParameterType;
  * leaselab's stand-in for TYPO3\CMS\Core\Database\Connection (own code, not TYPO3's).
  *
  * Like TYPO3's it extends Doctrine's Connection and quotes table and column names in
- * insert()/update()/delete() before handing them to DBAL. It adds two harness hooks:
+ * insert()/update()/delete() before handing them to DBAL. It adds harness hooks:
  * $lastAffected (the driver's affected-row count of the last write, exactly what the
  * repository sees) and $failNext (make the next statement throw, to test fail-soft paths).
  * A third, $beforeStatement, is called with each statement's SQL before it is sent (insert,
