@@ -65,8 +65,8 @@ RECORDS: tuple[RealCode, ...] = (
     RealCode(
         "F-11",
         "mariadb",
-        "the fence stamp (T5) commits 1,246 s after it computed its lease and matches (no lease predicate); "
-        "at that moment the reaper's T12 lists the fenced row as stale",
+        "the fence stamp (T5) stalls 1,246 s past the lease it computed and still matches (no lease "
+        "predicate); while the write runs, the real reaper finds the fenced row stale and dead-letters it",
     ),
     RealCode(
         "F-12",

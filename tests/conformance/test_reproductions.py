@@ -109,13 +109,18 @@ NEAR_MISSES: dict[str, dict[str, Callable[[Entry], None]]] = {
         )
     },
     "F-11": {
-        "the stamp does not stall": _set(("steps", 1, "clock"), T0 + 1),
-        "the reaper reclaims during the stall": lambda e: e["steps"].insert(
-            1, {"conn": "b", "method": "requeueStale", "args": [7, T0 + 1000], "clock": T0 + 1000}
+        "the stamp does not stall": _each(
+            lambda e: e["steps"][1].pop("hooks"),
+            _set(("steps", 2, "clock"), T0 + 2),
+            _set(("steps", 2, "expect_counts"), [0, 0, 0]),
+        ),
+        "the reaper reclaims during the stall": _set(
+            ("steps", 1, "hooks", 0, "run"),
+            [{"conn": "b", "method": "requeueStale", "args": [7, T0 + 1000], "clock": T0 + 1000}],
         ),
     },
     "F-12": {"the settle does not stall": _unstall(0, 1)},
-    "F-13": {"the suspend does not stall": _each(_unstall(1, 0), _set(("steps", 1, "clock"), T0 + 1))},
+    "F-13": {"the suspend does not stall": _unstall(1, 0)},
     "F-14": {"true reaper clock": _each(_set(("steps", 1, "args", 1), T0 + 10), _set(("steps", 1, "clock"), T0 + 10))},
     "F-15": {"the read does not stall": _unstall(0, 0)},
     "F-16": {"true worker clock": _true_worker_clock, "the dead-letter does not stall": _unstall(2, 0)},
