@@ -76,3 +76,14 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path) -> None:  # type: ignore[no-
     src = need("sqlite")
     result = CliRunner().invoke(app, ["conform", "--runtime-src", str(src), "--engines", "oracle"])
     assert result.exit_code == 2 and "unknown engine" in result.output
+
+
+def test_the_reports_runtime_checks_refuse_bad_input_before_the_sweep(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, ["report", "--out", str(out), "--runtime-src", str(tmp_path)])
+    assert result.exit_code == 2
+    assert len(result.output.strip().splitlines()) == 1 and "not a checkout" in result.output
+    src = need("sqlite")
+    result = CliRunner().invoke(app, ["report", "--out", str(out), "--runtime-src", str(src), "--runtime-engines", "x"])
+    assert result.exit_code == 2 and "unknown engine 'x'" in result.output
+    assert not (out / "index.html").exists()
