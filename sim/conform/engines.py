@@ -124,6 +124,30 @@ def _log_tail(path: Path) -> str:
         return ""
 
 
+def _create_database(sock: Path, proc: subprocess.Popen[bytes], log: Path, timeout: float = 60.0) -> None:
+    """Create the database, retrying while the server comes up: its socket file can exist a moment
+    before it accepts connections (seen on a loaded machine as the client's exit 1)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        done = subprocess.run(
+            [
+                "mariadb",
+                f"--socket={sock}",
+                "-uroot",
+                "-e",
+                "CREATE DATABASE leaselab CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci",
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if done.returncode == 0:
+            return
+        if proc.poll() is not None or time.monotonic() > deadline:
+            raise LeaselabError(f"mariadb: cannot create the database: {done.stderr.strip()[-300:]} {_log_tail(log)}")
+        time.sleep(0.2)
+
+
 @contextlib.contextmanager
 def _mariadb(tmp: Path) -> Iterator[Engine]:
     data, sock, log = tmp / "data", tmp / "mysqld.sock", tmp / "mysqld.log"
@@ -167,17 +191,7 @@ def _mariadb(tmp: Path) -> Iterator[Engine]:
             _wait_for(sock, proc, "mariadbd")
         except LeaselabError as exc:
             raise LeaselabError(f"{exc}: {_log_tail(log)}") from exc
-        subprocess.run(
-            [
-                "mariadb",
-                f"--socket={sock}",
-                "-uroot",
-                "-e",
-                "CREATE DATABASE leaselab CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci",
-            ],
-            check=True,
-            capture_output=True,
-        )
+        _create_database(sock, proc, log)
         engine.params = {
             "driver": "mysqli",
             "unix_socket": str(sock),
