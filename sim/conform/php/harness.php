@@ -338,9 +338,10 @@ function recover(array $req): array
  * a request's "hooks" hold one of its statements (the n-th whose SQL contains "match") and
  * first run other requests ("run", on another connection, each with its own clock): a stall
  * of that statement, as statement order. "clock_after" is the held process's clock when its
- * statement goes on; "fail" then makes it throw (a store error). A bus {"mode", "inline", "at"} runs "inline" inside its at-th dispatch, as the Sync
- * transport handles a wake-up nested in the dispatch. The nested requests' answers come back,
- * labelled, in the top-level answer's "nested".
+ * statement goes on; "fail" then makes it throw (a store error). A bus {"mode", "inline",
+ * "at"} runs "inline" inside its at-th dispatch, as the Sync transport handles a wake-up
+ * nested in the dispatch. The nested requests' answers come back, labelled, in the top-level
+ * answer's "nested".
  */
 
 /** @var list<array<string, mixed>> $nested */
