@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from sim.review.review import Review
     from sim.sweep.config import SweepConfig
 
+RUNTIME_ENGINES = "sqlite,mariadb,postgres"
 PHASE_UNITS = {"checking": "shards", "simulating": "simulations", "evidence": "jobs", "figures": "figures"}
 
 
@@ -67,7 +68,7 @@ def report(
     ] = None,
     runtime_engines: Annotated[
         str, typer.Option("--runtime-engines", help="The engines of those checks (comma-separated).")
-    ] = "sqlite,mariadb,postgres",
+    ] = RUNTIME_ENGINES,
 ) -> None:
     """Run the sweep, shrink and replay its violations, verify small scenarios; write DIR/index.html."""
     from leaselab.cmd_sweep import enter_executor
@@ -91,7 +92,7 @@ def report(
         seeds=seeds,
         workers=local if scheduler is None else 0,
         verify_bound=bound,
-        command=_command(config, out, seeds, bound, runtime_src),
+        command=_command(config, out, seeds, bound, runtime_src, runtime_engines),
     )
     with ExitStack() as stack:
         executor = enter_executor(stack, scheduler, local)
@@ -200,7 +201,14 @@ def render(
     )
 
 
-def _command(config: Path | None, out: Path, seeds: int | None, bound: int, runtime_src: Path | None = None) -> str:
+def _command(
+    config: Path | None,
+    out: Path,
+    seeds: int | None,
+    bound: int,
+    runtime_src: Path | None = None,
+    runtime_engines: str = RUNTIME_ENGINES,
+) -> str:
     """The command line that reproduces this report."""
     parts = ["leaselab", "report"]
     if config is not None:
@@ -212,6 +220,8 @@ def _command(config: Path | None, out: Path, seeds: int | None, bound: int, runt
         parts += ["--bound", str(bound)]
     if runtime_src is not None:
         parts += ["--runtime-src", str(runtime_src)]
+        if runtime_engines != RUNTIME_ENGINES:
+            parts += ["--runtime-engines", runtime_engines]
     return shlex.join(parts)
 
 

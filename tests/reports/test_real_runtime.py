@@ -62,3 +62,14 @@ def test_an_unexplained_divergence_is_said_in_the_line() -> None:
     assert live["line"].endswith("3 divergent cases unexplained (leaselab conform exits 1).")
     assert live["rows"][0]["cells"][0]["unexplained"] == 3
     assert live["reasons"] == []
+
+
+def test_the_reproducing_command_names_the_runtime_checks() -> None:
+    from pathlib import Path
+
+    from leaselab.cmd_report import _command
+
+    assert _command(None, Path("out"), None, 1) == "leaselab report --out out"
+    with_runtime = _command(None, Path("out"), None, 1, Path("/src"), "sqlite")
+    assert with_runtime == "leaselab report --out out --runtime-src /src --runtime-engines sqlite"
+    assert _command(None, Path("out"), None, 1, Path("/src")).endswith("--runtime-src /src")
