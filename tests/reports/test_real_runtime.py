@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+from leaselab.cmd_report import _command
 from register import real_code
 from reports.real_runtime import view
 
@@ -65,10 +67,6 @@ def test_an_unexplained_divergence_is_said_in_the_line() -> None:
 
 
 def test_the_reproducing_command_names_the_runtime_checks() -> None:
-    from pathlib import Path
-
-    from leaselab.cmd_report import _command
-
     assert _command(None, Path("out"), None, 1) == "leaselab report --out out"
     with_runtime = _command(None, Path("out"), None, 1, Path("/src"), "sqlite")
     assert with_runtime == "leaselab report --out out --runtime-src /src --runtime-engines sqlite"
