@@ -20,12 +20,17 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from model.errors import LeaselabError
+from sim.conform.php_process import STOP
 
 if TYPE_CHECKING:
     from sim.conform import runner
 
 
-def _sigterm(_signum: int, _frame: FrameType | None) -> None:
+def _interrupt(_signum: int, _frame: FrameType | None) -> None:
+    """SIGINT and SIGTERM: remember it, then raise. A KeyboardInterrupt raised while a finalizer runs
+    (``__del__``, a weakref callback: the garbage collector runs them between any two bytecodes) is
+    printed and dropped by Python; the remembered stop makes the next PHP request raise it again."""
+    STOP.set()
     raise KeyboardInterrupt
 
 
@@ -110,9 +115,13 @@ def run_interruptible(opts: runner.Options, progress: Callable[[str], None] | No
     the checks went on to their end, servers and all."""
     from sim.conform import runner
 
-    previous = signal.signal(signal.SIGTERM, _sigterm), signal.signal(signal.SIGINT, signal.default_int_handler)
+    STOP.clear()
+    previous = signal.signal(signal.SIGTERM, _interrupt), signal.signal(signal.SIGINT, _interrupt)
     try:
-        return runner.run(opts, progress=progress)
+        results = runner.run(opts, progress=progress)
+        if STOP.is_set():  # the signal came after the last request and its exception was dropped
+            raise KeyboardInterrupt
+        return results
     except KeyboardInterrupt:
         print("leaselab: interrupted; servers stopped and their data removed", file=sys.stderr)
         raise typer.Exit(130) from None

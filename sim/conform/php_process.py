@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import json
 import subprocess
+import threading
 from pathlib import Path
 from typing import Any
 
 from model.errors import LeaselabError
 
 HARNESS = Path(__file__).with_name("php") / "harness.php"
+
+STOP = threading.Event()
+"""Set by ``leaselab conform``'s signal handler: every request raises KeyboardInterrupt until cleared,
+so an interrupt whose exception Python dropped (raised inside a finalizer) still stops the run."""
 
 
 class PhpError(Exception):
@@ -34,6 +39,8 @@ class PhpProcess:
             raise LeaselabError("the PHP harness did not answer")
 
     def ask(self, request: dict[str, Any]) -> dict[str, Any]:
+        if STOP.is_set():
+            raise KeyboardInterrupt
         assert self.proc.stdin is not None and self.proc.stdout is not None
         try:
             self.proc.stdin.write(json.dumps(request) + "\n")
