@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from model.errors import LeaselabError
-from sim.conform.php_process import STOP
 
 if TYPE_CHECKING:
     from sim.conform import runner
@@ -30,6 +29,8 @@ def _interrupt(_signum: int, _frame: FrameType | None) -> None:
     """SIGINT and SIGTERM: remember it, then raise. A KeyboardInterrupt raised while a finalizer runs
     (``__del__``, a weakref callback: the garbage collector runs them between any two bytecodes) is
     printed and dropped by Python; the remembered stop makes the next PHP request raise it again."""
+    from sim.conform.php_process import STOP
+
     STOP.set()
     raise KeyboardInterrupt
 
@@ -114,6 +115,7 @@ def run_interruptible(opts: runner.Options, progress: Callable[[str], None] | No
     and Python then installs no KeyboardInterrupt for it; a SIGINT sent to such a run was lost and
     the checks went on to their end, servers and all."""
     from sim.conform import runner
+    from sim.conform.php_process import STOP
 
     STOP.clear()
     previous = signal.signal(signal.SIGTERM, _interrupt), signal.signal(signal.SIGINT, _interrupt)
