@@ -44,11 +44,14 @@ from dataclasses import dataclass
 from checks import history as H
 from checks.history import Op, OpType
 from model.constants import LEASE_S
+from register.precursors import PRECURSORS
 from scenarios.intensity import Tempo, with_tempo
 from scenarios.schema import FaultsModel, Scenario
 from scenarios.script import Fault
 from sim.explore.base import Budget, Clock, ExploreReport, Progress, Target
 from sim.explore.discovery import Discovery
+from sim.explore.footholds import FRESH_SHARE, Drawn, Footholds
+from sim.explore.footholds import branch as branch_from
 from sim.explore.swarm import Candidate, explorer_draws, finish, keep_new
 from sim.world.simulate import SimulationResult, simulate
 
@@ -246,10 +249,36 @@ def guided_search(
     timed: dict[Tempo, Scenario] = {}
     yields = {"fresh": 1.0, "branch": 1.0}
     simulations = branched = 0
+    holds = Footholds(chains(budget))
     try:
         while clock.elapsed() < budget.seconds and (budget.simulations is None or simulations < budget.simulations):
             if stop is not None and stop():
                 break
+            foothold = holds.pick(rng) if rng.random() >= FRESH_SHARE else None
+            if foothold is not None:
+                at = with_tempo(base, foothold.tempo).with_faults(foothold.profile)
+                climbed, drawn = branch_from(foothold, at, policy, rng)
+                climbed = target.judged(climbed)
+                simulations += 1
+                holds.branched += 1
+                shown: list[str] = []
+                stopping = keep_new(
+                    found,
+                    candidates,
+                    budget,
+                    climbed,
+                    (drawn.seed, drawn.profile, drawn.tempo),
+                    clock.elapsed(),
+                    simulations,
+                    shown,
+                    drawn.cuts,
+                )
+                holds.observe(climbed, drawn, shown)
+                if progress is not None:
+                    progress(simulations, len(candidates))
+                if stopping:
+                    break
+                continue
             share = yields["branch"] / (yields["branch"] + yields["fresh"])
             share = min(BRANCH_SHARE[1], max(BRANCH_SHARE[0], share))
             branch = simulations >= WARMUP and bool(pool.milestones) and rng.random() < share
@@ -274,6 +303,7 @@ def guided_search(
                 found, candidates, budget, result, (seed, profile, tempo), clock.elapsed(), simulations, met
             )
             new = pool.observe(result, (seed, profile, tempo), met)
+            holds.observe(result, Drawn(seed, profile, tempo), met)
             side = "branch" if branch else "fresh"
             yields[side] = DECAY * yields[side] + (1 - DECAY) * 10.0 * new
             if progress is not None:
@@ -282,8 +312,16 @@ def guided_search(
                 break
     except KeyboardInterrupt:
         found.interrupted = True  # Ctrl-C: the simulation in flight is dropped, the rest is kept
-    found.branched = branched
+    found.branched = branched + holds.branched
     return candidates, simulations
+
+
+def chains(budget: Budget) -> tuple[str, ...]:
+    """The chains a search climbs (:mod:`register.precursors`): every one, or, when the search stops at
+    named mechanisms, those of them that have a chain."""
+    if budget.stop_at_first and budget.mechanisms is not None:
+        return tuple(f for f in PRECURSORS if f in budget.mechanisms)
+    return tuple(PRECURSORS)
 
 
 class GuidedExplorer:

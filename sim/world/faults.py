@@ -150,6 +150,8 @@ class FaultPlan:
     anchored: dict[Anchor, Fault] | None = None
     targeted: list[_Targeted] = field(default_factory=list)
     pinned: dict[int, Fault] = field(default_factory=dict)
+    suffix_faults: FaultsModel | None = None
+    """With :meth:`count_targeted`: the profile :meth:`follow_profile` switches to."""
     kept: dict[Anchor, Fault] | None = None
     """Profile mode's faults forced at their anchors (:meth:`keep`); None: none."""
     fired: list[Fault] = field(default_factory=list)
@@ -194,8 +196,25 @@ class FaultPlan:
         :meth:`decider` is."""
         self.script = None
         self.anchored = None
+        if self.suffix_faults is not None:
+            self.faults = self.suffix_faults
         self._table = _table_for(self.faults)
         self._total = {rtype: rows[-1][1] for rtype, rows in self._table.items() if rows}
+
+    def count_targeted(self, targeted: Sequence[ScriptedFaultModel], faults: FaultsModel) -> None:
+        """In script mode, count the scenario's targeted faults' matches as profile mode does, without
+        firing them (the script holds each one that fired), so that a later :meth:`follow_profile` with
+        ``targeted=True`` fires those still ahead, at the occurrence the scenario names. ``faults`` is
+        the profile the suffix follows (a guided branch raises the fault rates there). Must be called
+        before the world runs."""
+        if self.script is None:
+            raise ValueError("counting targeted faults applies to script mode only")
+        self.targeted = [_Targeted(t) for t in targeted if t.at is None]
+        for t in targeted:
+            if t.at is not None:
+                kind = t.kind or draw_kind(t.family, faults, 0.0)[0]
+                self.pinned.setdefault(t.at, Fault(t.at, t.family, kind, t.value))
+        self.suffix_faults = faults
 
     def keep(self, faults: Sequence[Fault]) -> None:
         """In profile mode, fire each of ``faults`` at its anchor (run, request type, occurrence) whatever
@@ -220,6 +239,8 @@ class FaultPlan:
         fault: Fault | None = None
         if self.script is not None:
             fault = self.script.get(index)
+            if self.targeted:
+                self._match_targeted(index, request, process_kind)  # counted, not fired (count_targeted)
         elif self.anchored is not None:
             fault = self.anchored.get((uuid, rtype.__name__, nth))
         else:
