@@ -33,7 +33,7 @@ from scenarios.schema import FaultsModel, Scenario
 from scenarios.script import Fault, parse_script
 from scenarios.user_files import read_toml
 from sim.explore.costs import check_cost, is_cost, with_cost
-from sim.explore.profiles import raised
+from sim.explore.profiles import BURST, raised
 from sim.world.conditioned import simulate_cuts
 from sim.world.kernel import TieControl, TieKey
 from sim.world.simulate import SimulationResult, simulate
@@ -69,7 +69,8 @@ class Counterexample:
     'unexplained: <witness shape>' (:mod:`register.mechanism`); '' when not recorded."""
     cuts: tuple[tuple[int, int], ...] = ()
     """A guided branch's cuts (records kept, suffix seed; :mod:`sim.explore.footholds`): after each,
-    the run is drawn afresh from the suffix seed at the profile's raised rates. Empty for a plain run."""
+    the run is drawn afresh from the suffix seed (its first request at the profile's raised rates,
+    :func:`sim.explore.profiles.raised`). Empty for a plain run."""
 
     def effective_scenario(self) -> Scenario:
         return with_tempo(load_scenario(self.scenario), self.tempo).with_faults(self.profile)
@@ -84,6 +85,7 @@ class Counterexample:
                 script=self.faults,
                 cuts=self.cuts,
                 suffix_faults=raised(self.profile),
+                burst=BURST,
                 flags=dict(self.flags),
             )
         else:

@@ -5,8 +5,9 @@ a requeue decided on a snapshot without that fence, then a requeue that stalls p
 Plain random search pays for the chain multiplicatively. Here a run that takes a step of a chain
 becomes a *foothold* at that level: the run is cut right after the step's record, and each *branch*
 replays that prefix exactly and draws the rest afresh (:func:`sim.world.conditioned.simulate_cuts`:
-a fresh suffix seed, the scenario's targeted faults still ahead, every enabled fault family at
-:func:`sim.explore.profiles.raised` rates). A branch that takes a further step is a foothold one level
+a fresh suffix seed, the scenario's targeted faults still ahead, and the very next request decided
+with every enabled fault family at :func:`sim.explore.profiles.raised` rates, the rest at the drawn
+ones). A branch that takes a further step is a foothold one level
 deeper, cut again after that step: the chain is climbed a level at a time, and each level's rare step
 is paid for once per foothold rather than once per the product of all.
 
@@ -31,7 +32,7 @@ from register.precursors import PRECURSORS, progress
 from scenarios.intensity import Tempo
 from scenarios.schema import FaultsModel, Scenario
 from scenarios.script import Fault
-from sim.explore.profiles import raised
+from sim.explore.profiles import BURST, raised
 from sim.world.conditioned import Cut, simulate_cuts
 from sim.world.simulate import SimulationResult
 
@@ -145,7 +146,13 @@ def branch(
     foothold.branches += 1
     cuts = (*foothold.cuts, (foothold.cut, rng.getrandbits(32)))
     result = simulate_cuts(
-        scenario, policy, foothold.seed, script=foothold.script, cuts=cuts, suffix_faults=raised(foothold.profile)
+        scenario,
+        policy,
+        foothold.seed,
+        script=foothold.script,
+        cuts=cuts,
+        suffix_faults=raised(foothold.profile),
+        burst=BURST,
     )
     return result, Drawn(foothold.seed, foothold.profile, foothold.tempo, cuts, foothold)
 
@@ -154,7 +161,7 @@ def replay(
     scenario: Scenario, policy: Policy, seed: int, script: Sequence[Fault], cuts: Sequence[Cut], profile: FaultsModel
 ) -> SimulationResult:
     """A branch again, from what a counterexample file holds (``scenario`` at its tempo and profile)."""
-    return simulate_cuts(scenario, policy, seed, script=script, cuts=cuts, suffix_faults=raised(profile))
+    return simulate_cuts(scenario, policy, seed, script=script, cuts=cuts, suffix_faults=raised(profile), burst=BURST)
 
 
 __all__ = ["BRANCHES_PER_LEVEL", "FRESH_SHARE", "Drawn", "Foothold", "Footholds", "branch", "replay"]

@@ -109,13 +109,15 @@ def simulate_cuts(
     script: Sequence[Fault],
     cuts: Sequence[Cut],
     suffix_faults: FaultsModel | None = None,
+    burst: int = 0,
     flags: Mapping[str, bool | str] | None = None,
     judge: bool = True,
 ) -> SimulationResult:
     """A branch of a branch: the run of ``seed`` with fault ``script`` up to its first ``cuts[0][0]``
     records, then drawn afresh from ``cuts[0][1]`` in profile mode (``suffix_faults``, default the
     scenario's own profile), up to ``cuts[1][0]`` records, then afresh from ``cuts[1][1]``, and so on
-    (the guided explorer's footholds, :mod:`sim.explore.footholds`). Unlike :func:`simulate_from`, the
+    (the guided explorer's footholds, :mod:`sim.explore.footholds`); with ``burst`` > 0 the suffix
+    profile holds for that many requests after each cut, then the scenario's own. Unlike :func:`simulate_from`, the
     scenario's targeted faults still ahead at the first cut fire in the suffix, at the occurrence the
     scenario names (:meth:`FaultPlan.count_targeted`), and simpy's own order of same-instant events is
     kept: a suffix is then a run of the plain process from that state, at the suffix's fault rates.
@@ -131,7 +133,7 @@ def simulate_cuts(
     with gc_paused():
         world = build_world(scenario, resolved, seed, list(script), control)
         plan = world.plan
-        plan.count_targeted(scenario.script, suffix_faults or scenario.faults)
+        plan.count_targeted(scenario.script, suffix_faults or scenario.faults, burst)
         recorder, rng = world.recorder, world.rng
         inner_add = recorder.add
         pending = list(cuts)
