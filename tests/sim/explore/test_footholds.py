@@ -71,7 +71,7 @@ def test_a_run_that_takes_no_step_is_no_foothold() -> None:
 def test_guided_meets_f18_on_a_branch_and_its_file_replays(tmp_path: Path) -> None:
     """Seed 7 met F-18 at simulation 41 when written (a branch; the swarm's median is 3,402)."""
     found = Discovery()
-    candidates, simulations = guided_search(f18_target(), f18_budget(7, 400), Clock(), discovery=found)
+    guided_search(f18_target(), f18_budget(7, 400), Clock(), discovery=found)
     assert "F-18" in found.met and found.met["F-18"].simulations <= 400
     report = GuidedExplorer().explore(f18_target(), f18_budget(7, 400))
     v = report.violations[0]
