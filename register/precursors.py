@@ -78,6 +78,7 @@ class _Trail:
 
 
 def _deepest(trails: Sequence[_Trail]) -> tuple[int, ...]:
+    """The marks of the trail that got furthest (the earliest of equal ones)."""
     best: tuple[int, ...] = ()
     for trail in trails:
         if len(trail.marks) > len(best):
@@ -85,7 +86,18 @@ def _deepest(trails: Sequence[_Trail]) -> tuple[int, ...]:
     return best
 
 
-def stalled_position_read(history: Sequence[Op]) -> tuple[int, ...]:
+def _earliest(trails: Sequence[_Trail]) -> tuple[int, ...]:
+    """Per level, the first record at which any trail reached it: a stopping time (decided by the history
+    up to that record), which an unbiased splitting estimate needs (:mod:`sim.explore.splitting`)."""
+    out: list[int] = []
+    while True:
+        at = [t.marks[len(out)] for t in trails if len(t.marks) > len(out)]
+        if not at:
+            return tuple(out)
+        out.append(min(at))
+
+
+def _stalled_position_read(history: Sequence[Op]) -> list[_Trail]:
     """F-15's chain: (1) a segment's first statement after its claim (T3, T10), the post-claim position
     read, stalls past the claim's lease; while it is stalled (2) the reaper requeues the run (T13) and
     (3) another segment claims it; (4) the stalled read returns 'running' while that other segment still
@@ -132,10 +144,10 @@ def stalled_position_read(history: Sequence[Op]) -> tuple[int, ...]:
                     trail.marks.append(op.index)
                     trail.other = op.process
         last[op.process] = op
-    return _deepest(trails)
+    return trails
 
 
-def stale_snapshot_requeue(history: Sequence[Op]) -> tuple[int, ...]:
+def _stale_snapshot_requeue(history: Sequence[Op]) -> list[_Trail]:
     """F-18's chain: (1) a fence stamp (T5 at ``executor.fence``) stalls past its lease; while it is
     pending (2) the reaper decides to requeue the run on a snapshot without a fence and (3) its requeue
     (T13) stalls past the moment the stamp will commit; (4) the stamp commits while the requeue is
@@ -190,10 +202,10 @@ def stale_snapshot_requeue(history: Sequence[Op]) -> tuple[int, ...]:
             elif level >= 2 and op.process == trail.other and op.op == H.STORE and op.type is not OpType.INVOKE:
                 trail.done = level < 4  # the requeue came back before the stamp: not this route
         last[op.process] = op
-    return _deepest(trails)
+    return trails
 
 
-def lagging_clock_fence(history: Sequence[Op]) -> tuple[int, ...]:
+def _lagging_clock_fence(history: Sequence[Op]) -> list[_Trail]:
     """F-16's chain: (1) a process's clock lags true time by more than a lease; (2) while it lags, it
     stamps a non-idempotent fence (T5 at ``executor.fence``), so the lease it stamps is already past;
     (3) the reaper reads that fence in its snapshot and decides to dead-letter the run. What is left is
@@ -236,18 +248,45 @@ def lagging_clock_fence(history: Sequence[Op]) -> tuple[int, ...]:
             ):
                 trail.marks.append(op.index)
                 trail.done = True
-    if not trails:
-        return () if first is None else (first,)
-    return _deepest(trails)
+    if first is not None:
+        trails.insert(0, _Trail("", "", [first]))  # the first lag, which every trail below began from
+    return trails
+
+
+def stalled_position_read(history: Sequence[Op]) -> tuple[int, ...]:
+    """F-15's steps as the furthest trail took them (see :func:`_stalled_position_read`)."""
+    return _deepest(_stalled_position_read(history))
+
+
+def stale_snapshot_requeue(history: Sequence[Op]) -> tuple[int, ...]:
+    """F-18's steps as the furthest trail took them (see :func:`_stale_snapshot_requeue`)."""
+    return _deepest(_stale_snapshot_requeue(history))
+
+
+def lagging_clock_fence(history: Sequence[Op]) -> tuple[int, ...]:
+    """F-16's steps as the furthest trail took them (see :func:`_lagging_clock_fence`)."""
+    return _deepest(_lagging_clock_fence(history))
 
 
 Chain = Callable[[Sequence[Op]], tuple[int, ...]]
+Trails = Callable[[Sequence[Op]], list[_Trail]]
 
 PRECURSORS: dict[str, Chain] = {
     "F-15": stalled_position_read,
     "F-16": lagging_clock_fence,
     "F-18": stale_snapshot_requeue,
 }
+_TRAILS: dict[str, Trails] = {
+    "F-15": _stalled_position_read,
+    "F-16": _lagging_clock_fence,
+    "F-18": _stale_snapshot_requeue,
+}
+
+
+def reach(history: Sequence[Op], finding: str) -> tuple[int, ...]:
+    """Per level of ``finding``'s chain, the first record of ``history`` at which some trail reached it
+    (levels never reached left out): where a splitting estimate cuts."""
+    return _earliest(_TRAILS[finding](history))
 """The findings whose chains the guided explorer climbs, and how far a history got along each."""
 
 
@@ -264,4 +303,4 @@ def progress(history: Sequence[Op], findings: Sequence[str] | None = None) -> li
     return out
 
 
-__all__ = ["PRECURSORS", "Progress", "progress"]
+__all__ = ["PRECURSORS", "Progress", "progress", "reach"]
