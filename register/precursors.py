@@ -287,6 +287,8 @@ def reach(history: Sequence[Op], finding: str) -> tuple[int, ...]:
     """Per level of ``finding``'s chain, the first record of ``history`` at which some trail reached it
     (levels never reached left out): where a splitting estimate cuts."""
     return _earliest(_TRAILS[finding](history))
+
+
 """The findings whose chains the guided explorer climbs, and how far a history got along each."""
 
 

@@ -112,6 +112,12 @@ def verification_summary(verified: Sequence[Mapping[str, Any]]) -> str:
     )
 
 
+def _met(item: Mapping[str, Any]) -> str:
+    """How often an entry explained a violation, and for a rare one its rate (``sim.review.rare``)."""
+    rate = item.get("rate_text")
+    return f"{item['simulations']}; {rate}" if rate else str(item["simulations"])
+
+
 def explanations_view(explanations: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Per invariant violated under head: explained by a registered finding, by a recorded non-guarantee,
     or UNREGISTERED (an examined violation no recogniser matched); plus one line saying which."""
@@ -129,7 +135,7 @@ def explanations_view(explanations: Sequence[Mapping[str, Any]]) -> dict[str, An
             status = "recorded non-guarantee"
         else:
             status = "finding and non-guarantee"
-        parts = [f"{x['label']} ({x['simulations']})" for x in by]
+        parts = [f"{x['label']} ({_met(x)})" for x in by]
         if e["unexplained"]:
             parts.append(f"nothing registered ({e['unexplained']})")
         examined = (
@@ -137,7 +143,7 @@ def explanations_view(explanations: Sequence[Mapping[str, Any]]) -> dict[str, An
             if e["examined"] >= e["violations"]
             else f"{e['examined']:,} of {e['violations']:,}"
         )
-        ids = [f"{x['id']} ({x['simulations']})" for x in by] + (
+        ids = [f"{x['id']} ({_met(x)})" for x in by] + (
             [f"nothing registered ({e['unexplained']})"] if e["unexplained"] else []
         )
         rows.append(

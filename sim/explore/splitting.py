@@ -89,6 +89,10 @@ def _sig(x: float) -> str:
     return f"{round(x, digits):,.{max(0, digits)}f}"
 
 
+significant = _sig
+"""A rate written with two significant digits (the sentences' own), for other modules' sentences."""
+
+
 def _suffix_seed(seed: int, root: int, split: int) -> int:
     digest = hashlib.blake2b(f"leaselab-splitting/{seed}/{root}/{split}".encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big") >> 1
@@ -252,6 +256,10 @@ def _value(
     return total / splits
 
 
+Root = tuple[Scenario, Policy, int]
+"""A root of a chain estimate: a scenario, a policy and a world seed (one plain simulation)."""
+
+
 def estimate_chain(
     scenario: Scenario,
     policy: str | Policy,
@@ -273,24 +281,50 @@ def estimate_chain(
     is the mechanism's rate and the mean over independent roots is unbiased; the interval is the
     t-interval over the roots. Unlike :func:`estimate`, targeted faults are allowed: the continuations
     keep those still ahead."""
+    resolved = resolve_policy(policy)
+    planted = [(scenario, resolved, seed + root) for root in range(roots)]
+    return estimate_chain_over(planted, mechanism, splits=splits, seed=seed, invariants=invariants, progress=progress)
+
+
+def estimate_chain_over(
+    roots: Sequence[Root],
+    mechanism: str,
+    *,
+    splits: int,
+    seed: int = 0,
+    invariants: Sequence[str] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Estimate:
+    """:func:`estimate_chain` over given roots: the rate in the process the roots are a uniform sample of
+    (a sweep grid's simulations, say: each root one of its rows)."""
     if mechanism not in PRECURSORS:
         raise ValueError(f"{mechanism} has no chain to split on (register/precursors.py)")
-    resolved = resolve_policy(policy)
+    if not roots:
+        raise ValueError("a chain estimate needs at least one root")
     tally = _Tally()
     ys: list[float] = []
     plain_met = 0
-    for root in range(roots):
-        result = simulate(scenario, resolved, seed + root)
+    for number, (scenario, policy, world_seed) in enumerate(roots):
+        result = simulate(scenario, policy, world_seed)
         tally.simulations += 1
         plain_met += shows(result, mechanism, invariants)
         ys.append(
-            _value(scenario, resolved, seed + root, mechanism, invariants, result, (), 0, splits, (), tally, root, seed)
+            _value(scenario, policy, world_seed, mechanism, invariants, result, (), 0, splits, (), tally, number, seed)
         )
         if progress is not None:
-            progress(root + 1, roots)
+            progress(number + 1, len(roots))
     mean, low, high = _interval(ys)
     return Estimate(
-        mechanism, roots, splits, tally.reached, tally.simulations, mean, low, high, plain_met, "multilevel splitting"
+        mechanism,
+        len(roots),
+        splits,
+        tally.reached,
+        tally.simulations,
+        mean,
+        low,
+        high,
+        plain_met,
+        "multilevel splitting",
     )
 
 
@@ -305,4 +339,15 @@ def _interval(ys: Sequence[float]) -> tuple[float, float, float]:
     return mean, max(0.0, mean - half), min(1.0, mean + half)
 
 
-__all__ = ["Estimate", "Level", "applies", "estimate", "estimate_chain", "outlives_lease", "shows"]
+__all__ = [
+    "Estimate",
+    "Level",
+    "Root",
+    "applies",
+    "estimate",
+    "estimate_chain",
+    "estimate_chain_over",
+    "outlives_lease",
+    "shows",
+    "significant",
+]
