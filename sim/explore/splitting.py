@@ -294,9 +294,11 @@ def estimate_chain_over(
     seed: int = 0,
     invariants: Sequence[str] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    runs: Sequence[SimulationResult] | None = None,
 ) -> Estimate:
     """:func:`estimate_chain` over given roots: the rate in the process the roots are a uniform sample of
-    (a sweep grid's simulations, say: each root one of its rows)."""
+    (a sweep grid's simulations, say: each root one of its rows). ``runs``, when given, are the roots'
+    plain runs already made (one per root, in order), so several mechanisms share them."""
     if mechanism not in PRECURSORS:
         raise ValueError(f"{mechanism} has no chain to split on (register/precursors.py)")
     if not roots:
@@ -305,7 +307,7 @@ def estimate_chain_over(
     ys: list[float] = []
     plain_met = 0
     for number, (scenario, policy, world_seed) in enumerate(roots):
-        result = simulate(scenario, policy, world_seed)
+        result = runs[number] if runs is not None else simulate(scenario, policy, world_seed)
         tally.simulations += 1
         plain_met += shows(result, mechanism, invariants)
         ys.append(

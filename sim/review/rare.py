@@ -28,6 +28,7 @@ from reports.stats import wilson
 from scenarios.schema import Scenario
 from sim.explore.splitting import Root, estimate_chain_over, significant
 from sim.review.plan import cell, head_label
+from sim.world.simulate import SimulationResult, simulate
 
 RARE_BELOW = 10
 """An entry met fewer times than this in a grid gets a rate with its interval, not only a count."""
@@ -81,6 +82,7 @@ def rare_rates(
             key = (str(e["grid"]), str(item["id"]))
             met[key] = max(met.get(key, 0), int(item["simulations"]))
     records: dict[tuple[str, str], dict[str, Any]] = {}
+    planted: dict[str, tuple[list[Root], list[SimulationResult]]] = {}
     for (grid, entry), count in sorted(met.items()):
         if not 0 < count < RARE_BELOW:
             continue
@@ -91,7 +93,11 @@ def rare_rates(
         record: dict[str, Any] = {"grid": grid, "id": entry, "met": count, "simulations": len(rows)}
         plain = f"{count} of {len(rows):,}: {_per(low)} to {_per(high)} in {PER:,} (Wilson 95%)"
         if entry in PRECURSORS:
-            found = estimate_chain_over(_roots(rows, refs, roots, seed), entry, splits=splits, seed=seed)
+            if grid not in planted:  # one set of roots per grid, run once for every entry estimated there
+                chosen = _roots(rows, refs, roots, seed)
+                planted[grid] = (chosen, [simulate(sc, policy, world_seed) for sc, policy, world_seed in chosen])
+            chosen, runs = planted[grid]
+            found = estimate_chain_over(chosen, entry, splits=splits, seed=seed, runs=runs)
             record["estimate"] = found.document()
             record["text"] = (
                 f"about {_per(found.rate)} in {PER:,} simulations of this grid "
