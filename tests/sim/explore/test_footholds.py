@@ -77,6 +77,8 @@ def test_guided_meets_f18_on_a_branch_and_its_file_replays(tmp_path: Path) -> No
     v = report.violations[0]
     assert v.mechanism == "F-18"
     assert v.counterexample.cuts, "met on a branch, as written"
+    shown = report.document()["violations"][0]
+    assert shown["cuts"] == [list(c) for c in v.counterexample.cuts] and shown["mechanism"] == "F-18"
     path = write(v.counterexample, tmp_path / "f18.toml")
     again = read(path)
     assert again.cuts == v.counterexample.cuts
