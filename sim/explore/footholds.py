@@ -90,6 +90,11 @@ class Footholds:
             self.pool.setdefault(finding, [])
             self.tally.setdefault(finding, [0, 0])
 
+    def close(self, met: Sequence[str]) -> None:
+        """Stop climbing the chains of the findings in ``met`` (mechanism keys a simulation showed): a
+        search reports each mechanism once, so branches toward one already met are spent elsewhere."""
+        self.findings = tuple(f for f in self.findings if f not in met)
+
     def open(self, finding: str) -> list[Foothold]:
         return [f for f in self.pool[finding] if not f.exhausted]
 

@@ -273,6 +273,7 @@ def guided_search(
                     drawn.cuts,
                 )
                 holds.observe(climbed, drawn, shown)
+                holds.close(shown)
                 if progress is not None:
                     progress(simulations, len(candidates))
                 if stopping:
@@ -303,6 +304,7 @@ def guided_search(
             )
             new = pool.observe(result, (seed, profile, tempo), met)
             holds.observe(result, Drawn(seed, profile, tempo), met)
+            holds.close(met)
             side = "branch" if branch else "fresh"
             yields[side] = DECAY * yields[side] + (1 - DECAY) * 10.0 * new
             if progress is not None:

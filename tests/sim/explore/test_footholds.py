@@ -106,3 +106,13 @@ def test_the_same_seed_and_simulations_give_the_same_counterexamples_with_footho
     ]
     for v in first.violations:
         assert v.counterexample.run().digest == v.counterexample.digest
+
+
+def test_a_chain_whose_finding_was_met_is_closed() -> None:
+    cx = read(F18)
+    holds = Footholds(("F-15", "F-18"))
+    holds.observe(cx.run(), Drawn(cx.seed, cx.profile, cx.tempo or Tempo()), [])
+    assert holds.pick(random.Random(0)) is not None
+    holds.close(["F-01", "F-18"])
+    assert holds.findings == ("F-15",)
+    assert holds.pick(random.Random(0)) is None  # F-18's foothold is no longer climbed
