@@ -25,8 +25,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from reports.stats import DASH
-from reports.wording import fault_text
+from reports.stats import DASH, wilson
+from reports.wording import fault_text, readable
 
 HEAD = "head"
 STATUS_TEXT = {
@@ -113,9 +113,18 @@ def verification_summary(verified: Sequence[Mapping[str, Any]]) -> str:
 
 
 def _met(item: Mapping[str, Any]) -> str:
-    """How often an entry explained a violation, and for a rare one its rate (``sim.review.rare``)."""
-    rate = item.get("rate_text")
-    return f"{item['simulations']}; {rate}" if rate else str(item["simulations"])
+    """How often an entry explained a violation, and for a rare one (``sim.review.rare``) its splitting
+    estimate, or why there is none, with the count's Wilson interval per 100,000 simulations."""
+    rare = item.get("rare")
+    if not rare:
+        return str(item["simulations"])
+    low, high = wilson(int(rare["met"]), int(rare["simulations"]))
+    plain = (
+        f"plain {rare['met']} of {int(rare['simulations']):,}: {readable(low * 100_000)} to "
+        f"{readable(high * 100_000)} in 100,000 (Wilson 95%)"
+    )
+    said = [str(rare["text"]), plain] if rare.get("text") else [plain, str(rare.get("why_none", ""))]
+    return "; ".join([str(item["simulations"]), *[x for x in said if x]])
 
 
 def explanations_view(explanations: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

@@ -8,10 +8,13 @@ interval:
   (:func:`sim.explore.splitting.estimate_chain_over`) whose roots are :data:`ROOTS` rows of head drawn
   uniformly from that grid (seeded: the same review gives the same estimate), each re-run as the sweep
   ran it; the estimate is of the grid's own process, so it sits beside the grid's count;
-- otherwise the plain count's Wilson interval, and why no estimator applies (no chain to split on).
+- otherwise why no estimator applies (no chain to split on); the report gives the count's Wilson
+  interval either way.
 
-The sentence is attached to the explanation it belongs to (``rate_text``), which the report prints
-beside the count. Knows the review's rows and the explainers; the statistics are the estimator's.
+The estimate is attached to the explanation it belongs to (``rare``: the count, the grid's simulations,
+the estimate's sentence or why there is none), and the report prints it beside the count with the
+count's Wilson interval (``reports.register``: statistics of counts are the report's). Knows the
+review's rows and the splitting estimator; never imports the report.
 """
 
 from __future__ import annotations
@@ -24,7 +27,6 @@ import pandas as pd
 
 from model.policy import Policy, resolve_policy
 from register.precursors import PRECURSORS
-from reports.stats import wilson
 from scenarios.schema import Scenario
 from sim.explore.splitting import Root, estimate_chain_over, significant
 from sim.review.plan import cell, head_label
@@ -71,7 +73,7 @@ def rare_rates(
     splits: int = SPLITS,
     seed: int = 0,
 ) -> list[dict[str, Any]]:
-    """Give each explanation item met fewer than :data:`RARE_BELOW` times a ``rate_text`` (see the
+    """Give each explanation item met fewer than :data:`RARE_BELOW` times its ``rare`` record (see the
     module; ``explanations`` is changed in place) and return one record per (grid, entry) estimated."""
     head = head_label(frame, policies)
     if head is None:
@@ -89,9 +91,7 @@ def rare_rates(
         rows = frame[(frame["policy"] == head) & (frame["grid"] == grid)]
         if rows.empty:
             continue
-        low, high = wilson(count, len(rows))
         record: dict[str, Any] = {"grid": grid, "id": entry, "met": count, "simulations": len(rows)}
-        plain = f"{count} of {len(rows):,}: {_per(low)} to {_per(high)} in {PER:,} (Wilson 95%)"
         if entry in PRECURSORS:
             if grid not in planted:  # one set of roots per grid, run once for every entry estimated there
                 chosen = _roots(rows, refs, roots, seed)
@@ -102,16 +102,19 @@ def rare_rates(
             record["text"] = (
                 f"about {_per(found.rate)} in {PER:,} simulations of this grid "
                 f"[{_per(found.low)}, {_per(found.high)}] (multilevel splitting over its chain, {found.roots} "
-                f"rows x {found.simulations:,} simulations); plain {plain}"
+                f"rows x {found.simulations:,} simulations)"
             )
         else:
-            record["text"] = f"plain {plain}; no chain to split on (register/precursors.py)"
+            record["text"] = ""
+            record["why_none"] = "no chain to split on (register/precursors.py)"
         records[(grid, entry)] = record
     for e in explanations:
         for item in e["explained"]:
             found_record = records.get((str(e["grid"]), str(item["id"])))
             if found_record is not None:
-                item["rate_text"] = found_record["text"]
+                item["rare"] = {k: found_record[k] for k in ("met", "simulations", "text")} | {
+                    "why_none": found_record.get("why_none", "")
+                }
     return list(records.values())
 
 

@@ -58,13 +58,14 @@ def test_a_rare_entry_with_a_chain_gets_a_splitting_estimate_and_one_without_a_p
     assert by_id["F-15"]["estimate"]["estimator"] == "multilevel splitting"
     assert by_id["F-15"]["estimate"]["roots"] == 4
     assert "multilevel splitting" in by_id["F-15"]["text"]
-    assert "no chain to split on" in by_id["F-05"]["text"]
-    assert "2 of 6" in by_id["F-15"]["text"] and "3 of 6" in by_id["F-05"]["text"]
+    assert by_id["F-05"]["text"] == "" and "no chain to split on" in by_id["F-05"]["why_none"]
     items = {item["id"]: item for item in explained[0]["explained"]}
-    assert "rate_text" in items["F-15"] and "rate_text" not in items["F-12"]
-    view = explanations_view(explained)
-    assert "F-15 (2; about" in view["rows"][0]["by_text"]
-    assert "F-12 (10)" in view["rows"][0]["by_text"]
+    assert items["F-15"]["rare"]["met"] == 2 and items["F-15"]["rare"]["simulations"] == 6
+    assert "rare" not in items["F-12"]
+    shown = explanations_view(explained)["rows"][0]["by_text"]
+    assert "F-15 (2; about" in shown and "plain 2 of 6:" in shown and "(Wilson 95%)" in shown
+    assert "F-05 (3; plain 3 of 6:" in shown and "no chain to split on" in shown
+    assert "F-12 (10)" in shown
 
 
 def test_the_same_review_gives_the_same_estimate() -> None:
@@ -77,4 +78,4 @@ def test_without_head_nothing_is_estimated() -> None:
     frame = rows(2).assign(policy="adr-104", preset="adr-104")
     explained = [explanation({"F-15": 1})]
     assert rare_rates(frame, ["adr-104"], explained, {}, roots=2, splits=2) == []
-    assert "rate_text" not in explained[0]["explained"][0]
+    assert "rare" not in explained[0]["explained"][0]
