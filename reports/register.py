@@ -114,7 +114,8 @@ def verification_summary(verified: Sequence[Mapping[str, Any]]) -> str:
 
 def _met(item: Mapping[str, Any]) -> str:
     """How often an entry explained a violation, and for a rare one (``sim.review.rare``) its splitting
-    estimate, or why there is none, with the count's Wilson interval per 100,000 simulations."""
+    estimate, or why there is none, with the count's Wilson interval per 100,000 simulations; the
+    narrower of the two leads."""
     rare = item.get("rare")
     if not rare:
         return str(item["simulations"])
@@ -123,7 +124,13 @@ def _met(item: Mapping[str, Any]) -> str:
         f"plain {rare['met']} of {int(rare['simulations']):,}: {readable(low * 100_000)} to "
         f"{readable(high * 100_000)} in 100,000 (Wilson 95%)"
     )
-    said = [str(rare["text"]), plain] if rare.get("text") else [plain, str(rare.get("why_none", ""))]
+    interval = rare.get("interval") or []
+    if not rare.get("text"):
+        said = [plain, str(rare.get("why_none", ""))]
+    elif len(interval) == 2 and interval[1] - interval[0] > high - low:
+        said = [plain, f"the splitting estimate is wider: {rare['text']}"]  # the count says more
+    else:
+        said = [str(rare["text"]), plain]
     return "; ".join([str(item["simulations"]), *[x for x in said if x]])
 
 

@@ -63,7 +63,8 @@ def test_a_rare_entry_with_a_chain_gets_a_splitting_estimate_and_one_without_a_p
     assert items["F-15"]["rare"]["met"] == 2 and items["F-15"]["rare"]["simulations"] == 6
     assert "rare" not in items["F-12"]
     shown = explanations_view(explained)["rows"][0]["by_text"]
-    assert "F-15 (2; about" in shown and "plain 2 of 6:" in shown and "(Wilson 95%)" in shown
+    assert "F-15 (2; " in shown and "plain 2 of 6:" in shown and "(Wilson 95%)" in shown
+    assert "multilevel splitting over its chain, 4 rows" in shown
     assert "F-05 (3; plain 3 of 6:" in shown and "no chain to split on" in shown
     assert "F-12 (10)" in shown
 
@@ -79,3 +80,15 @@ def test_without_head_nothing_is_estimated() -> None:
     explained = [explanation({"F-15": 1})]
     assert rare_rates(frame, ["adr-104"], explained, {}, roots=2, splits=2) == []
     assert "rare" not in explained[0]["explained"][0]
+
+
+def test_the_narrower_interval_leads() -> None:
+    item = {"id": "F-18", "label": "F-18", "kind": "finding", "simulations": 1}
+    wide = {"met": 1, "simulations": 13_200, "text": "about 0 in 100,000 [0, 1,500]", "interval": [0.0, 0.015]}
+    tight = {**wide, "text": "about 3 in 100,000 [2, 4]", "interval": [0.00002, 0.00004]}
+    one = explanation({"F-18": 1})
+    one["explained"] = [{**item, "rare": wide}]
+    shown = explanations_view([one])["rows"][0]["by_text"]
+    assert shown.startswith("F-18 (1; plain 1 of 13,200:") and "the splitting estimate is wider" in shown
+    one["explained"] = [{**item, "rare": tight}]
+    assert explanations_view([one])["rows"][0]["by_text"].startswith("F-18 (1; about 3 in 100,000 [2, 4]; plain")
