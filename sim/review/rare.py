@@ -48,9 +48,13 @@ def _per(x: float) -> str:
 
 
 def _roots(rows: pd.DataFrame, refs: dict[str, str], count: int, seed: int) -> list[Root]:
-    """``count`` rows drawn uniformly (with replacement, seeded) from ``rows``, as roots."""
+    """``count`` rows drawn uniformly (with replacement, seeded) from ``rows``, as roots; every row once
+    when the grid has no more rows than that (the grid itself, never a row twice)."""
     rng = random.Random(seed)
-    picked = [rows.iloc[int(rng.random() * len(rows))] for _ in range(count)]
+    if len(rows) <= count:
+        picked = [rows.iloc[i] for i in range(len(rows))]
+    else:
+        picked = [rows.iloc[int(rng.random() * len(rows))] for _ in range(count)]
     scenarios: dict[tuple[str, str, float], Scenario] = {}
     policies: dict[tuple[str, tuple[tuple[str, bool], ...]], Policy] = {}
     out: list[Root] = []

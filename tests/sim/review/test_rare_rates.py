@@ -56,7 +56,7 @@ def test_a_rare_entry_with_a_chain_gets_a_splitting_estimate_and_one_without_a_p
     by_id = {r["id"]: r for r in records}
     assert set(by_id) == {"F-15", "F-05"}  # F-12, met ten times, keeps its count alone
     assert by_id["F-15"]["estimate"]["estimator"] == "multilevel splitting"
-    assert by_id["F-15"]["estimate"]["roots"] == 4
+    assert by_id["F-15"]["estimate"]["roots"] == 4  # 4 drawn of the grid's 6 rows
     assert "multilevel splitting" in by_id["F-15"]["text"]
     assert by_id["F-05"]["text"] == "" and "no chain to split on" in by_id["F-05"]["why_none"]
     items = {item["id"]: item for item in explained[0]["explained"]}
@@ -73,6 +73,8 @@ def test_the_same_review_gives_the_same_estimate() -> None:
     first = rare_rates(rows(5), ["head"], [explanation({"F-18": 1})], {}, roots=3, splits=2)
     second = rare_rates(rows(5), ["head"], [explanation({"F-18": 1})], {}, roots=3, splits=2)
     assert first == second and first[0]["estimate"]["roots"] == 3
+    every = rare_rates(rows(5), ["head"], [explanation({"F-18": 1})], {}, roots=50, splits=2)
+    assert every[0]["estimate"]["roots"] == 5  # a grid smaller than the roots asked for: each row once
 
 
 def test_without_head_nothing_is_estimated() -> None:
