@@ -25,8 +25,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from reports.stats import DASH
-from reports.wording import fault_text
+from reports.stats import DASH, wilson
+from reports.wording import fault_text, readable
 
 HEAD = "head"
 STATUS_TEXT = {
@@ -112,6 +112,28 @@ def verification_summary(verified: Sequence[Mapping[str, Any]]) -> str:
     )
 
 
+def _met(item: Mapping[str, Any]) -> str:
+    """How often an entry explained a violation, and for a rare one (``sim.review.rare``) its splitting
+    estimate, or why there is none, with the count's Wilson interval per 100,000 simulations; the
+    narrower of the two leads."""
+    rare = item.get("rare")
+    if not rare:
+        return str(item["simulations"])
+    low, high = wilson(int(rare["met"]), int(rare["simulations"]))
+    plain = (
+        f"plain {rare['met']} of {int(rare['simulations']):,}: {readable(low * 100_000)} to "
+        f"{readable(high * 100_000)} in 100,000 (Wilson 95%)"
+    )
+    interval = rare.get("interval") or []
+    if not rare.get("text"):
+        said = [plain, str(rare.get("why_none", ""))]
+    elif len(interval) == 2 and interval[1] - interval[0] > high - low:
+        said = [plain, f"the splitting estimate is wider: {rare['text']}"]  # the count says more
+    else:
+        said = [str(rare["text"]), plain]
+    return "; ".join([str(item["simulations"]), *[x for x in said if x]])
+
+
 def explanations_view(explanations: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Per invariant violated under head: explained by a registered finding, by a recorded non-guarantee,
     or UNREGISTERED (an examined violation no recogniser matched); plus one line saying which."""
@@ -129,7 +151,7 @@ def explanations_view(explanations: Sequence[Mapping[str, Any]]) -> dict[str, An
             status = "recorded non-guarantee"
         else:
             status = "finding and non-guarantee"
-        parts = [f"{x['label']} ({x['simulations']})" for x in by]
+        parts = [f"{x['label']} ({_met(x)})" for x in by]
         if e["unexplained"]:
             parts.append(f"nothing registered ({e['unexplained']})")
         examined = (
@@ -137,7 +159,7 @@ def explanations_view(explanations: Sequence[Mapping[str, Any]]) -> dict[str, An
             if e["examined"] >= e["violations"]
             else f"{e['examined']:,} of {e['violations']:,}"
         )
-        ids = [f"{x['id']} ({x['simulations']})" for x in by] + (
+        ids = [f"{x['id']} ({_met(x)})" for x in by] + (
             [f"nothing registered ({e['unexplained']})"] if e["unexplained"] else []
         )
         rows.append(

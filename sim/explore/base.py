@@ -134,6 +134,7 @@ class ExploreReport:
                     "faults_in_minimal": v.faults_in_minimal,
                     "signature": list(v.signature),
                     "minimal_script": [f.text() for f in v.counterexample.faults],
+                    "cuts": [list(c) for c in v.counterexample.cuts],
                 }
                 for v in self.violations
             ],

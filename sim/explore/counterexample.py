@@ -33,6 +33,8 @@ from scenarios.schema import FaultsModel, Scenario
 from scenarios.script import Fault, parse_script
 from scenarios.user_files import read_toml
 from sim.explore.costs import check_cost, is_cost, with_cost
+from sim.explore.profiles import BURST, raised
+from sim.world.conditioned import simulate_cuts
 from sim.world.kernel import TieControl, TieKey
 from sim.world.simulate import SimulationResult, simulate
 
@@ -65,15 +67,36 @@ class Counterexample:
     mechanism: str = ""
     """What the violation shows, as its shrink kept it: a finding or non-guarantee id, or
     'unexplained: <witness shape>' (:mod:`register.mechanism`); '' when not recorded."""
+    cuts: tuple[tuple[int, int], ...] = ()
+    """A guided branch's cuts (records kept, suffix seed; :mod:`sim.explore.footholds`): after each,
+    the run is drawn afresh from the suffix seed (its first request at the profile's raised rates,
+    :func:`sim.explore.profiles.raised`). Empty for a plain run."""
 
     def effective_scenario(self) -> Scenario:
         return with_tempo(load_scenario(self.scenario), self.tempo).with_faults(self.profile)
 
     def run(self) -> SimulationResult:
         control = TieControl(reverse=frozenset(self.ties)) if self.ties else None
-        result = simulate(
-            self.effective_scenario(), self.policy, self.seed, flags=dict(self.flags), script=self.faults, ties=control
-        )
+        if self.cuts:
+            result = simulate_cuts(
+                self.effective_scenario(),
+                self.policy,
+                self.seed,
+                script=self.faults,
+                cuts=self.cuts,
+                suffix_faults=raised(self.profile),
+                burst=BURST,
+                flags=dict(self.flags),
+            )
+        else:
+            result = simulate(
+                self.effective_scenario(),
+                self.policy,
+                self.seed,
+                flags=dict(self.flags),
+                script=self.faults,
+                ties=control,
+            )
         return with_cost(result, self.invariant, witness=True) if is_cost(self.invariant) else result
 
 
@@ -105,6 +128,7 @@ def to_toml(cx: Counterexample) -> str:
         *[f"  {_toml_value(f.text())}," for f in cx.faults],
         "]",
         f"ties = {_toml_value([[t, p] for t, p in cx.ties])}",
+        *([f"cuts = {_toml_value([list(c) for c in cx.cuts])}"] if cx.cuts else []),
         "",
         "[flags]",
         *[f"{k} = {_toml_value(v)}" for k, v in cx.flags.items()],
@@ -154,6 +178,13 @@ Tie = Annotated[
 -1 is the kernel's re-scheduled stop, :mod:`sim.world.kernel`)."""
 
 
+CutPair = Annotated[
+    tuple[Annotated[int, Field(ge=1, le=10**9)], Annotated[int, Field(ge=0, le=2**64 - 1)]],
+    BeforeValidator(_as_tuple),
+]
+"""A guided branch's cut: records kept, suffix seed."""
+
+
 class CounterexampleFile(_Strict):
     """What a counterexample file may say; every key is known, every number bounded."""
 
@@ -168,6 +199,7 @@ class CounterexampleFile(_Strict):
     mechanism: Annotated[str, Field(max_length=4096)] = ""
     faults: list[str]
     ties: list[Tie] = Field(default_factory=list)
+    cuts: list[CutPair] = Field(default_factory=list)
     flags: dict[str, bool] = Field(default_factory=dict)
     tempo: TempoTable | None = None
     profile: FaultsModel = FaultsModel()
@@ -236,6 +268,7 @@ def read(path: Path) -> Counterexample:
         note=doc.note,
         mechanism=doc.mechanism,
         ties=tuple(doc.ties),
+        cuts=tuple(doc.cuts),
         tempo=tempo,
     )
     try:

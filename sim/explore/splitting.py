@@ -36,8 +36,9 @@ from checks.history import FAULT, Op
 from model.constants import LEASE_S
 from model.policy import Policy, resolve_policy
 from register.mechanism import mechanism_of
+from register.precursors import PRECURSORS, reach
 from scenarios.schema import Scenario
-from sim.world.conditioned import simulate_from
+from sim.world.conditioned import Cut, simulate_cuts, simulate_from
 from sim.world.simulate import SimulationResult, simulate
 
 Level = Callable[[Op], bool]
@@ -88,6 +89,10 @@ def _sig(x: float) -> str:
     return f"{round(x, digits):,.{max(0, digits)}f}"
 
 
+significant = _sig
+"""A rate written with two significant digits (the sentences' own), for other modules' sentences."""
+
+
 def _suffix_seed(seed: int, root: int, split: int) -> int:
     digest = hashlib.blake2b(f"leaselab-splitting/{seed}/{root}/{split}".encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big") >> 1
@@ -107,20 +112,21 @@ class Estimate:
     high: float
     plain_met: int
     """Roots that showed the mechanism themselves (the plain run inside the estimate)."""
+    method: str = "two-level splitting"
 
     def sentence(self) -> str:
         per = 100_000
         return (
             f"{self.mechanism}: about {_sig(self.rate * per)} in {per:,} simulations "
-            f"[{_sig(self.low * per)}, {_sig(self.high * per)}] (two-level splitting, {self.roots:,} roots, "
-            f"{self.reached:,} at the level x {self.splits} continuations, {self.simulations:,} simulations; "
+            f"[{_sig(self.low * per)}, {_sig(self.high * per)}] ({self.method}, {self.roots:,} roots, "
+            f"{self.reached:,} splits x {self.splits} continuations, {self.simulations:,} simulations; "
             f"plain: {self.plain_met} of {self.roots:,})"
         )
 
     def document(self) -> dict[str, Any]:
         return {
             "mechanism": self.mechanism,
-            "estimator": "two-level splitting",
+            "estimator": self.method,
             "roots": self.roots,
             "splits": self.splits,
             "reached_level": self.reached,
@@ -189,4 +195,161 @@ def estimate(
     return Estimate(mechanism, roots, splits, reached, simulations, mean, low, high, plain_met)
 
 
-__all__ = ["Estimate", "Level", "applies", "estimate", "outlives_lease", "shows"]
+def _chain_seed(seed: int, root: int, path: tuple[int, ...]) -> int:
+    key = "/".join(str(i) for i in path)
+    digest = hashlib.blake2b(f"leaselab-chain/{seed}/{root}/{key}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") >> 1
+
+
+@dataclass
+class _Tally:
+    simulations: int = 0
+    reached: int = 0
+
+
+def _value(
+    scenario: Scenario,
+    policy: Policy,
+    seed: int,
+    mechanism: str,
+    invariants: Sequence[str] | None,
+    result: SimulationResult,
+    cuts: tuple[Cut, ...],
+    level: int,
+    splits: int,
+    path: tuple[int, ...],
+    tally: _Tally,
+    root: int,
+    base_seed: int,
+) -> float:
+    """The fixed-splitting value of a run that has been split at its first ``level`` levels: where it
+    reaches the next level (the first record at which it does, a stopping time), the mean of ``splits``
+    continuations' values from just after that record; else whether it shows the mechanism."""
+    marks = reach(result.history, mechanism)
+    if len(marks) <= level:
+        return 1.0 if shows(result, mechanism, invariants) else 0.0
+    cut = marks[level] + 1
+    if cuts and cut <= cuts[-1][0]:
+        return 1.0 if shows(result, mechanism, invariants) else 0.0
+    tally.reached += 1
+    total = 0.0
+    for split in range(splits):
+        here = (*path, split)
+        more = (*cuts, (cut, _chain_seed(base_seed, root, here)))
+        continued = simulate_cuts(scenario, policy, seed, script=result.fault_script, cuts=more)
+        tally.simulations += 1
+        total += _value(
+            scenario,
+            policy,
+            seed,
+            mechanism,
+            invariants,
+            continued,
+            more,
+            level + 1,
+            splits,
+            here,
+            tally,
+            root,
+            base_seed,
+        )
+    return total / splits
+
+
+Root = tuple[Scenario, Policy, int]
+"""A root of a chain estimate: a scenario, a policy and a world seed (one plain simulation)."""
+
+
+def estimate_chain(
+    scenario: Scenario,
+    policy: str | Policy,
+    mechanism: str,
+    *,
+    roots: int,
+    splits: int,
+    seed: int = 0,
+    invariants: Sequence[str] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Estimate:
+    """The multilevel splitting estimate of ``mechanism``'s rate in plain simulations of ``scenario``,
+    its levels the steps of the finding's chain (:mod:`register.precursors`). Each root is a plain run
+    (seed ``seed + i``); where a run first reaches its chain's next level, ``splits`` continuations are
+    drawn from just after that record (:func:`sim.world.conditioned.simulate_cuts`: the exact prefix,
+    then a fresh suffix of the plain process, the scenario's own profile, its targeted faults still
+    ahead, simpy's own order of same-instant events), and each is split again at the level after, and so
+    on. A root's value is the mean of its continuations' values (1 or 0 at the leaves), so its expectation
+    is the mechanism's rate and the mean over independent roots is unbiased; the interval is the
+    t-interval over the roots. Unlike :func:`estimate`, targeted faults are allowed: the continuations
+    keep those still ahead."""
+    resolved = resolve_policy(policy)
+    planted = [(scenario, resolved, seed + root) for root in range(roots)]
+    return estimate_chain_over(planted, mechanism, splits=splits, seed=seed, invariants=invariants, progress=progress)
+
+
+def estimate_chain_over(
+    roots: Sequence[Root],
+    mechanism: str,
+    *,
+    splits: int,
+    seed: int = 0,
+    invariants: Sequence[str] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    runs: Sequence[SimulationResult] | None = None,
+) -> Estimate:
+    """:func:`estimate_chain` over given roots: the rate in the process the roots are a uniform sample of
+    (a sweep grid's simulations, say: each root one of its rows). ``runs``, when given, are the roots'
+    plain runs already made (one per root, in order), so several mechanisms share them."""
+    if mechanism not in PRECURSORS:
+        raise ValueError(f"{mechanism} has no chain to split on (register/precursors.py)")
+    if not roots:
+        raise ValueError("a chain estimate needs at least one root")
+    tally = _Tally()
+    ys: list[float] = []
+    plain_met = 0
+    for number, (scenario, policy, world_seed) in enumerate(roots):
+        result = runs[number] if runs is not None else simulate(scenario, policy, world_seed)
+        tally.simulations += 1
+        plain_met += shows(result, mechanism, invariants)
+        ys.append(
+            _value(scenario, policy, world_seed, mechanism, invariants, result, (), 0, splits, (), tally, number, seed)
+        )
+        if progress is not None:
+            progress(number + 1, len(roots))
+    mean, low, high = _interval(ys)
+    return Estimate(
+        mechanism,
+        len(roots),
+        splits,
+        tally.reached,
+        tally.simulations,
+        mean,
+        low,
+        high,
+        plain_met,
+        "multilevel splitting",
+    )
+
+
+def _interval(ys: Sequence[float]) -> tuple[float, float, float]:
+    """The mean of the roots' values and its 95% interval (t over the roots; rule of three at zero)."""
+    n = len(ys)
+    mean = sum(ys) / n
+    if mean == 0.0:
+        return 0.0, 0.0, min(1.0, 3.0 / n)
+    var = sum((y - mean) ** 2 for y in ys) / (n - 1) if n > 1 else 0.0
+    half = _t(n - 1) * math.sqrt(var / n)
+    return mean, max(0.0, mean - half), min(1.0, mean + half)
+
+
+__all__ = [
+    "Estimate",
+    "Level",
+    "Root",
+    "applies",
+    "estimate",
+    "estimate_chain",
+    "estimate_chain_over",
+    "outlives_lease",
+    "shows",
+    "significant",
+]

@@ -19,7 +19,17 @@ from itertools import islice
 
 from scenarios.intensity import Tempo, with_tempo
 from scenarios.schema import FaultsModel, Scenario
-from sim.explore.base import Budget, Clock, ExploreReport, Progress, Target, Violation, report_shrunk, signature
+from sim.explore.base import (
+    Budget,
+    Clock,
+    ExploreReport,
+    Progress,
+    Target,
+    Violation,
+    mechanism_of_result,
+    report_shrunk,
+    signature,
+)
 from sim.explore.counterexample import Counterexample
 from sim.explore.discovery import UNEXPLAINED_PREFIX, Discovery, mechanism_key
 from sim.explore.profiles import draw_profile, draw_tempo
@@ -89,6 +99,8 @@ class Candidate:
     simulations_until_found: int
     mechanism: str = ""
     """The key of its mechanism (:func:`sim.explore.discovery.mechanism_key`)."""
+    cuts: tuple[tuple[int, int], ...] = ()
+    """A guided branch's cuts (:mod:`sim.explore.footholds`): replayed with them, never shrunk."""
 
 
 def explorer_draws(target: Target, seed: int) -> Iterator[tuple[int, FaultsModel, Tempo]]:
@@ -154,6 +166,7 @@ def keep_new(
     found_at: float,
     simulations: int,
     met_keys: list[str] | None = None,
+    cuts: tuple[tuple[int, int], ...] = (),
 ) -> bool:
     """Name ``result``'s violations by mechanism and keep it as a candidate for each mechanism met for the
     first time (at most ``max_per_invariant`` unexplained ones per invariant, whose witness shapes
@@ -174,7 +187,7 @@ def keep_new(
             unexplained = sum(1 for c in candidates if c.invariant == invariant and UNEXPLAINED_PREFIX in c.mechanism)
             if unexplained >= budget.max_per_invariant:
                 continue
-        candidates.append(Candidate(invariant, seed, profile, tempo, result, found_at, simulations, met.key))
+        candidates.append(Candidate(invariant, seed, profile, tempo, result, found_at, simulations, met.key, cuts))
     return stopping
 
 
@@ -196,6 +209,7 @@ def report_unshrunk(report: ExploreReport, candidates: Sequence[Candidate], foun
             tempo=None if c.tempo == Tempo() else c.tempo,
             mechanism=label,
             note="not shrunk: the search was interrupted",
+            cuts=c.cuts,
         )
         sig = signature(c.invariant, cx.faults)
         report.violations.append(Violation(c.invariant, c.found_after_s, c.simulations_until_found, cx, sig))
@@ -222,6 +236,10 @@ def shrink_candidates(report: ExploreReport, candidates: Sequence[Candidate], bu
     for candidate in candidates:
         if candidate.mechanism in seen:
             continue
+        if candidate.cuts:
+            report_branch(report, candidate)
+            seen.add(candidate.mechanism)
+            continue
         report_shrunk(
             report,
             seen,
@@ -234,6 +252,36 @@ def shrink_candidates(report: ExploreReport, candidates: Sequence[Candidate], bu
             tempo=None if candidate.tempo == Tempo() else candidate.tempo,
         )
         seen.add(candidate.mechanism)
+
+
+def report_branch(report: ExploreReport, candidate: Candidate) -> None:
+    """A guided branch's find, reported as met: its replay needs its cuts (the suffixes were drawn from
+    their own seeds), which delta debugging of a fault script cannot keep, so it is not shrunk."""
+    label = candidate.result.violations and _label(candidate)
+    cx = Counterexample(
+        scenario=report.target.scenario_ref,
+        policy=report.target.policy_name,
+        seed=candidate.seed,
+        invariant=candidate.invariant,
+        digest=candidate.result.digest,
+        faults=tuple(candidate.result.fault_script),
+        profile=candidate.profile,
+        flags=dict(report.target.flags),
+        explorer=report.explorer,
+        tempo=None if candidate.tempo == Tempo() else candidate.tempo,
+        mechanism=label or "",
+        note="found on a guided branch: replays with its cuts (records kept, suffix seed); not shrunk",
+        cuts=candidate.cuts,
+    )
+    sig = signature(candidate.invariant, cx.faults)
+    report.violations.append(
+        Violation(candidate.invariant, candidate.found_after_s, candidate.simulations_until_found, cx, sig)
+    )
+
+
+def _label(candidate: Candidate) -> str:
+    shown = mechanism_of_result(candidate.result, candidate.invariant)
+    return shown.label() if shown is not None else ""
 
 
 MAX_MINIMAL_FAULTS = 3

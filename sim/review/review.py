@@ -59,6 +59,7 @@ from sim.review.plan import (
     scenario_refs,
 )
 from sim.review.provenance import fresh_shards, provenance
+from sim.review.rare import rare_rates
 from sim.sweep.config import SweepConfig
 from sim.sweep.directory import REPORT, SHARDS, locked, prepare, refuse_foreign
 from sim.sweep.engine import SweepProgress, run_sweep
@@ -171,6 +172,8 @@ def run_review(
         executor, shrink_jobs, recognise_jobs, verify_jobs, tell, options.causality_budget_requests
     )
     views, histories, files = counterexamples(shrunk, out, curves)
+    explained_by = explanations(frame, policies, recognise_jobs, recognised, explained)
+    rare_rates(frame, policies, explained_by, refs)  # gives the rare ones their rate (``rate_text``)
     phases_s = {"sweep": sweep_end - started, "evidence": time.perf_counter() - sweep_end}
     return Review(
         out=out,
@@ -180,7 +183,7 @@ def run_review(
         histories=histories,
         verification=[verify_view(v) for v in verified],
         findings=findings(recognise_jobs, recognised, deployment),
-        explanations=explanations(frame, policies, recognise_jobs, recognised, explained),
+        explanations=explained_by,
         provenance=provenance(
             config, options, len(frame), time.perf_counter() - started, len(recognise_jobs), curves, phases_s
         ),

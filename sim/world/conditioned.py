@@ -30,6 +30,7 @@ TieControl with nothing reversed gives simpy's own order).
 
 from __future__ import annotations
 
+import itertools
 from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -38,7 +39,7 @@ from typing import Any
 from checks.history import Op, OpType
 from model.policy import Policy, resolve_policy
 from model.requests import Request
-from scenarios.schema import Scenario
+from scenarios.schema import FaultsModel, Scenario
 from sim.world.faults import Fault
 from sim.world.interpreter import World
 from sim.world.kernel import TieControl, TieKey
@@ -90,6 +91,65 @@ def simulate_from(
         else:
             world = build_world(scenario, resolved, seed, list(script), control)
             _cut_after(world, records, suffix_seed, shuffle)
+        run_world(world)
+        result = _judged(world, scenario.name, resolved, seed, control, judge)
+        _release(world)
+        return result
+
+
+Cut = tuple[int, int]
+"""A branch point of :func:`simulate_cuts`: (records kept, suffix seed)."""
+
+
+def simulate_cuts(
+    scenario: Scenario,
+    policy: str | Policy,
+    seed: int,
+    *,
+    script: Sequence[Fault],
+    cuts: Sequence[Cut],
+    suffix_faults: FaultsModel | None = None,
+    burst: int = 0,
+    flags: Mapping[str, bool | str] | None = None,
+    judge: bool = True,
+) -> SimulationResult:
+    """A branch of a branch: the run of ``seed`` with fault ``script`` up to its first ``cuts[0][0]``
+    records, then drawn afresh from ``cuts[0][1]`` in profile mode (``suffix_faults``, default the
+    scenario's own profile), up to ``cuts[1][0]`` records, then afresh from ``cuts[1][1]``, and so on
+    (the guided explorer's footholds, :mod:`sim.explore.footholds`); with ``burst`` > 0 the suffix
+    profile holds for that many requests after each cut, then the scenario's own. Unlike :func:`simulate_from`, the
+    scenario's targeted faults still ahead at the first cut fire in the suffix, at the occurrence the
+    scenario names (:meth:`FaultPlan.count_targeted`), and simpy's own order of same-instant events is
+    kept: a suffix is then a run of the plain process from that state, at the suffix's fault rates.
+    The same arguments give the same digest in any process; a cut at or below the one before it is
+    refused."""
+    if not cuts:
+        raise ValueError("simulate_cuts needs at least one cut (use simulate for none)")
+    marks = [records for records, _ in cuts]
+    if marks[0] < 1 or any(b <= a for a, b in itertools.pairwise(marks)):
+        raise ValueError(f"cuts must be positive and increasing, not {marks}")
+    resolved = resolve_policy(policy, flags)
+    control = TieControl()
+    with gc_paused():
+        world = build_world(scenario, resolved, seed, list(script), control)
+        plan = world.plan
+        plan.count_targeted(scenario.script, suffix_faults or scenario.faults, burst)
+        recorder, rng = world.recorder, world.rng
+        inner_add = recorder.add
+        pending = list(cuts)
+
+        def add(process: str, op: str, run: str, type_: OpType, value: dict[str, Any]) -> int:
+            index = inner_add(process, op, run, type_, value)
+            while pending and index + 1 >= pending[0][0]:
+                _, suffix_seed = pending.pop(0)
+                rng.seed(suffix_seed)
+                plan.follow_profile()
+            if not pending:
+                recorder.add = inner_add
+            return index
+
+        world._decide = plan.decide
+        recorder.add = add
         run_world(world)
         result = _judged(world, scenario.name, resolved, seed, control, judge)
         _release(world)

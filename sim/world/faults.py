@@ -150,6 +150,12 @@ class FaultPlan:
     anchored: dict[Anchor, Fault] | None = None
     targeted: list[_Targeted] = field(default_factory=list)
     pinned: dict[int, Fault] = field(default_factory=dict)
+    suffix_faults: FaultsModel | None = None
+    """With :meth:`count_targeted`: the profile :meth:`follow_profile` switches to."""
+    base_faults: FaultsModel | None = None
+    burst: int = 0
+    """With :meth:`count_targeted`: requests decided at ``suffix_faults`` after a switch (0: all)."""
+    burst_left: int = 0
     kept: dict[Anchor, Fault] | None = None
     """Profile mode's faults forced at their anchors (:meth:`keep`); None: none."""
     fired: list[Fault] = field(default_factory=list)
@@ -194,8 +200,33 @@ class FaultPlan:
         :meth:`decider` is."""
         self.script = None
         self.anchored = None
-        self._table = _table_for(self.faults)
+        if self.suffix_faults is not None:
+            self.faults = self.suffix_faults
+            self.burst_left = self.burst
+        self._use(self.faults)
+
+    def _use(self, faults: FaultsModel) -> None:
+        self.faults = faults
+        self._table = _table_for(faults)
         self._total = {rtype: rows[-1][1] for rtype, rows in self._table.items() if rows}
+
+    def count_targeted(self, targeted: Sequence[ScriptedFaultModel], faults: FaultsModel, burst: int = 0) -> None:
+        """In script mode, count the scenario's targeted faults' matches as profile mode does, without
+        firing them (the script holds each one that fired), so that after :meth:`follow_profile` those
+        still ahead fire at the occurrence the scenario names. ``faults`` is the profile the suffix
+        follows (a guided branch raises the fault rates there); with ``burst`` > 0 only for that many
+        requests after each switch, then the plan's own profile again. Must be called before the world
+        runs."""
+        if self.script is None:
+            raise ValueError("counting targeted faults applies to script mode only")
+        self.targeted = [_Targeted(t) for t in targeted if t.at is None]
+        for t in targeted:
+            if t.at is not None:
+                kind = t.kind or draw_kind(t.family, faults, 0.0)[0]
+                self.pinned.setdefault(t.at, Fault(t.at, t.family, kind, t.value))
+        self.suffix_faults = faults
+        self.burst = burst
+        self.base_faults = self.faults
 
     def keep(self, faults: Sequence[Fault]) -> None:
         """In profile mode, fire each of ``faults`` at its anchor (run, request type, occurrence) whatever
@@ -220,9 +251,16 @@ class FaultPlan:
         fault: Fault | None = None
         if self.script is not None:
             fault = self.script.get(index)
+            if self.targeted:
+                self._match_targeted(index, request, process_kind)  # counted, not fired (count_targeted)
         elif self.anchored is not None:
             fault = self.anchored.get((uuid, rtype.__name__, nth))
         else:
+            if self.burst_left > 0:
+                self.burst_left -= 1  # this request is decided at the suffix's rates
+            elif self.burst and self.burst_left == 0 and self.base_faults is not None:
+                self._use(self.base_faults)  # the burst is over: the plan's own rates again
+                self.burst_left = -1
             if self.kept is not None:
                 fault = self.kept.get((uuid, rtype.__name__, nth))
                 if fault is not None:

@@ -12,7 +12,7 @@ import pytest
 
 from checks.history import Op
 from scenarios.loader import load_scenario
-from sim.explore.splitting import applies, estimate, outlives_lease
+from sim.explore.splitting import applies, estimate, estimate_chain, outlives_lease
 from sim.world.conditioned import simulate_from
 from sim.world.simulate import simulate
 
@@ -67,3 +67,29 @@ def test_rates_are_written_with_two_significant_digits() -> None:
         "1.0",
         "0",
     ]
+
+
+def test_the_chain_estimate_is_deterministic_splits_where_the_chain_steps_and_holds_its_rate() -> None:
+    scenario = load_scenario("default").at_deployment_ranges()
+    first = estimate_chain(scenario, "head", "F-15", roots=8, splits=2, invariants=["settles_by_owner"])
+    second = estimate_chain(scenario, "head", "F-15", roots=8, splits=2, invariants=["settles_by_owner"])
+    assert first == second
+    assert first.simulations == 8 + 2 * first.reached
+    assert 0.0 <= first.low <= first.rate <= first.high <= 1.0
+    assert "multilevel splitting" in first.sentence()
+
+
+def test_with_no_step_taken_the_chain_estimate_is_the_plain_share() -> None:
+    scenario = load_scenario("single_run")  # no store stall past a lease: F-18's chain never begins
+    got = estimate_chain(scenario, "head", "F-18", roots=10, splits=3)
+    assert got.reached == 0 and got.simulations == 10
+    assert got.rate == got.plain_met / 10 == 0.0
+    assert got.high == pytest.approx(0.3)  # the rule of three over 10 roots
+
+
+def test_a_chain_estimate_takes_scenarios_with_targeted_faults_and_refuses_a_mechanism_without_a_chain() -> None:
+    scenario = load_scenario("tool_outlives_lease").at_deployment_ranges()
+    got = estimate_chain(scenario, "head", "F-18", roots=3, splits=2)
+    assert got.roots == 3
+    with pytest.raises(ValueError, match="no chain"):
+        estimate_chain(scenario, "head", "F-01", roots=1, splits=1)

@@ -1,0 +1,301 @@
+"""Precursors: how far a history got along a registered finding's chain, read off its recogniser.
+
+A finding's recogniser (:mod:`register.recognisers`) accepts a whole history; the guided explorer
+(:mod:`sim.explore.footholds`) needs to know, of a history that did *not* show the finding, how many
+of the chain's steps it took, and at which record each step was taken, so that it can cut the
+history right after the deepest step and draw the rest afresh many times (multilevel splitting). Each
+chain below is the recogniser's conditions in the order the world meets them; a step names the record
+that takes it. Cutting right after that record keeps what the step decided (a stall's length is drawn
+when the fault fires) and leaves the next decision (the next fault, a statement's latency) to the
+branch.
+
+The first steps of a chain are common (a stall past the lease strikes a third of fresh draws at
+deployment ranges); the deeper ones are what is rare (a requeue and a new owner's claim while that
+stall is still pending, the stalled segment returning to a row another segment still holds). A level
+is the number of steps taken, so the explorer can prefer the deepest footholds.
+
+Ground truth only: faults as the nemesis recorded them, store rows as they were written, the reaper's
+recorded decisions. Knows the history's records; draws and runs nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from checks import history as H
+from checks.history import Op, OpType
+from model.constants import LEASE_S
+
+CLAIMS = ("T3", "T10")
+POSITION_SITES = frozenset({"run_queued.position", "resume.position"})
+TERMINAL = frozenset({"completed", "failed", "cancelled"})
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """How far one history got along one finding's chain: ``marks[k]`` is the record that took step
+    ``k + 1`` (so the level is ``len(marks)``)."""
+
+    finding: str
+    marks: tuple[int, ...]
+
+    @property
+    def level(self) -> int:
+        return len(self.marks)
+
+    @property
+    def cut(self) -> int:
+        """Records a branch keeps: up to and including the deepest step's record."""
+        return self.marks[-1] + 1 if self.marks else 0
+
+
+def _number(op: Op) -> str:
+    return str(op.value.get("transition", "")).partition(" ")[0]
+
+
+def _stall(op: Op) -> float:
+    """A store slow fault's length in seconds (0 when ``op`` is none)."""
+    v = op.value
+    if op.op != H.FAULT or v.get("family") != "store" or v.get("kind") != "slow":
+        return 0.0
+    raw = v.get("slow_s")
+    return float(raw) if isinstance(raw, (int, float)) else 0.0
+
+
+@dataclass
+class _Trail:
+    """One candidate binding of a chain (a run and the processes its steps name)."""
+
+    run: str
+    process: str
+    marks: list[int]
+    until: float = 0.0
+    """When the first step's stall ends (true seconds)."""
+    other: str = ""
+    done: bool = False
+    extra: dict[str, float] = field(default_factory=dict)
+
+
+def _deepest(trails: Sequence[_Trail]) -> tuple[int, ...]:
+    """The marks of the trail that got furthest (the earliest of equal ones)."""
+    best: tuple[int, ...] = ()
+    for trail in trails:
+        if len(trail.marks) > len(best):
+            best = tuple(trail.marks)
+    return best
+
+
+def _earliest(trails: Sequence[_Trail]) -> tuple[int, ...]:
+    """Per level, the first record at which any trail reached it: a stopping time (decided by the history
+    up to that record), which an unbiased splitting estimate needs (:mod:`sim.explore.splitting`)."""
+    out: list[int] = []
+    while True:
+        at = [t.marks[len(out)] for t in trails if len(t.marks) > len(out)]
+        if not at:
+            return tuple(out)
+        out.append(min(at))
+
+
+def _stalled_position_read(history: Sequence[Op]) -> list[_Trail]:
+    """F-15's chain: (1) a segment's first statement after its claim (T3, T10), the post-claim position
+    read, stalls past the claim's lease; while it is stalled (2) the reaper requeues the run (T13) and
+    (3) another segment claims it; (4) the stalled read returns 'running' while that other segment still
+    holds the run. What is left is the next position read failing (the unguarded settle follows)."""
+    last: dict[str, Op] = {}
+    trails: list[_Trail] = []
+    rows: dict[str, dict[str, object]] = {}
+    for op in history:
+        v = op.value
+        if op.op == H.FAULT:
+            target = str(v.get("target", ""))
+            before = last.get(target)
+            stall = _stall(op)
+            if (
+                stall
+                and before is not None
+                and before.op == H.STORE
+                and before.type is OpType.OK
+                and _number(before) in CLAIMS
+                and op.time_s + stall > before.time_s + LEASE_S
+            ):
+                trails.append(_Trail(op.run, target, [op.index], until=op.time_s + stall))
+            continue
+        if op.op == H.STORE and op.type is OpType.OK and isinstance(v.get("row"), dict):
+            rows[op.run] = v["row"]
+        for trail in trails:
+            if trail.done or op.run != trail.run:
+                continue
+            level = len(trail.marks)
+            if op.process == trail.process:
+                if (
+                    level == 3
+                    and op.op == H.READ
+                    and op.type is OpType.OK
+                    and v.get("site") in POSITION_SITES
+                    and str(rows.get(op.run, {}).get("status", "")) not in TERMINAL
+                ):
+                    trail.marks.append(op.index)
+                trail.done = True  # the stalled segment is back: the chain ends here either way
+            elif op.op == H.STORE and op.type is OpType.OK:
+                if level == 1 and _number(op) == "T13":
+                    trail.marks.append(op.index)
+                elif level == 2 and _number(op) in CLAIMS:
+                    trail.marks.append(op.index)
+                    trail.other = op.process
+        last[op.process] = op
+    return trails
+
+
+def _stale_snapshot_requeue(history: Sequence[Op]) -> list[_Trail]:
+    """F-18's chain: (1) a fence stamp (T5 at ``executor.fence``) stalls past its lease; while it is
+    pending (2) the reaper decides to requeue the run on a snapshot without a fence and (3) its requeue
+    (T13) stalls past the moment the stamp will commit; (4) the stamp commits while the requeue is
+    still pending. What is left is the write still in flight when the requeue clears the fence, and the
+    next attempt running it again."""
+    last: dict[str, Op] = {}
+    trails: list[_Trail] = []
+    for op in history:
+        v = op.value
+        if op.op == H.FAULT:
+            target = str(v.get("target", ""))
+            before = last.get(target)
+            stall = _stall(op)
+            if (
+                stall >= LEASE_S / 2
+                and before is not None
+                and before.op == H.STORE
+                and before.type is OpType.INVOKE
+                and _number(before) == "T5"
+                and before.value.get("site") == "executor.fence"
+            ):
+                trails.append(_Trail(op.run, target, [op.index], until=op.time_s + stall))
+            for trail in trails:
+                if (
+                    not trail.done
+                    and len(trail.marks) == 2
+                    and target == trail.other
+                    and op.run == trail.run
+                    and before is not None
+                    and _number(before) == "T13"
+                    and op.time_s + stall > trail.until
+                ):
+                    trail.marks.append(op.index)
+            continue
+        for trail in trails:
+            if trail.done or op.run != trail.run:
+                continue
+            level = len(trail.marks)
+            if op.process == trail.process and op.op == H.STORE and op.type is not OpType.INVOKE:
+                if level == 3 and op.type is OpType.OK and _number(op) == "T5":
+                    trail.marks.append(op.index)
+                trail.done = True  # the stamp is back: before the requeue's decision it ends the route
+            elif (
+                level == 1
+                and op.op == H.DECIDE
+                and v.get("decider") == "reaper"
+                and v.get("decision") == "requeue"
+                and not v.get("pending_effect")
+            ):
+                trail.marks.append(op.index)
+                trail.other = op.process
+            elif level >= 2 and op.process == trail.other and op.op == H.STORE and op.type is not OpType.INVOKE:
+                trail.done = level < 4  # the requeue came back before the stamp: not this route
+        last[op.process] = op
+    return trails
+
+
+def _lagging_clock_fence(history: Sequence[Op]) -> list[_Trail]:
+    """F-16's chain: (1) a process's clock lags true time by more than a lease; (2) while it lags, it
+    stamps a non-idempotent fence (T5 at ``executor.fence``), so the lease it stamps is already past.
+    What is left is a coincidence of timing, which no later step splits: the write must return and the
+    live segment clear the fence (or renew) between the reaper's snapshot, which reads the fence, and
+    its dead-letter's commit, a window of about one statement's latency at a reaper tick. The call's
+    duration is drawn when it starts, right after the stamp, so a branch from the stamp draws it afresh;
+    a step after it (the reaper's decision to dead-letter on the fence) would keep a duration already
+    drawn, and its branches would only repeat it (measured: 0 of 72 branches from that step met F-16,
+    against 86 of 300 fresh draws taking it)."""
+    lag: dict[str, int] = {}
+    first: int | None = None
+    trails: list[_Trail] = []
+    for op in history:
+        v = op.value
+        if op.op == H.FAULT and v.get("family") == "clock_skew":
+            target = str(v.get("target", ""))
+            offset = v.get("offset_s")
+            if isinstance(offset, (int, float)) and offset < -LEASE_S:
+                lag[target] = op.index
+                first = op.index if first is None else first
+            else:
+                lag.pop(target, None)
+            continue
+        if op.op == H.PHASE and v.get("phase") == "quiet":
+            lag.clear()
+        if (
+            op.op == H.STORE
+            and op.type is OpType.OK
+            and _number(op) == "T5"
+            and v.get("site") == "executor.fence"
+            and op.process in lag
+            and isinstance(v.get("row"), dict)
+            and v["row"].get("pending_effect") == "non_idempotent_write"
+        ):
+            trails.append(_Trail(op.run, op.process, [lag[op.process], op.index]))
+    if first is not None:
+        trails.insert(0, _Trail("", "", [first]))  # the first lag, which every trail below began from
+    return trails
+
+
+def stalled_position_read(history: Sequence[Op]) -> tuple[int, ...]:
+    """F-15's steps as the furthest trail took them (see :func:`_stalled_position_read`)."""
+    return _deepest(_stalled_position_read(history))
+
+
+def stale_snapshot_requeue(history: Sequence[Op]) -> tuple[int, ...]:
+    """F-18's steps as the furthest trail took them (see :func:`_stale_snapshot_requeue`)."""
+    return _deepest(_stale_snapshot_requeue(history))
+
+
+def lagging_clock_fence(history: Sequence[Op]) -> tuple[int, ...]:
+    """F-16's steps as the furthest trail took them (see :func:`_lagging_clock_fence`)."""
+    return _deepest(_lagging_clock_fence(history))
+
+
+Chain = Callable[[Sequence[Op]], tuple[int, ...]]
+Trails = Callable[[Sequence[Op]], list[_Trail]]
+
+PRECURSORS: dict[str, Chain] = {
+    "F-15": stalled_position_read,
+    "F-16": lagging_clock_fence,
+    "F-18": stale_snapshot_requeue,
+}
+_TRAILS: dict[str, Trails] = {
+    "F-15": _stalled_position_read,
+    "F-16": _lagging_clock_fence,
+    "F-18": _stale_snapshot_requeue,
+}
+
+
+def reach(history: Sequence[Op], finding: str) -> tuple[int, ...]:
+    """Per level of ``finding``'s chain, the first record of ``history`` at which some trail reached it
+    (levels never reached left out): where a splitting estimate cuts."""
+    return _earliest(_TRAILS[finding](history))
+
+
+"""The findings whose chains the guided explorer climbs, and how far a history got along each."""
+
+
+def progress(history: Sequence[Op], findings: Sequence[str] | None = None) -> list[Progress]:
+    """How far ``history`` got along each chain (only those of ``findings`` when given); chains not
+    begun are left out."""
+    out = []
+    for finding, chain in PRECURSORS.items():
+        if findings is not None and finding not in findings:
+            continue
+        marks = chain(history)
+        if marks:
+            out.append(Progress(finding, marks))
+    return out
+
+
+__all__ = ["PRECURSORS", "Progress", "progress", "reach"]

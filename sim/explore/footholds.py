@@ -1,0 +1,172 @@
+"""Footholds: multilevel splitting along a finding's chain, for the guided explorer.
+
+A rare mechanism is a chain of steps (:mod:`register.precursors`: F-18 is a stalled fence stamp, then
+a requeue decided on a snapshot without that fence, then a requeue that stalls past the stamp, ...).
+Plain random search pays for the chain multiplicatively. Here a run that takes a step of a chain
+becomes a *foothold* at that level: the run is cut right after the step's record, and each *branch*
+replays that prefix exactly and draws the rest afresh (:func:`sim.world.conditioned.simulate_cuts`:
+a fresh suffix seed, the scenario's targeted faults still ahead, and the very next request decided
+with every enabled fault family at :func:`sim.explore.profiles.raised` rates, the rest at the drawn
+ones). A branch that takes a further step is a foothold one level
+deeper, cut again after that step: the chain is climbed a level at a time, and each level's rare step
+is paid for once per foothold rather than once per the product of all.
+
+Which foothold: the deepest one that has branches left (each gets :data:`BRANCHES_PER_LEVEL` times its
+level: a foothold whose state cannot go on, e.g. a stall that ends before the reaper's tick, is given
+up), of the chain a bandit picks by what its branches yielded (Thompson sampling over the share of
+branches that went a level deeper or met the finding).
+
+Every branch is replayable: it is the root's seed, profile, tempo and fault script with the list of
+cuts (records kept, suffix seed), which a counterexample file carries (``cuts``) and ``replay`` runs.
+Deterministic for a seed: every choice comes from the explorer's ``random.Random``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from model.policy import Policy
+from register.precursors import PRECURSORS, progress
+from scenarios.intensity import Tempo
+from scenarios.schema import FaultsModel, Scenario
+from scenarios.script import Fault
+from sim.explore.profiles import BURST, raised
+from sim.world.conditioned import Cut, simulate_cuts
+from sim.world.simulate import SimulationResult
+
+BRANCHES_PER_LEVEL = 4
+"""A foothold at level k gets at most k times this many branches."""
+FRESH_SHARE = 0.2
+"""While footholds have branches left, this share of simulations is still spent elsewhere (fresh
+draws find new roots, which a foothold whose state is doomed cannot)."""
+
+
+@dataclass
+class Foothold:
+    """A run cut right after the deepest step it took of one chain."""
+
+    finding: str
+    level: int
+    seed: int
+    profile: FaultsModel
+    tempo: Tempo
+    script: tuple[Fault, ...]
+    cuts: tuple[Cut, ...]
+    """The cuts the run was made with (empty for a fresh draw); a branch adds its own."""
+    cut: int
+    """Records a branch keeps."""
+    branches: int = 0
+
+    @property
+    def exhausted(self) -> bool:
+        return self.branches >= BRANCHES_PER_LEVEL * self.level
+
+
+@dataclass(frozen=True, slots=True)
+class Drawn:
+    """What one simulation was, as a foothold or a candidate needs it."""
+
+    seed: int
+    profile: FaultsModel
+    tempo: Tempo
+    cuts: tuple[Cut, ...] = ()
+    parent: Foothold | None = None
+
+
+@dataclass
+class Footholds:
+    """The footholds of a search, by chain, and the bandit's tallies."""
+
+    findings: tuple[str, ...] = tuple(PRECURSORS)
+    pool: dict[str, list[Foothold]] = field(default_factory=dict)
+    tally: dict[str, list[int]] = field(default_factory=dict)
+    """Per chain: [branches that went deeper or met the finding, branches that did not]."""
+    branched: int = 0
+
+    def __post_init__(self) -> None:
+        for finding in self.findings:
+            self.pool.setdefault(finding, [])
+            self.tally.setdefault(finding, [0, 0])
+
+    def close(self, met: Sequence[str]) -> None:
+        """Stop climbing the chains of the findings in ``met`` (mechanism keys a simulation showed): a
+        search reports each mechanism once, so branches toward one already met are spent elsewhere."""
+        self.findings = tuple(f for f in self.findings if f not in met)
+
+    def open(self, finding: str) -> list[Foothold]:
+        return [f for f in self.pool[finding] if not f.exhausted]
+
+    def pick(self, rng: random.Random) -> Foothold | None:
+        """The foothold to branch from next (see the module), or None when none has branches left."""
+        best: tuple[float, Foothold] | None = None
+        for finding in self.findings:
+            candidates = self.open(finding)
+            if not candidates:
+                continue
+            deeper, not_deeper = self.tally[finding]
+            score = rng.betavariate(1 + deeper, 1 + not_deeper)
+            if best is None or score > best[0]:
+                deepest = max(candidates, key=lambda f: (f.level, -f.branches))
+                best = (score, deepest)
+        return None if best is None else best[1]
+
+    def observe(self, result: SimulationResult, drawn: Drawn, met: Sequence[str]) -> int:
+        """Add the footholds ``result`` gives (a step deeper than its parent's, on any chain) and score
+        the parent's branch. Returns how many footholds were added."""
+        added = 0
+        parent = drawn.parent
+        deeper = False
+        last_cut = drawn.cuts[-1][0] if drawn.cuts else 0
+        for reached in progress(result.history, self.findings):
+            floor = parent.level if parent is not None and parent.finding == reached.finding else 0
+            if reached.level <= floor or reached.cut <= last_cut:
+                continue
+            deeper = deeper or (parent is not None and parent.finding == reached.finding)
+            self.pool[reached.finding].append(
+                Foothold(
+                    reached.finding,
+                    reached.level,
+                    drawn.seed,
+                    drawn.profile,
+                    drawn.tempo,
+                    tuple(result.fault_script),
+                    drawn.cuts,
+                    reached.cut,
+                )
+            )
+            added += 1
+        if parent is not None:
+            won = deeper or any(key == parent.finding or key.endswith(f"|{parent.finding}") for key in met)
+            self.tally[parent.finding][0 if won else 1] += 1
+        return added
+
+
+def branch(
+    foothold: Foothold, scenario: Scenario, policy: Policy, rng: random.Random
+) -> tuple[SimulationResult, Drawn]:
+    """One branch of ``foothold`` (``scenario`` already at its tempo and profile): its prefix exactly,
+    the rest drawn from a fresh suffix seed at raised fault rates."""
+    foothold.branches += 1
+    cuts = (*foothold.cuts, (foothold.cut, rng.getrandbits(32)))
+    result = simulate_cuts(
+        scenario,
+        policy,
+        foothold.seed,
+        script=foothold.script,
+        cuts=cuts,
+        suffix_faults=raised(foothold.profile),
+        burst=BURST,
+    )
+    return result, Drawn(foothold.seed, foothold.profile, foothold.tempo, cuts, foothold)
+
+
+def replay(
+    scenario: Scenario, policy: Policy, seed: int, script: Sequence[Fault], cuts: Sequence[Cut], profile: FaultsModel
+) -> SimulationResult:
+    """A branch again, from what a counterexample file holds (``scenario`` at its tempo and profile)."""
+    return simulate_cuts(scenario, policy, seed, script=script, cuts=cuts, suffix_faults=raised(profile), burst=BURST)
+
+
+__all__ = ["BRANCHES_PER_LEVEL", "FRESH_SHARE", "Drawn", "Foothold", "Footholds", "branch", "replay"]

@@ -1,0 +1,118 @@
+"""The chains the guided explorer climbs (``register.precursors``), on the findings' own counterexamples
+and on near misses built from them by changing one record.
+
+A chain must follow each recorded counterexample to its last step (else the explorer would cut short of
+where the finding is decided), and a near miss, the same history with one condition of a step broken,
+must stop before that step (else it would spend its branches on states that cannot go on)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from checks.history import Op
+from register.precursors import (
+    PRECURSORS,
+    lagging_clock_fence,
+    progress,
+    stale_snapshot_requeue,
+    stalled_position_read,
+)
+from sim.explore.counterexample import read
+
+ENTRIES = Path("register/entries")
+CASES = {
+    "F-15": ("F-15-stalled-position-read-settle.toml", 4),
+    "F-16": ("F-16-lagging-clock-dead-letter.toml", 2),
+    "F-18": ("F-18-stale-snapshot-requeue-reruns-write.toml", 4),
+}
+
+
+@cache
+def history_of(name: str) -> tuple[Op, ...]:
+    return tuple(read(ENTRIES / name).run().history)
+
+
+def changed(history: tuple[Op, ...], index: int, **value: object) -> list[Op]:
+    """``history`` with record ``index``'s value updated by ``value``."""
+    out = list(history)
+    op = out[index]
+    out[index] = op._replace(value={**op.value, **value})
+    return out
+
+
+@pytest.mark.parametrize("finding", sorted(CASES))
+def test_each_counterexample_reaches_the_last_step_of_its_chain(finding: str) -> None:
+    name, level = CASES[finding]
+    reached = {p.finding: p for p in progress(history_of(name))}
+    assert reached[finding].level == level
+    assert reached[finding].cut == reached[finding].marks[-1] + 1
+    assert list(reached[finding].marks) == sorted(reached[finding].marks)
+
+
+def test_only_the_named_chains_are_read() -> None:
+    history = history_of(CASES["F-18"][0])
+    assert [p.finding for p in progress(history, ["F-18"])] == ["F-18"]
+    assert progress(history, ["F-15"]) == [] or all(p.finding == "F-15" for p in progress(history, ["F-15"]))
+    assert set(PRECURSORS) == set(CASES)
+
+
+def test_f18_a_short_stamp_stall_is_no_first_step() -> None:
+    history = history_of(CASES["F-18"][0])
+    stall = next(op for op in history if op.op == "fault")
+    assert stale_snapshot_requeue(history)[0] == stall.index
+    assert stale_snapshot_requeue(changed(history, stall.index, slow_s=30.0)) == ()
+
+
+def test_f18_a_reaper_that_read_the_fence_is_no_second_step() -> None:
+    history = history_of(CASES["F-18"][0])
+    marks = stale_snapshot_requeue(history)
+    broken = changed(history, marks[1], pending_effect="non_idempotent_write", decision="not_retryable")
+    assert len(stale_snapshot_requeue(broken)) == 1
+
+
+def test_f18_a_requeue_stall_that_ends_before_the_stamp_is_no_third_step() -> None:
+    history = history_of(CASES["F-18"][0])
+    marks = stale_snapshot_requeue(history)
+    assert len(stale_snapshot_requeue(changed(history, marks[2], slow_s=60.0))) == 2
+
+
+def test_f15_a_stall_that_ends_within_the_lease_is_no_first_step() -> None:
+    history = history_of(CASES["F-15"][0])
+    first = stalled_position_read(history)[0]
+    short = stalled_position_read(changed(history, first, slow_s=100.0))
+    assert first not in short  # another trail (the new owner's own stall) may begin later
+    assert len(short) < 4
+
+
+def test_f15_a_read_that_returns_to_a_finished_run_is_no_last_step() -> None:
+    history = list(history_of(CASES["F-15"][0]))
+    marks = stalled_position_read(history)
+    claim = history[marks[2]]
+    # the new owner's claim, rewritten as a row that already completed: the stalled read returns to it
+    done = changed(tuple(history), claim.index, row={**claim.value["row"], "status": "completed"})
+    assert len(stalled_position_read(done)) == 3
+
+
+def test_f16_a_clock_ahead_is_no_first_step() -> None:
+    history = list(history_of(CASES["F-16"][0]))
+    for op in history:
+        if op.op == "fault" and op.value.get("family") == "clock_skew":
+            history[op.index] = op._replace(value={**op.value, "offset_s": abs(float(op.value["offset_s"]))})
+    assert lagging_clock_fence(history) == ()
+
+
+def test_f16_a_fence_for_an_idempotent_write_is_no_second_step() -> None:
+    history = history_of(CASES["F-16"][0])
+    marks = lagging_clock_fence(history)
+    stamp = history[marks[1]]
+    broken = changed(history, stamp.index, row={**stamp.value["row"], "pending_effect": "idempotent_write"})
+    assert len(lagging_clock_fence(broken)) == 1
+
+
+@pytest.mark.parametrize("chain", [stalled_position_read, stale_snapshot_requeue, lagging_clock_fence])
+def test_an_empty_history_takes_no_step(chain: Callable[[list[Op]], tuple[int, ...]]) -> None:
+    assert chain([]) == ()

@@ -1,0 +1,118 @@
+"""Footholds (``sim.explore.footholds``): the guided explorer's cuts along a finding's chain.
+
+A run that takes a step of a chain is a foothold at that level; its branches replay the prefix and draw
+the rest afresh, and what they find must replay from a counterexample file (its ``cuts``) to the same
+digest. The search stays a function of its seed and simulation count."""
+
+from __future__ import annotations
+
+import random
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from scenarios.intensity import Tempo
+from scenarios.loader import load_scenario
+from sim.explore.base import Budget, Clock, Target
+from sim.explore.counterexample import read, write
+from sim.explore.discovery import Discovery
+from sim.explore.footholds import BRANCHES_PER_LEVEL, Drawn, Footholds, branch
+from sim.explore.guided import GuidedExplorer, guided_search
+
+SCENARIO = "register/entries/sync/tool_outlives_lease_sync.toml"
+F18 = Path("register/entries/F-18-stale-snapshot-requeue-reruns-write.toml")
+UNLIMITED_S = 1e9
+
+
+@cache
+def f18_target() -> Target:
+    scenario = load_scenario(SCENARIO).at_deployment_ranges()
+    return Target(SCENARIO, "head", {}, ("store", "slow"), scenario)
+
+
+def f18_budget(seed: int, simulations: int) -> Budget:
+    return Budget(
+        seconds=UNLIMITED_S,
+        simulations=simulations,
+        seed=seed,
+        stop_at_first=True,
+        invariants=frozenset({"non_idempotent_at_most_once"}),
+        mechanisms=frozenset({"F-18"}),
+    )
+
+
+def test_a_run_at_the_end_of_a_chain_is_a_foothold_with_branches_until_exhausted() -> None:
+    cx = read(F18)
+    result = cx.run()
+    holds = Footholds(("F-18",))
+    assert holds.observe(result, Drawn(cx.seed, cx.profile, cx.tempo or Tempo()), []) == 1
+    foothold = holds.pool["F-18"][0]
+    assert (foothold.level, foothold.cut, foothold.cuts) == (4, 137, ())
+    rng = random.Random(0)
+    assert holds.pick(rng) is foothold
+    scenario = cx.effective_scenario()
+    for _ in range(BRANCHES_PER_LEVEL * foothold.level):
+        branched, drawn = branch(foothold, scenario, f18_target().policy, rng)
+        assert drawn.parent is foothold and drawn.cuts[0][0] == 137
+        assert [op.value for op in branched.history[:137]] == [op.value for op in result.history[:137]]
+    assert foothold.exhausted and holds.pick(rng) is None
+
+
+def test_a_run_that_takes_no_step_is_no_foothold() -> None:
+    cx = read(F18)
+    result = cx.run()
+    holds = Footholds(("F-15",))
+    assert holds.observe(result, Drawn(cx.seed, cx.profile, Tempo()), []) == 0
+    assert holds.pick(random.Random(0)) is None
+
+
+@pytest.mark.slow
+def test_guided_meets_f18_on_a_branch_and_its_file_replays(tmp_path: Path) -> None:
+    """Seed 7 met F-18 at simulation 41 when written (a branch; the swarm's median is 3,402)."""
+    found = Discovery()
+    guided_search(f18_target(), f18_budget(7, 400), Clock(), discovery=found)
+    assert "F-18" in found.met and found.met["F-18"].simulations <= 400
+    report = GuidedExplorer().explore(f18_target(), f18_budget(7, 400))
+    v = report.violations[0]
+    assert v.mechanism == "F-18"
+    assert v.counterexample.cuts, "met on a branch, as written"
+    shown = report.document()["violations"][0]
+    assert shown["cuts"] == [list(c) for c in v.counterexample.cuts] and shown["mechanism"] == "F-18"
+    path = write(v.counterexample, tmp_path / "f18.toml")
+    again = read(path)
+    assert again.cuts == v.counterexample.cuts
+    replay = again.run()
+    assert replay.digest == v.counterexample.digest
+    assert "non_idempotent_at_most_once" in replay.violations
+
+
+@pytest.mark.slow
+def test_the_same_seed_and_simulations_give_the_same_counterexamples_with_footholds() -> None:
+    target = Target(
+        "default", "head", families=("store",), scenario_override=load_scenario("default").at_deployment_ranges()
+    )
+    budget = Budget(seconds=UNLIMITED_S, simulations=120, seed=2)
+    first, second = GuidedExplorer().explore(target, budget), GuidedExplorer().explore(target, budget)
+    assert first.simulations == second.simulations == 120
+    assert first.extra["branched"] == second.extra["branched"] > 0
+    shown = [
+        (v.mechanism, v.simulations_until_found, v.counterexample.digest, v.counterexample.cuts)
+        for v in first.violations
+    ]
+    assert shown == [
+        (v.mechanism, v.simulations_until_found, v.counterexample.digest, v.counterexample.cuts)
+        for v in second.violations
+    ]
+    for v in first.violations:
+        assert v.counterexample.run().digest == v.counterexample.digest
+
+
+def test_a_chain_whose_finding_was_met_is_closed() -> None:
+    cx = read(F18)
+    holds = Footholds(("F-15", "F-18"))
+    holds.observe(cx.run(), Drawn(cx.seed, cx.profile, cx.tempo or Tempo()), [])
+    assert holds.pick(random.Random(0)) is not None
+    holds.close(["F-01", "F-18"])
+    assert holds.findings == ("F-15",)
+    assert holds.pick(random.Random(0)) is None  # F-18's foothold is no longer climbed
