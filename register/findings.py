@@ -244,7 +244,8 @@ FINDINGS: tuple[Finding, ...] = (
         "a worker that lost its lease stops without settling (LEASE_LOST)",
         "a worker claims a run and its position read fails; the unguarded settleFailed that follows "
         "(spec 3.1: ownedBy null) stalls in the store past the lease; the reaper requeues the run and "
-        "another worker claims it; the stalled settle then fails the new owner's RUNNING row",
+        "another worker claims it (or an earlier holder's stale suspend, spec 9 C12, hands it to a resume); "
+        "the stalled settle then fails the new owner's RUNNING row",
         ("adr104-lease-lost-stops-without-settling",),
         recognisers.stalled_settle_over_new_owner,
         deployment_ranges=True,
@@ -291,8 +292,9 @@ FINDINGS: tuple[Finding, ...] = (
         "ADR-104",
         "a worker that lost its lease stops without settling (LEASE_LOST)",
         "a segment's post-claim position read (runQueued's, or a resume's) stalls in the store past the "
-        "lease; the reaper requeues the run and another worker claims it; the read then fails and the "
-        "unguarded settleFailed (spec 3.1: ownedBy null), issued after that claim, fails its RUNNING row",
+        "lease; the reaper requeues the run and another worker claims it; the read then fails (or a resume's "
+        "release throws) and the unguarded settleFailed (spec 3.1: ownedBy null), issued after that claim, "
+        "fails its RUNNING row",
         ("adr104-lease-lost-stops-without-settling",),
         recognisers.stalled_position_read_settle,
         deployment_ranges=True,

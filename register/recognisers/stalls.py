@@ -10,7 +10,7 @@ from checks.history import Op, OpType
 from checks.index import row_of
 from checks.own import number
 from model.constants import LEASE_S
-from model.statements import CLAIM_FOR_RESUME, CLAIM_QUEUED, OWNER_GUARDED, REQUEUE_STALE
+from model.statements import CLAIM_FOR_RESUME, CLAIM_QUEUED, OWNER_GUARDED, REQUEUE_STALE, SUSPEND_RUN
 from register.recognisers.common import (
     CLAIM_STATEMENTS,
     UNCHECKED_SETTLE_SITES,
@@ -78,17 +78,34 @@ def stalled_settle_over_new_owner(ix: Index, verdict: Verdict) -> bool:
     """F-12: an unguarded pre-execution settleFailed (spec 3.1: runQueued's position/rehydration
     failures, the resume coordinator's own failures; ownedBy null) was issued by a segment right
     after its own claim (T3 or T10), before any other change to the row; the statement stalled in
-    the store until the reaper had reclaimed the run (T13) and another segment had claimed it, and
-    its WHERE (non-terminal status only) then matched that segment's RUNNING row."""
+    the store until the row had passed to another segment, and its WHERE (non-terminal status only)
+    then matched that segment's RUNNING row. The row passes on by either route of
+    :func:`_handed_on`: the reaper's requeue, or an earlier holder's stale suspend."""
     found = _settle_issued_before(ix, verdict, UNCHECKED_SETTLE_SITES)
     if found is None:
         return False
     settle, own, later = found
-    return (
-        ix.number(own) in (CLAIM_QUEUED, CLAIM_FOR_RESUME)
-        and any(ix.number(op) == REQUEUE_STALE for op in later)
-        and any(ix.number(op) in (CLAIM_QUEUED, CLAIM_FOR_RESUME) and op.process != settle.process for op in later)
-    )
+    return ix.number(own) in (CLAIM_QUEUED, CLAIM_FOR_RESUME) and _handed_on(ix, settle, own, later)
+
+
+def _handed_on(ix: Index, settle: Op, own: Op, later: list[Op]) -> bool:
+    """Whether the rows written between the settling segment's claim ``own`` and its stalled settle
+    hand the run to another segment: the reaper requeued it (T13) and another segment claimed it; or
+    an earlier holder's suspend (T9, no owner guard: spec 9 C12), issued before ``own`` and so stalled
+    past that claim, put the run back to waiting on that segment's RUNNING row, and a resume claimed it
+    (T10) after that. A suspend the settling segment's own claim did not precede is no route."""
+    if any(ix.number(op) == REQUEUE_STALE for op in later):
+        return any(ix.number(op) in CLAIM_STATEMENTS and op.process != settle.process for op in later)
+    for suspend in (op for op in later if ix.number(op) == SUSPEND_RUN and op.process != settle.process):
+        issued = invoke_of(ix, suspend)
+        if issued is None or issued.index > own.index:
+            continue
+        if any(
+            ix.number(op) == CLAIM_FOR_RESUME and op.index > suspend.index and op.process != settle.process
+            for op in later
+        ):
+            return True
+    return False
 
 
 def _settle_issued_before(ix: Index, verdict: Verdict, sites: frozenset[str]) -> tuple[Op, Op, list[Op]] | None:
@@ -119,15 +136,24 @@ _POSITION_FAILED_SITES = frozenset({"run_queued.position_failed", "resume.positi
 _POSITION_READ_SITES = frozenset({"run_queued.position", "resume.position"})
 
 
+_RELEASE_FAILED_SITE = "resume.release_failed"
+
+
 def stalled_position_read_settle(ix: Index, verdict: Verdict) -> bool:
     """F-15: a segment claimed the run (T3 by runQueued, or T10 by a resume) and its post-claim
     position read (the fresh FindRun / MAX(sequence) of spec 3.1) stalled in the store: a ``store``
     slow fault struck that process after its claim and before the reaper's requeue (T13). Meanwhile
-    another segment claimed the run. The stalled read then failed, and the unguarded settleFailed that
-    follows (ownedBy null) was issued after that other claim and failed its RUNNING row.
+    another segment claimed the run. The segment then went on without a lease check to one of its
+    unguarded pre-execution settles (ownedBy null), issued after that other claim, which failed the
+    other segment's RUNNING row. The settle comes by either route of spec 3.1:
+
+    - the stalled read failed (``position_failed``); or
+    - a resume's read returned, the resume refused to go on and its release (T9, spec 3.1 "failed
+      release") threw, so ``release_failed`` settled (``ResumeCoordinator::release``): the release
+      and the post-claim read both completed after the other claim.
 
     Not F-12, where the settle statement itself stalled and was issued before the other claim."""
-    found = settle_over_claim(ix, verdict, _POSITION_FAILED_SITES)
+    found = settle_over_claim(ix, verdict, _POSITION_FAILED_SITES | {_RELEASE_FAILED_SITE})
     if found is None:
         return False
     _, settle = found
@@ -147,12 +173,34 @@ def stalled_position_read_settle(ix: Index, verdict: Verdict) -> bool:
         for fault in ix.of_type(H.FAULT, OpType.INFO)
         if claim.index < fault.index < requeues[0].index
     )
+    if settle.get("site") == _RELEASE_FAILED_SITE:
+        return stalled and _release_failed_after(ix, settle, reclaims[0], issued)
     read_failed = any(
         read.process == settle.process and read.run == settle.run and read.get("site") in _POSITION_READ_SITES
         for read in ix.of_type(H.READ, OpType.FAIL)
         if reclaims[0].index < read.index < issued.index
     )
     return stalled and read_failed
+
+
+def _release_failed_after(ix: Index, settle: Op, reclaim: Op, issued: Op) -> bool:
+    """Whether the resume behind a ``release_failed`` settle read its post-claim position after the
+    other segment's claim ``reclaim`` (the stalled read returned then) and its release (T9 at
+    ``resume.release``) threw after that, before the settle was issued."""
+    position_read = any(
+        read.process == settle.process and read.run == settle.run and read.get("site") == "resume.position"
+        for read in ix.of_type(H.READ, OpType.OK)
+        if reclaim.index < read.index < issued.index
+    )
+    release_threw = any(
+        op.process == settle.process
+        and op.run == settle.run
+        and number(op) == SUSPEND_RUN
+        and op.get("site") == "resume.release"
+        for op in ix.of_type(H.STORE, OpType.FAIL)
+        if reclaim.index < op.index < issued.index
+    )
+    return position_read and release_threw
 
 
 _LEASE_STATEMENTS = OWNER_GUARDED
