@@ -403,6 +403,24 @@ FINDINGS: tuple[Finding, ...] = (
         recognisers.stalled_clear_dead_letter,
         deployment_ranges=True,
     ),
+    Finding(
+        "F-22",
+        "reaper-clock-ahead-exhausted-over-new-fence",
+        "dead_letter_reason_matches_cause",
+        (),
+        ("clock_skew", "provider", "store", "slow"),
+        ("clock_skew", "provider", "store", "slow"),
+        "ADR-104",
+        "reaper mutations re-check staleness so a live worker wins",
+        "the reaper, its clock ahead of true time, selects a run whose budget is spent and whose snapshot has "
+        "no fence, and decides retries_exhausted; before its dead-letter applies (the statement stalls, or on "
+        "the Sync transport the invocation runs an earlier row's attempt inline), the live worker stamps a "
+        "non-idempotent fence, renewing the lease into the true future but not past the reaper's clock: T14's "
+        "re-check passes and the run is dead-lettered retries_exhausted with a non-idempotent write in flight",
+        (),
+        recognisers.reaper_clock_ahead_exhausted_over_new_fence,
+        deployment_ranges=True,
+    ),
 )
 
 
