@@ -10,7 +10,7 @@ from checks.history import Op, OpType
 from checks.index import row_of
 from checks.own import number
 from model.constants import LEASE_S
-from model.statements import CLAIM_FOR_RESUME, CLAIM_QUEUED, OWNER_GUARDED, REQUEUE_STALE, SUSPEND_RUN
+from model.statements import CLAIM_FOR_RESUME, CLAIM_QUEUED, CLAIMS, OWNER_GUARDED, REQUEUE_STALE, SUSPEND_RUN
 from register.recognisers.common import (
     CLAIM_STATEMENTS,
     UNCHECKED_SETTLE_SITES,
@@ -91,14 +91,18 @@ def stalled_settle_over_new_owner(ix: Index, verdict: Verdict) -> bool:
 def _handed_on(ix: Index, settle: Op, own: Op, later: list[Op]) -> bool:
     """Whether the rows written between the settling segment's claim ``own`` and its stalled settle
     hand the run to another segment: the reaper requeued it (T13) and another segment claimed it; or
-    an earlier holder's suspend (T9, no owner guard: spec 9 C12), issued before ``own`` and so stalled
-    past that claim, put the run back to waiting on that segment's RUNNING row, and a resume claimed it
-    (T10) after that. A suspend the settling segment's own claim did not precede is no route."""
+    an earlier holder suspended it (T9, no owner guard: spec 9 C12; the executor's suspend or a resume's
+    release), that is a process whose own last claim of the run came before ``own``, so its T9 put the
+    settling segment's RUNNING row back to waiting, and a resume claimed it (T10) after that. A T9 by a
+    process that held the run only after ``own``, or never, is no such route."""
     if any(ix.number(op) == REQUEUE_STALE for op in later):
         return any(ix.number(op) in CLAIM_STATEMENTS and op.process != settle.process for op in later)
+    rows = rows_of_run(ix, settle.run)
     for suspend in (op for op in later if ix.number(op) == SUSPEND_RUN and op.process != settle.process):
-        issued = invoke_of(ix, suspend)
-        if issued is None or issued.index > own.index:
+        claims = [
+            op for op in rows if op.index < suspend.index and op.process == suspend.process and ix.number(op) in CLAIMS
+        ]
+        if not claims or claims[-1].index > own.index:
             continue
         if any(
             ix.number(op) == CLAIM_FOR_RESUME and op.index > suspend.index and op.process != settle.process

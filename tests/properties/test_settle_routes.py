@@ -17,7 +17,7 @@ from checks import history as H
 from checks.fused import index_of
 from checks.history import Op, OpType
 from checks.index import row_of
-from model.statements import CLAIM_FOR_RESUME, NAMES, RENEW_LEASE, REQUEUE, REQUEUE_STALE, SUSPEND_RUN
+from model.statements import CLAIM_FOR_RESUME, CLAIM_QUEUED, NAMES, RENEW_LEASE, REQUEUE, REQUEUE_STALE, SUSPEND_RUN
 from register.explain import explain
 from register.findings import finding
 from sim.explore.counterexample import read
@@ -26,6 +26,7 @@ from sim.world.simulate import SimulationResult
 DATA = Path(__file__).parent / "data"
 SUSPEND_ROUTE = DATA / "f12-stale-suspend-hands-on.toml"
 RELEASE_ROUTE = DATA / "f15-resume-release-settle.toml"
+RELEASE_HAND_ON = DATA / "f12-stale-release-hands-on.toml"
 F12, F15 = finding("F-12"), finding("F-15")
 SBO = "settles_by_owner"
 
@@ -111,17 +112,40 @@ def test_the_same_settle_without_the_stale_suspend_is_not_f12() -> None:
     assert not F12.recognise(ix, result.verdicts[SBO])
 
 
-def test_a_suspend_issued_after_the_settlers_claim_is_not_f12() -> None:
-    """A suspend issued while its segment held the row is no stale hand-over: move the T9's invoke
-    after the settling segment's claim and the route is gone."""
+def test_a_suspend_by_a_process_that_held_the_run_only_later_is_not_f12() -> None:
+    """The hand-over is an earlier holder's: the same T9 by the resume that claims the run after it (a
+    process whose first claim comes after the settler's) is no stale suspend."""
     result = replay(SUSPEND_ROUTE)
     _, settle = witness(result)
-    suspend = store(result, SUSPEND_RUN, type=OpType.INVOKE)[0]
+    suspend = store(result, SUSPEND_RUN, type=OpType.OK)[0]
+    resume = store(result, CLAIM_FOR_RESUME, type=OpType.OK)[0]
+    assert resume.index > suspend.index and suspend.process != settle.process
+    ops = [op._replace(process=resume.process) if op.index == suspend.index else op for op in result.history]
+    ix = index_of(ops)
+    assert not F12.recognise(ix, result.verdicts[SBO])
+
+
+def test_a_suspend_by_a_process_that_never_claimed_the_run_is_not_f12() -> None:
+    result = replay(SUSPEND_ROUTE)
+    suspend = store(result, SUSPEND_RUN, type=OpType.OK)[0]
+    ix = edited(
+        result,
+        lambda op: op.op == H.STORE and op.process == suspend.process and op.get("transition") == NAMES[CLAIM_QUEUED],
+        {"transition": NAMES[RENEW_LEASE]},
+    )
+    assert not F12.recognise(ix, result.verdicts[SBO])
+
+
+def test_a_stale_release_by_an_earlier_resume_is_f12() -> None:
+    """The other T9 without an owner guard: a resume whose post-claim read stalled releases the run
+    (``resume.release``) from the settling worker's RUNNING row, issued after that worker's claim."""
+    result = replay(RELEASE_HAND_ON)
+    ix, verdict = index_of(result.history), result.verdicts[SBO]
+    _, settle = witness(result)
     claim = store(result, "T3", process=settle.process, type=OpType.OK)[-1]
-    assert suspend.index < claim.index
-    ix, verdict = moved_after(result, suspend, claim)
-    assert [ix.history[i] for i in verdict.witness] == [result.history[i] for i in result.verdicts[SBO].witness]
-    assert not F12.recognise(ix, verdict)
+    release = [op for op in store(result, SUSPEND_RUN, type=OpType.OK) if op.get("site") == "resume.release"]
+    assert release and release[0].index > claim.index and release[0].process != settle.process
+    assert explain(SBO, ix, verdict) is F12
 
 
 def test_the_same_suspend_without_a_resume_claim_after_it_is_not_f12() -> None:
