@@ -4,13 +4,24 @@ lease."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
+
 from checks import Index, Verdict
 from checks import history as H
 from checks.history import Op, OpType
 from checks.index import row_of
 from checks.own import number
 from model.constants import LEASE_S
-from model.statements import CLAIM_FOR_RESUME, CLAIM_QUEUED, CLAIMS, OWNER_GUARDED, REQUEUE_STALE, SUSPEND_RUN
+from model.statements import (
+    CLAIM_FOR_RESUME,
+    CLAIM_QUEUED,
+    CLAIMS,
+    FINISH_RUN,
+    OWNER_GUARDED,
+    REQUEUE_STALE,
+    SUSPEND_RUN,
+)
 from register.recognisers.common import (
     CLAIM_STATEMENTS,
     UNCHECKED_SETTLE_SITES,
@@ -81,6 +92,8 @@ def stalled_settle_over_new_owner(ix: Index, verdict: Verdict) -> bool:
     the store until the row had passed to another segment, and its WHERE (non-terminal status only)
     then matched that segment's RUNNING row. The row passes on by either route of
     :func:`_handed_on`: the reaper's requeue, or an earlier holder's stale suspend."""
+    if verdict.name == WRITE_ACCOUNTED:
+        return _writer_audit_lost(ix, verdict, stalled_settle_over_new_owner)
     found = _settle_issued_before(ix, verdict, UNCHECKED_SETTLE_SITES)
     if found is None:
         return False
@@ -157,6 +170,8 @@ def stalled_position_read_settle(ix: Index, verdict: Verdict) -> bool:
       and the post-claim read both completed after the other claim.
 
     Not F-12, where the settle statement itself stalled and was issued before the other claim."""
+    if verdict.name == WRITE_ACCOUNTED:
+        return _writer_audit_lost(ix, verdict, stalled_position_read_settle)
     found = settle_over_claim(ix, verdict, _POSITION_FAILED_SITES | {_RELEASE_FAILED_SITE})
     if found is None:
         return False
@@ -205,6 +220,40 @@ def _release_failed_after(ix: Index, settle: Op, reclaim: Op, issued: Op) -> boo
         if reclaim.index < op.index < issued.index
     )
     return position_read and release_threw
+
+
+WRITE_ACCOUNTED = "every_write_accounted"
+_TERMINAL = frozenset({"completed", "failed", "cancelled"})
+
+
+def _writer_audit_lost(ix: Index, verdict: Verdict, settle_is: Callable[[Index, Verdict], bool]) -> bool:
+    """The ``every_write_accounted`` route of F-12 and F-15: a write landed and its tool event was not
+    stored; the writing segment still held the run (the row before the run's terminal settle is its
+    own), but that terminal settle was another segment's unguarded pre-execution settle which
+    ``settle_is`` recognises, judged as the ``settles_by_owner`` violation it is (the row before it, the
+    settle); the writer's own fail-closed settle (T7) came after and matched nothing, so the row never
+    records that a write may be unaudited (spec 3.6's fail-closed rule lost to the settle over it)."""
+    ops = witness_of(ix, verdict)
+    if len(ops) != 2 or ops[0].op != H.LANDING or ops[1].op != H.FINAL:
+        return False
+    landing = ops[0]
+    writer = landing.get("process")
+    rows = rows_of_run(ix, landing.run)
+    ends = [op for op in rows if op.index > landing.index and row_of(op).get("status") in _TERMINAL]
+    if not ends:
+        return False
+    settle = ends[0]
+    before = [op for op in rows if op.index < settle.index]
+    if not before or before[-1].process != writer or settle.process == writer:
+        return False
+    as_settle = replace(verdict, name="settles_by_owner", witness=(before[-1].index, settle.index))
+    if not settle_is(ix, as_settle):
+        return False
+    return any(
+        op.process == writer and op.run == landing.run and number(op) == FINISH_RUN and not op.get("matched")
+        for op in ix.of_type(H.STORE, OpType.OK)
+        if op.index > settle.index
+    )
 
 
 _LEASE_STATEMENTS = OWNER_GUARDED
