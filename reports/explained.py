@@ -34,7 +34,8 @@ def larger_search(record: SearchRecord, open_cases: int) -> str:
     and what that search (and the register's open list) left unexplained."""
     where = (
         f"the recorded search (`python -m benchmarks.triage_ranges --search`, seeds {record.seed_span()}, "
-        f"{record.draws:,} draws per scenario and seed): {record.simulations:,} simulations of the "
+        f"{record.draws:,} draws per scenario and seed, a fifth on the slow one): "
+        f"{record.simulations:,} simulations of the "
         f"{record.scenarios} library scenarios at {record.ranges} ranges on "
         f"{' and '.join('the Sync transport' if t == 'sync' else 'their own transport' for t in record.transports)}"
     )
