@@ -29,9 +29,9 @@ SEARCHED = read_record()
 """The recorded deployment-range search (``register/entries/searched.json``)."""
 
 
-def larger_search(record: SearchRecord, open_cases: int) -> str:
+def larger_search(record: SearchRecord, open_cases: Sequence[str]) -> str:
     """One sentence: the scale at which "every failure explained" was checked beyond this review's grid,
-    and what that search (and the register's open list) left unexplained."""
+    and what that search left unexplained; ``open_cases`` names the cases stored in the register's open list."""
     where = (
         f"the recorded search (`python -m benchmarks.triage_ranges --search`, seeds {record.seed_span()}, "
         f"{record.draws:,} draws per scenario and seed, a fifth on the slow one): "
@@ -44,11 +44,12 @@ def larger_search(record: SearchRecord, open_cases: int) -> str:
         found = f"{where}{met}, nothing unexplained"
     else:
         found = f"{where}: {len(record.unexplained)} violations nothing explains"
-    tail = f"; {open_cases} cases nothing explains yet are stored (`register/entries/open/`)." if open_cases else "."
+    stored = f"{len(open_cases)} cases nothing explains yet are stored in `register/entries/open/`"
+    tail = f"; {stored}: {', '.join(open_cases)}." if open_cases else "."
     return f"Checked at a user's scale by {found}{tail}"
 
 
-LARGER_SEARCH = larger_search(SEARCHED, len(OPEN_CASES))
+LARGER_SEARCH = larger_search(SEARCHED, [path.name for path in OPEN_CASES])
 SEARCH_HOLDS = SEARCHED.clean and not OPEN_CASES
 """Whether the larger search and the open list allow "every failure explained"."""
 

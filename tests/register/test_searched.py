@@ -85,11 +85,12 @@ def test_a_run_summary_names_entries_met_and_where_the_unexplained_were() -> Non
 
 def test_the_sentence_says_the_scale_and_what_was_left() -> None:
     clean = combined([chunk(500, "own"), chunk(501, "sync")])
-    line = larger_search(clean, 0)
+    line = larger_search(clean, [])
     assert "seeds 500-501" in line and "26,400 simulations" in line and "1 registered mechanisms met" in line
     assert "nothing unexplained" in line and "their own transport and the Sync transport" in line
-    dirty = larger_search(combined([chunk(500, "own", unexplained=("x", "y"))]), 3)
-    assert "2 violations nothing explains" in dirty and "3 cases nothing explains yet" in dirty
+    dirty = larger_search(combined([chunk(500, "own", unexplained=("x", "y"))]), ["a.toml", "b.toml"])
+    assert "2 violations nothing explains" in dirty and "2 cases nothing explains yet" in dirty
+    assert "a.toml, b.toml" in dirty
     assert "nothing unexplained" not in dirty
 
 
