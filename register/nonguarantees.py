@@ -34,6 +34,7 @@ NON_GUARANTEES: tuple[NonGuarantee, ...] = (
             "every_write_accounted",
             "terminal_is_terminal",
             "fence_matches_inflight_write",
+            "terminal_row_no_stale_fence",
         ),
         "spec 1.3 (ExecutionIdentity.php)",
         "Lease identities: '<kind>:<hostname>:<pid>' truncated to 64 chars. Uniqueness is assumed from the "

@@ -1,6 +1,7 @@
-"""NG-identity's route to ``fence_matches_inflight_write``: a segment whose claim had been taken over
-shares its identity with the new owner, so its owner-guarded statements still match, and its suspend
-hands the new owner's standing fence to a resume.
+"""NG-identity's fence routes: a segment whose claim had been taken over shares its identity with the new
+owner, so its owner-guarded statements still match. Through ``fence_matches_inflight_write`` its suspend
+hands the new owner's standing fence to a resume; through ``terminal_row_no_stale_fence`` its own fence
+stamp lands on the new owner's row, its clear fails, and the new owner's settle leaves that fence.
 
 Spec 1.3: "Uniqueness is assumed from the process, not enforced." Kept apart from the other routes of
 NG-identity (:func:`register.recognisers.ownership.shared_identity`) because it reads a longer story: which
@@ -56,4 +57,34 @@ def shared_identity_suspend_hands_fence(ix: Index, verdict: Verdict) -> bool:
     return faulted and passed_guard
 
 
-__all__ = ["shared_identity_suspend_hands_fence"]
+def shared_identity_zombie_fence(ix: Index, verdict: Verdict) -> bool:
+    """The terminal row kept a fence stamped (T5 at ``executor.fence``) by another process than the one
+    that settled it; the stamping process had held the run before the settling process's last claim (a
+    zombie), yet its owner-guarded stamp matched because it presented the very identity the settling
+    process holds the row under, and an ``identity`` fault gave one of the two that identity. The zombie's
+    write returned and its clear never persisted; the owner's settle does not touch the fence (T7)."""
+    ops = witness_of(ix, verdict)
+    if verdict.name != "terminal_row_no_stale_fence" or len(ops) != 4:
+        return False
+    stamp, settle = ops[0], ops[3]
+    if stamp.op != H.STORE or ix.number(stamp) != MARK_PENDING_EFFECT or stamp.get("site") != "executor.fence":
+        return False
+    if settle.op != H.STORE or stamp.process == settle.process:
+        return False
+    shared = stamp.get("identity")
+    if not shared or settle.get("identity") != shared:
+        return False
+    rows = rows_of_run(ix, stamp.run)
+    zombie = [op for op in rows if op.index < stamp.index and op.process == stamp.process and ix.number(op) in CLAIMS]
+    owner = [op for op in rows if op.index < stamp.index and op.process == settle.process and ix.number(op) in CLAIMS]
+    if not zombie or not owner or zombie[-1].index > owner[-1].index:
+        return False
+    return any(
+        op.get("family") == "identity"
+        and op.get("identity") == shared
+        and op.get("target") in (stamp.process, settle.process)
+        for op in ix.of_type(H.FAULT, OpType.INFO)
+    )
+
+
+__all__ = ["shared_identity_suspend_hands_fence", "shared_identity_zombie_fence"]

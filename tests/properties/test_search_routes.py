@@ -1,7 +1,9 @@
-"""Two routes the fresh 211,200-simulation deployment search met (seed 802), each a known mechanism
+"""Routes the fresh deployment searches met (seeds 802 and 300), each a known mechanism
 through an invariant its entry did not list: NG-identity through ``fence_matches_inflight_write`` (a
 superseded segment sharing the new owner's identity passes the owner guard and suspends the run with the
-new owner's fence standing) and F-12 through ``every_write_accounted`` (F-12's stalled settle fails the
+new owner's fence standing), NG-identity through ``terminal_row_no_stale_fence`` (a zombie sharing the
+owner's identity stamps its fence on the owner's row, its clear fails, the owner's settle leaves it) and
+F-12 through ``every_write_accounted`` (F-12's stalled settle fails the
 writer's row first, so the writer's fail-closed settle matches nothing). Each is accepted, and near misses
 that change one step of the route are refused."""
 
@@ -24,6 +26,8 @@ from sim.world.simulate import SimulationResult
 
 DATA = Path(__file__).parent / "data"
 FENCE_ROUTE = DATA / "ng-identity-suspend-hands-fence.toml"
+ZOMBIE_ROUTE = DATA / "ng-identity-zombie-fence.toml"
+STALE_FENCE = "terminal_row_no_stale_fence"
 AUDIT_ROUTE = DATA / "f12-writer-audit-lost.toml"
 FENCE, ACCOUNTED = "fence_matches_inflight_write", "every_write_accounted"
 NG_IDENTITY = next(ng for ng in NON_GUARANTEES if ng.id == "NG-identity")
@@ -108,6 +112,41 @@ def test_the_other_ng_identity_routes_still_judge_their_invariants() -> None:
     result = replay(FENCE_ROUTE, FENCE)
     ix = index_of(result.history)
     assert explain("writes_fenced_under_lease", ix, result.verdicts["writes_fenced_under_lease"]) is NG_IDENTITY
+
+
+def test_a_zombie_sharing_the_owners_identity_leaves_its_fence_is_ng_identity() -> None:
+    result = replay(ZOMBIE_ROUTE, STALE_FENCE)
+    ix, verdict = index_of(result.history), result.verdicts[STALE_FENCE]
+    assert explain(STALE_FENCE, ix, verdict) is NG_IDENTITY
+    stamp, settle = (result.history[i] for i in (verdict.witness[0], verdict.witness[3]))
+    assert stamp.process != settle.process and stamp.get("identity") == settle.get("identity")
+
+
+def test_the_zombie_fence_without_the_identity_fault_is_not_ng_identity() -> None:
+    result = replay(ZOMBIE_ROUTE, STALE_FENCE)
+    ix = edited(result, lambda op: op.op == H.FAULT and op.get("family") == "identity", {"identity": "worker:hx:999"})
+    assert not NG_IDENTITY.recognise(ix, result.verdicts[STALE_FENCE])
+    assert explain(STALE_FENCE, ix, result.verdicts[STALE_FENCE]) is None
+
+
+def test_a_fence_stamped_by_the_settling_process_is_not_ng_identity() -> None:
+    result = replay(ZOMBIE_ROUTE, STALE_FENCE)
+    verdict = result.verdicts[STALE_FENCE]
+    stamp, settle = (result.history[i] for i in (verdict.witness[0], verdict.witness[3]))
+    ops = [op._replace(process=settle.process) if op.index == stamp.index else op for op in result.history]
+    assert not NG_IDENTITY.recognise(index_of(ops), verdict)
+
+
+def test_a_settler_with_no_claim_of_the_run_is_not_ng_identity() -> None:
+    result = replay(ZOMBIE_ROUTE, STALE_FENCE)
+    verdict = result.verdicts[STALE_FENCE]
+    settle = result.history[verdict.witness[3]]
+    ix = edited(
+        result,
+        lambda op: op.op == H.STORE and op.process == settle.process and op.get("transition") == "T3 claimQueued",
+        {"transition": NAMES[RENEW_LEASE]},
+    )
+    assert not NG_IDENTITY.recognise(ix, verdict)
 
 
 # ---- F-12 through every_write_accounted ------------------------------------------------------------
