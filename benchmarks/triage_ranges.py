@@ -4,11 +4,16 @@
     .venv/bin/python -m benchmarks.triage_ranges --seeds 5 --draws 300 --jsonl /tmp/triage.jsonl
     .venv/bin/python -m benchmarks.triage_ranges --ranges library --transport sync
     .venv/bin/python -m benchmarks.triage_ranges --search --jsonl /tmp/search.jsonl   # the >= 200,000 job
+    .venv/bin/python -m benchmarks.triage_ranges --seeds 800 --transport both --draws 1000 --record /tmp/800.json
+    .venv/bin/python -m benchmarks.triage_ranges --combine /tmp/8*.json --record register/entries/searched.json
 
-``--search`` is the search the report's "every failure explained" is checked at, at a user's scale: seeds
-100-107 (``SEARCH_SEEDS``), 1,000 draws per scenario and seed, every library scenario at deployment
-ranges on both transports: 211,200 simulations (``planned``), about 10 CPU minutes; the nightly suite runs
-it in chunks (``tests/properties/test_deployment_search.py``).
+``--search`` is the search the report's "every failure explained" is checked at, at a user's scale: the
+seeds of the recorded search (``SEARCH_SEEDS``, read from ``register/entries/searched.json``), 1,000 draws
+per scenario and seed, every library scenario at deployment ranges on both transports: 211,200
+simulations (``planned``), about 10 CPU minutes; the nightly suite runs it in chunks
+(``tests/properties/test_deployment_search.py``). ``--record`` writes a run's figures (seeds, simulations,
+violations, the register entries met, where each unexplained violation was met); ``--combine`` sums the
+records of chunks run apart into the one the report quotes (:mod:`register.searched`).
 
 The swarm draws of the head sweep (``swarm_batch``: every fault family, each draw a fault profile and
 a tempo) on every library scenario widened with ``Scenario.at_deployment_ranges()`` (``--ranges
@@ -29,10 +34,12 @@ import json
 import sys
 import time
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 from checks.fused import index_of
 from register.mechanism import mechanism_of
+from register.searched import RECORD, SearchRecord, combined, read_record, write_record
 from scenarios.families import FAMILIES
 from scenarios.loader import library_names, load_scenario
 from scenarios.schema import Scenario
@@ -41,7 +48,7 @@ from sim.explore.mutants import swarm_batch
 
 SLOW_SCENARIOS = frozenset({"reaper_races_heartbeat"})
 TRANSPORTS = ("own", "sync")
-SEARCH_SEEDS = tuple(range(100, 108))
+SEARCH_SEEDS = read_record(RECORD).seeds
 SEARCH_DRAWS = 1000
 
 
@@ -95,6 +102,58 @@ def triage(
     return found, simulations, time.process_time() - started
 
 
+def summary(
+    found: list[dict[str, Any]],
+    simulations: int,
+    cpu_s: float,
+    *,
+    seeds: list[int],
+    draws: int,
+    ranges: str,
+    transports: tuple[str, ...],
+    scenarios: int,
+) -> SearchRecord:
+    """One run's figures as the register records them."""
+    return SearchRecord(
+        seeds=tuple(seeds),
+        draws=draws,
+        ranges=ranges,
+        transports=transports,
+        scenarios=scenarios,
+        simulations=simulations,
+        violations=len(found),
+        mechanisms=tuple(sorted({r["mechanism"] for r in found if r["explained"]})),
+        unexplained=tuple(
+            f"{r['invariant']} on {r['scenario']} ({r['transport']}) seed {r['seed']} draw {r['draw']}: "
+            f"{r['mechanism']}"
+            for r in found
+            if not r["explained"]
+        ),
+        cpu_s=cpu_s,
+    )
+
+
+def combine(paths: list[str], record: str | None) -> int:
+    """Sum chunk records into one (printed; written to ``record`` when given). Exit 2 on a bad file."""
+    chunks = []
+    for name in paths:
+        try:
+            chunks.append(read_record(Path(name)))
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            field = f"field {error}" if isinstance(error, KeyError) else type(error).__name__
+            print(f"error: {name}: not a search record ({field})", file=sys.stderr)
+            return 2
+    try:
+        total = combined(chunks)
+    except ValueError as error:
+        print(f"error: {paths[0]}: {error}", file=sys.stderr)
+        return 2
+    print(json.dumps(total.to_json(), indent=2))
+    if record:
+        write_record(total, Path(record))
+    return 1 if total.unexplained else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 5])
@@ -106,16 +165,19 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--search", action="store_true", help="the >= 200,000-simulation job (overrides the above)")
     parser.add_argument("--jsonl", help="also write one JSON line per violation here")
+    parser.add_argument("--record", help="write the run's figures here (register/searched.py's record)")
+    parser.add_argument("--combine", nargs="+", metavar="RECORD", help="sum these chunk records instead of running")
     args = parser.parse_args(argv)
+    if args.combine:
+        return combine(args.combine, args.record)
     if args.search:
         args.seeds, args.draws, args.ranges, args.transport = list(SEARCH_SEEDS), SEARCH_DRAWS, "deployment", "both"
     transports = TRANSPORTS if args.transport == "both" else (args.transport,)
+    scenarios = args.scenario or library_names()
     found: list[dict[str, Any]] = []
     simulations, cpu_s = 0, 0.0
     for transport in transports:
-        more, n, spent = triage(
-            args.seeds, args.draws, args.scenario or library_names(), ranges=args.ranges, transport=transport
-        )
+        more, n, spent = triage(args.seeds, args.draws, scenarios, ranges=args.ranges, transport=transport)
         found += more
         simulations += n
         cpu_s += spent
@@ -136,6 +198,18 @@ def main(argv: list[str] | None = None) -> int:
         f"{simulations:,} simulations, {len(found):,} violations, {len(unexplained)} unexplained, "
         f"{cpu_s:.0f} CPU s"
     )
+    if args.record:
+        figures = summary(
+            found,
+            simulations,
+            cpu_s,
+            seeds=args.seeds,
+            draws=args.draws,
+            ranges=args.ranges,
+            transports=tuple(transports),
+            scenarios=len(scenarios),
+        )
+        write_record(figures, Path(args.record))
     return 1 if unexplained else 0
 
 

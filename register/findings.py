@@ -237,14 +237,15 @@ FINDINGS: tuple[Finding, ...] = (
         "F-12",
         "stalled-settle-over-new-owner",
         "settles_by_owner",
-        (),
+        ("every_write_accounted",),
         ("store",),
         ("store",),
         "ADR-104",
         "a worker that lost its lease stops without settling (LEASE_LOST)",
         "a worker claims a run and its position read fails; the unguarded settleFailed that follows "
         "(spec 3.1: ownedBy null) stalls in the store past the lease; the reaper requeues the run and "
-        "another worker claims it; the stalled settle then fails the new owner's RUNNING row",
+        "another worker claims it (or an earlier holder's stale suspend, spec 9 C12, hands it to a resume); "
+        "the stalled settle then fails the new owner's RUNNING row",
         ("adr104-lease-lost-stops-without-settling",),
         recognisers.stalled_settle_over_new_owner,
         deployment_ranges=True,
@@ -285,14 +286,15 @@ FINDINGS: tuple[Finding, ...] = (
         "F-15",
         "stalled-position-read-settle",
         "settles_by_owner",
-        (),
+        ("every_write_accounted",),
         ("store",),
         ("store",),
         "ADR-104",
         "a worker that lost its lease stops without settling (LEASE_LOST)",
         "a segment's post-claim position read (runQueued's, or a resume's) stalls in the store past the "
-        "lease; the reaper requeues the run and another worker claims it; the read then fails and the "
-        "unguarded settleFailed (spec 3.1: ownedBy null), issued after that claim, fails its RUNNING row",
+        "lease; the reaper requeues the run and another worker claims it; the read then fails (or a resume's "
+        "release throws) and the unguarded settleFailed (spec 3.1: ownedBy null), issued after that claim, "
+        "fails its RUNNING row",
         ("adr104-lease-lost-stops-without-settling",),
         recognisers.stalled_position_read_settle,
         deployment_ranges=True,
@@ -399,6 +401,24 @@ FINDINGS: tuple[Finding, ...] = (
         "a fence no longer there",
         (),
         recognisers.stalled_clear_dead_letter,
+        deployment_ranges=True,
+    ),
+    Finding(
+        "F-22",
+        "reaper-clock-ahead-exhausted-over-new-fence",
+        "dead_letter_reason_matches_cause",
+        (),
+        ("clock_skew", "provider", "store", "slow"),
+        ("clock_skew", "provider", "store", "slow"),
+        "ADR-104",
+        "reaper mutations re-check staleness so a live worker wins",
+        "the reaper, its clock ahead of true time, selects a run whose budget is spent and whose snapshot has "
+        "no fence, and decides retries_exhausted; before its dead-letter applies (the statement stalls, or on "
+        "the Sync transport the invocation runs an earlier row's attempt inline), the live worker stamps a "
+        "non-idempotent fence, renewing the lease into the true future but not past the reaper's clock: T14's "
+        "re-check passes and the run is dead-lettered retries_exhausted with a non-idempotent write in flight",
+        (),
+        recognisers.reaper_clock_ahead_exhausted_over_new_fence,
         deployment_ranges=True,
     ),
 )

@@ -9,7 +9,8 @@ Grids:
 
 - ``head-sweep``: the property suite's head sweep (tests/properties/test_head_has_no_unregistered_violation.py):
   ``head``, every fault family, swarm seed 5, 25 simulations per library scenario (5 on the slow one);
-- ``head-sweep-deployment``: the same at the fault ranges of real deployments.
+- ``head-sweep-deployment``: the same at the fault ranges of real deployments;
+- ``head-sweep-deployment-sync``: the same on the Sync transport (spec 5.2: a wake-up runs inline).
 
 Recorded from those sweeps on this tree; re-record by running them when a change of the
 runtime, the world or a recogniser moves what they meet, and say why in the commit. Pure data.
@@ -240,6 +241,129 @@ MET: Mapping[str, Mapping[str, frozenset[str]]] = {
         ),
         "worker_crash_mid_write": frozenset(
             {"F-05", "F-14", "NG-claim-restamps-started", "NG-queued-orphan", "NG-store-error-lease-lost"}
+        ),
+    },
+    "head-sweep-deployment-sync": {
+        "abandoned_interactive": frozenset({"F-09", "F-14", "NG-store-error-lease-lost", "NG-unchecked-settle"}),
+        "approval_write_on_resume": frozenset(
+            {
+                "F-01",
+                "NG-claim-restamps-started",
+                "NG-identity",
+                "NG-queued-orphan",
+                "NG-reaper-dispatch-dead-letter",
+                "NG-store-error-lease-lost",
+            }
+        ),
+        "audit_blip_read_only": frozenset(
+            {"F-05", "NG-claim-restamps-started", "NG-identity", "NG-queued-orphan", "NG-store-error-lease-lost"}
+        ),
+        "audit_failure_after_write": frozenset(
+            {"F-05", "NG-claim-restamps-started", "NG-identity", "NG-queued-orphan", "NG-store-error-lease-lost"}
+        ),
+        "cancel_mid_run": frozenset(
+            {"F-03", "F-05", "NG-claim-restamps-started", "NG-queued-orphan", "NG-store-error-lease-lost"}
+        ),
+        "default": frozenset(
+            {
+                "F-01",
+                "F-02",
+                "F-03",
+                "F-05",
+                "F-08",
+                "F-09",
+                "F-14",
+                "NG-claim-restamps-started",
+                "NG-clear-not-persisted",
+                "NG-identity",
+                "NG-queued-orphan",
+                "NG-reaper-dispatch-dead-letter",
+                "NG-store-error-lease-lost",
+                "NG-sync-outer-requeued",
+            }
+        ),
+        "deploy_between_attempts": frozenset(
+            {
+                "F-05",
+                "F-09",
+                "NG-claim-restamps-started",
+                "NG-identity",
+                "NG-queued-orphan",
+                "NG-reaper-dispatch-dead-letter",
+                "NG-store-error-lease-lost",
+            }
+        ),
+        "duplicate_wakeup": frozenset(
+            {
+                "NG-claim-restamps-started",
+                "NG-identity",
+                "NG-queued-orphan",
+                "NG-reaper-dispatch-dead-letter",
+                "NG-store-error-lease-lost",
+            }
+        ),
+        "happy_path": frozenset(
+            {
+                "F-02",
+                "F-03",
+                "F-05",
+                "F-09",
+                "NG-claim-restamps-started",
+                "NG-queued-orphan",
+                "NG-store-error-lease-lost",
+            }
+        ),
+        "reaper_races_heartbeat": frozenset(
+            {
+                "NG-claim-restamps-started",
+                "NG-queued-orphan",
+                "NG-reaper-dispatch-dead-letter",
+                "NG-sync-outer-requeued",
+            }
+        ),
+        "same_second_renewals": frozenset(
+            {
+                "F-01",
+                "F-05",
+                "NG-claim-restamps-started",
+                "NG-identity",
+                "NG-queued-orphan",
+                "NG-reaper-dispatch-dead-letter",
+                "NG-store-error-lease-lost",
+                "NG-sync-outer-requeued",
+                "NG-unchecked-settle",
+            }
+        ),
+        "single_run": frozenset(
+            {
+                "F-03",
+                "F-05",
+                "NG-claim-restamps-started",
+                "NG-identity",
+                "NG-queued-orphan",
+                "NG-store-error-lease-lost",
+            }
+        ),
+        "tool_outlives_lease": frozenset(
+            {
+                "F-02",
+                "F-03",
+                "NG-claim-restamps-started",
+                "NG-identity",
+                "NG-queued-orphan",
+                "NG-reaper-dispatch-dead-letter",
+                "NG-store-error-lease-lost",
+            }
+        ),
+        "worker_crash_mid_write": frozenset(
+            {
+                "F-05",
+                "F-14",
+                "NG-claim-restamps-started",
+                "NG-identity",
+                "NG-queued-orphan",
+                "NG-store-error-lease-lost",
+            }
         ),
     },
 }

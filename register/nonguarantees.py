@@ -33,6 +33,8 @@ NON_GUARANTEES: tuple[NonGuarantee, ...] = (
             "non_idempotent_at_most_once",
             "every_write_accounted",
             "terminal_is_terminal",
+            "fence_matches_inflight_write",
+            "terminal_row_no_stale_fence",
         ),
         "spec 1.3 (ExecutionIdentity.php)",
         "Lease identities: '<kind>:<hostname>:<pid>' truncated to 64 chars. Uniqueness is assumed from the "

@@ -14,6 +14,7 @@ from register.recognisers.clocks import (
     lagging_clock_stamp,
     reaper_clock_ahead,
     reaper_clock_ahead_dead_letter,
+    reaper_clock_ahead_exhausted_over_new_fence,
     reaper_clock_ahead_requeue_past_budget,
 )
 from register.recognisers.common import Recogniser
@@ -64,6 +65,7 @@ __all__ = [
     "queued_orphan",
     "reaper_clock_ahead",
     "reaper_clock_ahead_dead_letter",
+    "reaper_clock_ahead_exhausted_over_new_fence",
     "reaper_clock_ahead_requeue_past_budget",
     "reaper_dispatch_dead_letter",
     "reaper_dispatch_settle_over_new_owner",

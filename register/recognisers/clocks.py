@@ -6,10 +6,10 @@ from __future__ import annotations
 from checks import Index, Verdict
 from checks import history as H
 from checks.history import Op, OpType
-from checks.index import row_of
+from checks.index import NON_IDEMPOTENT_WRITE, row_of
 from checks.own import number
 from model.constants import LEASE_S, MAX_REQUEUES
-from model.statements import DEAD_LETTER_STALE, REQUEUE_STALE, REQUEUES
+from model.statements import DEAD_LETTER_STALE, MARK_PENDING_EFFECT, REQUEUE_STALE, REQUEUES
 from register.recognisers.common import (
     lagging,
     own_expired_stamp,
@@ -196,10 +196,51 @@ def reaper_clock_ahead_dead_letter(ix: Index, verdict: Verdict) -> bool:
     return _passed_by_reaper_lead(ix, dead_letter, row_of(prior).get("lease_expires"))
 
 
+def reaper_clock_ahead_exhausted_over_new_fence(ix: Index, verdict: Verdict) -> bool:
+    """F-22: the reaper dead-lettered a run ``retries_exhausted`` (T14) on its snapshot (T12) and decision,
+    which read no fence and the spent budget (spec 5.1 3c); after the snapshot the live segment holding the
+    run stamped a non-idempotent fence (T5 at ``executor.fence``), which moved the lease past the true
+    moment the invocation read its ``now``, and T14 (no pending_effect predicate) found that row: its
+    staleness re-check passed only because the reaper's clock ran ahead. The row's standing fence calls
+    for ``not_retryable`` (spec 5.1 3a: the fence check outranks the budget), and the write it fences is
+    in flight. The window between snapshot and dead-letter is the invocation's own (a stalled T14, or on
+    the Sync transport the attempts it runs inline). Not F-20 (the snapshot read a fence the segment then
+    cleared) nor F-18 (a requeue, T13, under the budget)."""
+    ops = witness_of(ix, verdict)
+    if verdict.name != "dead_letter_reason_matches_cause" or len(ops) != 2:
+        return False
+    prior, dead_letter = ops
+    if dead_letter.op != H.STORE or number(dead_letter) != DEAD_LETTER_STALE or dead_letter.get("actor") != "reaper":
+        return False
+    if row_of(dead_letter).get("termination_reason") != "retries_exhausted":
+        return False
+    select = tick_snapshot(ix, dead_letter)
+    if select is None:
+        return False
+    listed = dict(zip(select.get("result") or (), select.get("fences") or (), strict=False))
+    note = reaper_decision(ix, dead_letter, select)
+    if listed.get(dead_letter.run) != "" or note is None or note.get("pending_effect") != "":
+        return False
+    if note.get("decision") != "retries_exhausted":
+        return False
+    if prior.process == dead_letter.process or row_of(prior).get("pending_effect") != NON_IDEMPOTENT_WRITE:
+        return False
+    stamped = any(
+        number(op) == MARK_PENDING_EFFECT
+        and op.get("site") == "executor.fence"
+        and op.process == prior.process
+        and row_of(op).get("pending_effect") == NON_IDEMPOTENT_WRITE
+        for op in rows_of_run(ix, dead_letter.run)
+        if select.index < op.index <= prior.index
+    )
+    return stamped and _passed_by_reaper_lead(ix, dead_letter, row_of(prior).get("lease_expires"))
+
+
 __all__ = [
     "lagging_clock_dead_letter",
     "lagging_clock_stamp",
     "reaper_clock_ahead",
     "reaper_clock_ahead_dead_letter",
+    "reaper_clock_ahead_exhausted_over_new_fence",
     "reaper_clock_ahead_requeue_past_budget",
 ]

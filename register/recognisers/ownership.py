@@ -15,10 +15,17 @@ from register.recognisers.common import (
     invoke_of,
     witness_of,
 )
+from register.recognisers.identity_fence import shared_identity_suspend_hands_fence, shared_identity_zombie_fence
 
 
 def shared_identity(ix: Index, verdict: Verdict) -> bool:
-    """Two live processes shared an identity (the ``identity`` fault), and the witness involves it."""
+    """Two live processes shared an identity (the ``identity`` fault), and the witness involves it.
+    Through ``fence_matches_inflight_write`` and ``terminal_row_no_stale_fence`` only by their own routes
+    (:mod:`register.recognisers.identity_fence`)."""
+    if verdict.name == "fence_matches_inflight_write":
+        return shared_identity_suspend_hands_fence(ix, verdict)
+    if verdict.name == "terminal_row_no_stale_fence":
+        return shared_identity_zombie_fence(ix, verdict)
     stolen = {
         op.get("identity")
         for op in ix.of_type(H.FAULT, OpType.INFO)

@@ -4,13 +4,24 @@ lease."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
+
 from checks import Index, Verdict
 from checks import history as H
 from checks.history import Op, OpType
 from checks.index import row_of
 from checks.own import number
 from model.constants import LEASE_S
-from model.statements import CLAIM_FOR_RESUME, CLAIM_QUEUED, OWNER_GUARDED, REQUEUE_STALE
+from model.statements import (
+    CLAIM_FOR_RESUME,
+    CLAIM_QUEUED,
+    CLAIMS,
+    FINISH_RUN,
+    OWNER_GUARDED,
+    REQUEUE_STALE,
+    SUSPEND_RUN,
+)
 from register.recognisers.common import (
     CLAIM_STATEMENTS,
     UNCHECKED_SETTLE_SITES,
@@ -78,17 +89,40 @@ def stalled_settle_over_new_owner(ix: Index, verdict: Verdict) -> bool:
     """F-12: an unguarded pre-execution settleFailed (spec 3.1: runQueued's position/rehydration
     failures, the resume coordinator's own failures; ownedBy null) was issued by a segment right
     after its own claim (T3 or T10), before any other change to the row; the statement stalled in
-    the store until the reaper had reclaimed the run (T13) and another segment had claimed it, and
-    its WHERE (non-terminal status only) then matched that segment's RUNNING row."""
+    the store until the row had passed to another segment, and its WHERE (non-terminal status only)
+    then matched that segment's RUNNING row. The row passes on by either route of
+    :func:`_handed_on`: the reaper's requeue, or an earlier holder's stale suspend."""
+    if verdict.name == WRITE_ACCOUNTED:
+        return _writer_audit_lost(ix, verdict, stalled_settle_over_new_owner)
     found = _settle_issued_before(ix, verdict, UNCHECKED_SETTLE_SITES)
     if found is None:
         return False
     settle, own, later = found
-    return (
-        ix.number(own) in (CLAIM_QUEUED, CLAIM_FOR_RESUME)
-        and any(ix.number(op) == REQUEUE_STALE for op in later)
-        and any(ix.number(op) in (CLAIM_QUEUED, CLAIM_FOR_RESUME) and op.process != settle.process for op in later)
-    )
+    return ix.number(own) in (CLAIM_QUEUED, CLAIM_FOR_RESUME) and _handed_on(ix, settle, own, later)
+
+
+def _handed_on(ix: Index, settle: Op, own: Op, later: list[Op]) -> bool:
+    """Whether the rows written between the settling segment's claim ``own`` and its stalled settle
+    hand the run to another segment: the reaper requeued it (T13) and another segment claimed it; or
+    an earlier holder suspended it (T9, no owner guard: spec 9 C12; the executor's suspend or a resume's
+    release), that is a process whose own last claim of the run came before ``own``, so its T9 put the
+    settling segment's RUNNING row back to waiting, and a resume claimed it (T10) after that. A T9 by a
+    process that held the run only after ``own``, or never, is no such route."""
+    if any(ix.number(op) == REQUEUE_STALE for op in later):
+        return any(ix.number(op) in CLAIM_STATEMENTS and op.process != settle.process for op in later)
+    rows = rows_of_run(ix, settle.run)
+    for suspend in (op for op in later if ix.number(op) == SUSPEND_RUN and op.process != settle.process):
+        claims = [
+            op for op in rows if op.index < suspend.index and op.process == suspend.process and ix.number(op) in CLAIMS
+        ]
+        if not claims or claims[-1].index > own.index:
+            continue
+        if any(
+            ix.number(op) == CLAIM_FOR_RESUME and op.index > suspend.index and op.process != settle.process
+            for op in later
+        ):
+            return True
+    return False
 
 
 def _settle_issued_before(ix: Index, verdict: Verdict, sites: frozenset[str]) -> tuple[Op, Op, list[Op]] | None:
@@ -119,15 +153,26 @@ _POSITION_FAILED_SITES = frozenset({"run_queued.position_failed", "resume.positi
 _POSITION_READ_SITES = frozenset({"run_queued.position", "resume.position"})
 
 
+_RELEASE_FAILED_SITE = "resume.release_failed"
+
+
 def stalled_position_read_settle(ix: Index, verdict: Verdict) -> bool:
     """F-15: a segment claimed the run (T3 by runQueued, or T10 by a resume) and its post-claim
     position read (the fresh FindRun / MAX(sequence) of spec 3.1) stalled in the store: a ``store``
     slow fault struck that process after its claim and before the reaper's requeue (T13). Meanwhile
-    another segment claimed the run. The stalled read then failed, and the unguarded settleFailed that
-    follows (ownedBy null) was issued after that other claim and failed its RUNNING row.
+    another segment claimed the run. The segment then went on without a lease check to one of its
+    unguarded pre-execution settles (ownedBy null), issued after that other claim, which failed the
+    other segment's RUNNING row. The settle comes by either route of spec 3.1:
+
+    - the stalled read failed (``position_failed``); or
+    - a resume's read returned, the resume refused to go on and its release (T9, spec 3.1 "failed
+      release") threw, so ``release_failed`` settled (``ResumeCoordinator::release``): the release
+      and the post-claim read both completed after the other claim.
 
     Not F-12, where the settle statement itself stalled and was issued before the other claim."""
-    found = settle_over_claim(ix, verdict, _POSITION_FAILED_SITES)
+    if verdict.name == WRITE_ACCOUNTED:
+        return _writer_audit_lost(ix, verdict, stalled_position_read_settle)
+    found = settle_over_claim(ix, verdict, _POSITION_FAILED_SITES | {_RELEASE_FAILED_SITE})
     if found is None:
         return False
     _, settle = found
@@ -147,12 +192,68 @@ def stalled_position_read_settle(ix: Index, verdict: Verdict) -> bool:
         for fault in ix.of_type(H.FAULT, OpType.INFO)
         if claim.index < fault.index < requeues[0].index
     )
+    if settle.get("site") == _RELEASE_FAILED_SITE:
+        return stalled and _release_failed_after(ix, settle, reclaims[0], issued)
     read_failed = any(
         read.process == settle.process and read.run == settle.run and read.get("site") in _POSITION_READ_SITES
         for read in ix.of_type(H.READ, OpType.FAIL)
         if reclaims[0].index < read.index < issued.index
     )
     return stalled and read_failed
+
+
+def _release_failed_after(ix: Index, settle: Op, reclaim: Op, issued: Op) -> bool:
+    """Whether the resume behind a ``release_failed`` settle read its post-claim position after the
+    other segment's claim ``reclaim`` (the stalled read returned then) and its release (T9 at
+    ``resume.release``) threw after that, before the settle was issued."""
+    position_read = any(
+        read.process == settle.process and read.run == settle.run and read.get("site") == "resume.position"
+        for read in ix.of_type(H.READ, OpType.OK)
+        if reclaim.index < read.index < issued.index
+    )
+    release_threw = any(
+        op.process == settle.process
+        and op.run == settle.run
+        and number(op) == SUSPEND_RUN
+        and op.get("site") == "resume.release"
+        for op in ix.of_type(H.STORE, OpType.FAIL)
+        if reclaim.index < op.index < issued.index
+    )
+    return position_read and release_threw
+
+
+WRITE_ACCOUNTED = "every_write_accounted"
+_TERMINAL = frozenset({"completed", "failed", "cancelled"})
+
+
+def _writer_audit_lost(ix: Index, verdict: Verdict, settle_is: Callable[[Index, Verdict], bool]) -> bool:
+    """The ``every_write_accounted`` route of F-12 and F-15: a write landed and its tool event was not
+    stored; the writing segment still held the run (the row before the run's terminal settle is its
+    own), but that terminal settle was another segment's unguarded pre-execution settle which
+    ``settle_is`` recognises, judged as the ``settles_by_owner`` violation it is (the row before it, the
+    settle); the writer's own fail-closed settle (T7) came after and matched nothing, so the row never
+    records that a write may be unaudited (spec 3.6's fail-closed rule lost to the settle over it)."""
+    ops = witness_of(ix, verdict)
+    if len(ops) != 2 or ops[0].op != H.LANDING or ops[1].op != H.FINAL:
+        return False
+    landing = ops[0]
+    writer = landing.get("process")
+    rows = rows_of_run(ix, landing.run)
+    ends = [op for op in rows if op.index > landing.index and row_of(op).get("status") in _TERMINAL]
+    if not ends:
+        return False
+    settle = ends[0]
+    before = [op for op in rows if op.index < settle.index]
+    if not before or before[-1].process != writer or settle.process == writer:
+        return False
+    as_settle = replace(verdict, name="settles_by_owner", witness=(before[-1].index, settle.index))
+    if not settle_is(ix, as_settle):
+        return False
+    return any(
+        op.process == writer and op.run == landing.run and number(op) == FINISH_RUN and not op.get("matched")
+        for op in ix.of_type(H.STORE, OpType.OK)
+        if op.index > settle.index
+    )
 
 
 _LEASE_STATEMENTS = OWNER_GUARDED

@@ -12,6 +12,7 @@ from markupsafe import escape
 
 from checks.columns import violated_mask
 from register.findings import FINDINGS
+from reports.explained import SEARCH_HOLDS
 from reports.sections import SECTIONS, explanations_view
 from reports.stats import percent, wilson
 
@@ -121,7 +122,8 @@ def test_every_failure_of_head_at_deployment_ranges_is_classified_beside_the_lib
     side = {row["invariant"]: row for row in ranges["side_by_side"]}
     assert set(side) == set(violated) | {r["invariant"] for r in ranges["library"]["rows"]}
     assert all((side[name]["deployment"] or {}).get("violations") == n for name, n in violated.items())
-    assert ranges["holds"] == (not ranges["library"]["unregistered"] and not deployment["unregistered"])
+    clean = not ranges["library"]["unregistered"] and not deployment["unregistered"]
+    assert ranges["holds"] == (clean and SEARCH_HOLDS), "the verdict needs the recorded search clean too"
     html = small_review.paths["html"].read_text(encoding="utf-8")
     assert str(escape(ranges["line"])) in html and "at the fault ranges of real deployments" in html
     assert "At the fault ranges of real deployments" in small_review.paths["markdown"].read_text(encoding="utf-8")
