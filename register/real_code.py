@@ -130,6 +130,12 @@ RECORDS: tuple[RealCode, ...] = (
         "lease and commits during the reaper's stalled T14, which dead-letters not_retryable",
     ),
     RealCode(
+        "F-22",
+        "mariadb",
+        "two connections, the real reaper command with a clock ahead: it decides retries_exhausted on a "
+        "snapshot without the fence; the stamp (T5) commits during its stalled T14, which still matches",
+    ),
+    RealCode(
         "NG-identity",
         "mariadb",
         "two connections with one identity string: after a reclaim, the first process's owner-guarded "

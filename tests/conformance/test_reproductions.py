@@ -138,6 +138,10 @@ NEAR_MISSES: dict[str, dict[str, Callable[[Entry], None]]] = {
         "the clear's lease from its commit": _set(("steps", 2, "hooks", 0, "run", 0, "args", 3), T0 + 1886 + 900),
         "the dead-letter does not stall": _unstall(2, 0),
     },
+    "F-22": {
+        "a reaper clock less than a lease ahead": _set(("steps", 0, "clock"), T0 + 905),
+        "the stamp commits before the reaper's snapshot": _unstall(0, 0, before=True),
+    },
     "NG-identity": {"distinct identities": _set(("steps", 2, "args", 1), "worker:host-b:101")},
     "NG-queued-orphan": {
         "a RUNNING row whose lease ran out": _each(
