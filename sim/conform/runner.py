@@ -60,10 +60,6 @@ def _lease_ties(case: dict[str, Any], php: dict[str, Any], model: dict[str, Any]
     return sorted(p) == sorted(m) and [rows[u]["lease_expires"] for u in p] == [rows[u]["lease_expires"] for u in m]
 
 
-def _recovery_dead_letter_class(case: dict[str, Any], php: dict[str, Any], model: dict[str, Any]) -> bool:
-    return case.get("bus") != "ok" and all(k == "row.error_class" for k in diff(php, model))
-
-
 SHAPES: dict[str, Callable[[dict[str, Any], dict[str, Any], dict[str, Any]], bool]] = {
     "always": _always,
     "identity_collation": _identity_collation,
@@ -71,7 +67,6 @@ SHAPES: dict[str, Callable[[dict[str, Any], dict[str, Any], dict[str, Any]], boo
     "empty_request": _empty_request,
     "write_clock": _write_clock,
     "lease_ties": _lease_ties,
-    "recovery_dead_letter_class": _recovery_dead_letter_class,
 }
 
 
