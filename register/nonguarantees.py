@@ -33,11 +33,13 @@ NON_GUARANTEES: tuple[NonGuarantee, ...] = (
             "non_idempotent_at_most_once",
             "every_write_accounted",
             "terminal_is_terminal",
+            "terminal_row_no_stale_fence",
+            "requeue_budget_respected",
         ),
         "spec 1.3 (ExecutionIdentity.php)",
         "Lease identities: '<kind>:<hostname>:<pid>' truncated to 64 chars. Uniqueness is assumed from the "
         "process, not enforced.",
-        recognisers.shared_identity,
+        recognisers.identity_not_unique,
     ),
     NonGuarantee(
         "NG-queued-orphan",

@@ -9,6 +9,7 @@ Knows the schema and the lease length; nothing about sweeps, files or the world.
 
 from __future__ import annotations
 
+from model.collation import COLLATIONS
 from model.constants import LEASE_S
 from model.errors import LeaselabError
 from scenarios.intensity import scale_faults
@@ -81,8 +82,6 @@ def overridden(
 
 
 TRANSPORTS = ("sync", "async")
-COLLATIONS = ("binary", "unicode_ci")
-"""The store's identity collations (:data:`sim.world.store.COLLATIONS`, which this layer may not import)."""
 MAX_FACTOR = 100.0
 """The largest intensity and latency ratio a sweep configuration accepts (``sim/sweep/config.py``)."""
 

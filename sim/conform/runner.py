@@ -12,12 +12,12 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, find, given, seed, settings
 from hypothesis.errors import NoSuchExample, Unsatisfiable
 
+from model.collation import unicode_ci_key
 from model.errors import LeaselabError
 from sim.conform import cases as C
 from sim.conform import ddl, engines
 from sim.conform.checks import ENGINE_PROPERTIES, Check, ModelEnv, all_checks, diff
 from sim.conform.php_process import PhpProcess
-from sim.world.store import unicode_ci_key
 
 KNOWN = Path(__file__).with_name("known_divergences.toml")
 
