@@ -47,12 +47,12 @@ def store_collation(ix: Index) -> str:
 
 
 def holder_of(ix: Index, run: str, identity: str, index: int) -> Op | None:
-    """The latest matched statement of ``run`` before history index ``index`` issued under ``identity``
-    that left the row claimed by it (the holder's claim, renewal or stamp): its process is the one that
-    held the row under that identity."""
+    """The latest matched statement of ``run`` before history index ``index`` that left the row claimed
+    by ``identity`` and matched on its own (no collated match: the holder's claim, renewal or stamp):
+    its process is the one that held the row under that identity."""
     rows: Sequence[Op] = ix.rows_by_run.get(run, ())
     for op in rows[::-1]:
-        if op.index < index and op.get("identity") == identity and row_of(op).get("claimed_by") == identity:
+        if op.index < index and "equated" not in op.value and row_of(op).get("claimed_by") == identity:
             return op
     return None
 
@@ -60,14 +60,14 @@ def holder_of(ix: Index, run: str, identity: str, index: int) -> Op | None:
 def equated_statements(ix: Index, run: str, until: int) -> list[tuple[Op, Op]]:
     """(statement, holder's statement) for each owner-guarded statement of ``run`` up to history index
     ``until`` that matched only because the store's collation equated the identity it carried with the
-    distinct identity another process held the row under (the store records the holder's identity as
-    ``equated``; the statement's record carries the issuing process and its identity)."""
+    distinct identity another process held the row under (the store records both: ``guard`` and
+    ``equated``; the statement's record names the issuing process)."""
     collation = store_collation(ix)
     found = []
     for op in ix.rows_by_run.get(run, ()):
         if op.index > until:
             break
-        held, identity = op.get("equated"), op.get("identity")
+        held, identity = op.get("equated"), op.get("guard")
         if not held or held == identity or not collates_equal(collation, str(held), str(identity)):
             continue
         holder = holder_of(ix, run, str(held), op.index)

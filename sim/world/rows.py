@@ -160,8 +160,9 @@ class RowStore:
         self, proc: Proc, request: Any, fault: Fault | None, uuid: str, base: dict[str, Any]
     ) -> Answer:
         """:meth:`write_apply` on a store whose collation can equate distinct identities: a guarded
-        UPDATE that matched only because it did records ``equated``, the identity that held the row
-        (the store's ground truth, which recognisers read beside the statement's own ``identity``)."""
+        UPDATE that matched only because it did records ``guard``, the identity its WHERE carried, and
+        ``equated``, the distinct identity that held the row (the store's ground truth: the record's
+        ``identity`` is the issuing process's, which a Sync transport's nested attempt does not carry)."""
         if type(request) is InsertRun or (fault is not None and fault.family == "store" and fault.kind == "fail"):
             return RowStore.write_apply(self, proc, request, fault, uuid, base)
         result, after = self.db.update(uuid, request.transition)
@@ -173,7 +174,7 @@ class RowStore:
         value = {**base, "matched": True, "changed": result.changed, "row": H.row_value(after)}
         equated = self.db.equated
         if equated is not None:
-            value["equated"] = equated
+            value["guard"], value["equated"] = equated
         self.recorder.add(proc.name, H.STORE, uuid, OK, value)
         self.note_status(uuid, after.status)
         return result, None

@@ -77,10 +77,10 @@ class Database:
             raise ValueError(f"unknown identity collation {identity_collation!r}")
         self.collation = identity_collation
         self._collate = identity_collation != "binary"
-        self.equated: str | None = None
-        """Ground truth of the latest UPDATE (a collated store only): the identity that held the row when
-        the statement's owner guard matched it only because the collation equates a distinct identity
-        with it; None when the guard compared equal, refused, or the statement has no owner guard."""
+        self.equated: tuple[str, str] | None = None
+        """Ground truth of the latest UPDATE (a collated store only): (the identity its owner guard
+        carried, the distinct identity that held the row) when the guard matched only because the
+        collation equates the two; None when it compared equal, refused, or there is no owner guard."""
         self.rows: dict[str, RunRow] = {}
         self.events: dict[str, list[EventRow]] = {}
         self._next_uid = 1
@@ -139,7 +139,7 @@ class Database:
             return transition.apply(row)
         new = transition.apply(replace_row(row, claimed_by=identity))
         if new is not None:
-            self.equated = row.claimed_by
+            self.equated = (identity, row.claimed_by)
             if isinstance(transition, _KEEPS_CLAIM):
                 new = replace_row(new, claimed_by=row.claimed_by)
         return new

@@ -21,6 +21,7 @@ import pytest
 from checks import history as H
 from checks.fused import index_of
 from checks.history import Op
+from checks.index import row_of
 from register.explain import explain
 from register.recognisers import collated_identity, identity_not_unique, shared_identity
 from register.recognisers.ownership import equated_statements
@@ -74,8 +75,9 @@ def test_each_replays_and_is_ng_identity_by_the_collated_route_alone(path: Path)
     assert collated_identity(ix, verdict)
     assert not shared_identity(ix, verdict), "no identity fault: the collation alone equated the two"
     statement, holder = _equated(result, cx)
-    assert statement.get("identity") != holder.get("identity")
-    assert str(statement.get("identity")).lower() == str(holder.get("identity")).lower()
+    assert statement.get("guard") != statement.get("equated") == row_of(holder).get("claimed_by")
+    assert str(statement.get("guard")).lower() == str(statement.get("equated")).lower()
+    assert statement.process != holder.process
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
@@ -90,7 +92,7 @@ def test_near_misses_are_refused(path: Path) -> None:
     cx, result = _replayed(path)
     verdict = result.verdicts[cx.invariant]
     statement, holder = _equated(result, cx)
-    held = holder.get("identity")
+    held = statement.get("equated")
 
     def is_chaos(op: Op) -> bool:
         return op.op == H.PHASE and op.get("phase") == "chaos"
@@ -98,8 +100,8 @@ def test_near_misses_are_refused(path: Path) -> None:
     def without(key: str) -> Callable[[Op], Mapping[str, Any]]:
         return lambda op: {"value": {k: v for k, v in op.value.items() if k != key}}
 
-    def identity(value: str) -> Callable[[Op], Mapping[str, Any]]:
-        return lambda op: {"value": {**op.value, "identity": value}}
+    def guard(value: str) -> Callable[[Op], Mapping[str, Any]]:
+        return lambda op: {"value": {**op.value, "guard": value}}
 
     def equated(op: Op) -> bool:
         return op.op == H.STORE and "equated" in op.value
@@ -107,8 +109,8 @@ def test_near_misses_are_refused(path: Path) -> None:
     near_misses = {
         "a binary store": _edited(result, is_chaos, without("collation")),
         "every guard compared equal": _edited(result, equated, without("equated")),
-        "the same identity (the shared route)": _edited(result, equated, identity(str(held))),
-        "identities the collation keeps apart": _edited(result, equated, identity("worker:app-2:101")),
+        "the same identity (the shared route)": _edited(result, equated, guard(str(held))),
+        "identities the collation keeps apart": _edited(result, equated, guard("worker:app-2:101")),
         "one process on both sides": _edited(
             result, lambda op: op.process == holder.process, lambda op: {"process": statement.process}
         ),
@@ -152,8 +154,8 @@ def test_the_shared_route_is_held_to_the_invariants_it_was_triaged_on() -> None:
     witness of it is not accepted by the shared route's looser test."""
     cx, result = _replayed(DATA / "ng-identity-collated-terminal-row-no-stale-fence.toml")
     verdict = result.verdicts[cx.invariant]
-    _statement, holder = _equated(result, cx)
-    stolen = str(holder.get("identity"))
+    statement, _holder = _equated(result, cx)
+    stolen = str(statement.get("equated"))
     fault = {"family": "identity", "identity": stolen}
     ops = [*result.history]
     chaos = next(i for i, op in enumerate(ops) if op.op == H.PHASE)

@@ -58,7 +58,7 @@ def test_a_case_or_trailing_space_variant_renews_the_holders_lease_under_unicode
 def test_the_store_notes_whom_a_collated_match_was_over_and_nothing_else() -> None:
     db = _store("unicode_ci", _held())
     db.update("u", RenewLease("worker:APP-1:101", NOW))
-    assert db.equated == HOLDER
+    assert db.equated == ("worker:APP-1:101", HOLDER)
     db.update("u", RenewLease(HOLDER, NOW))
     assert db.equated is None  # compared equal: the collation decided nothing
     db.update("u", RenewLease("worker:app-2:101", NOW))
@@ -71,8 +71,8 @@ def test_a_collated_worlds_records_carry_the_holder_a_binary_worlds_never_do() -
     marked = [op for op in collated.history if op.op == H.STORE and "equated" in op.value]
     assert marked
     for op in marked:
-        assert op.get("identity") != op.get("equated")
-        assert str(op.get("identity")).lower() == str(op.get("equated")).lower()
+        assert op.get("guard") != op.get("equated")
+        assert str(op.get("guard")).lower() == str(op.get("equated")).lower()
     binary = simulate("collated_hosts", "head", seed, collation="binary")
     assert not any("equated" in op.value for op in binary.history)
 
