@@ -9,8 +9,8 @@
 
 ``--search`` is the search the report's "every failure explained" is checked at, at a user's scale: the
 seeds of the recorded search (``SEARCH_SEEDS``, read from ``register/entries/searched.json``), 1,000 draws
-per scenario and seed, every library scenario at deployment ranges on both transports: 211,200
-simulations (``planned``), about 10 CPU minutes; the nightly suite runs it in chunks
+per scenario and seed, every library scenario at deployment ranges on both transports (``planned``
+counts them: 227,200 simulations with ``collated_hosts``), about 10 CPU minutes; the nightly suite runs it in chunks
 (``tests/properties/test_deployment_search.py``). ``--record`` writes a run's figures (seeds, simulations,
 violations, the register entries met, where each unexplained violation was met); ``--combine`` sums the
 records of chunks run apart into the one the report quotes (:mod:`register.searched`).

@@ -15,8 +15,9 @@ from typing import Any, TypeVar, cast
 
 from checks.verdict import Validity
 
-ROW_KEY = ("grid", "scenario", "policy", "intensity", "latency_ratio", "transport", "seed")
-"""The columns that identify a row: one simulation of one cell (no two rows of a sweep share them)."""
+ROW_KEY = ("grid", "scenario", "policy", "intensity", "latency_ratio", "transport", "collation", "seed")
+"""The columns that identify a row: one simulation of one cell (no two rows of a sweep share them).
+``collation`` is the store's identity collation; rows written before it existed lack it (binary)."""
 
 INV = "inv."
 """``inv.<invariant>``: the verdict, encoded by :data:`VERDICT_VALUES`."""

@@ -4,7 +4,8 @@ The first line says how many invariants failed, how many of those the register e
 registered finding, ``known: F-06``, or a recorded non-guarantee, ``non-guarantee: NG-identity``),
 and the exit code: 0 when every invariant holds, 1 on a violation (with ``--known-ok``, only on
 one the register does not explain), 2 on bad input. ``--intensity``, ``--latency-ratio``,
-``--transport`` and ``--fault-ranges`` are the other keys of a sweep row, so any row replays.
+``--transport``, ``--fault-ranges`` and ``--collation`` are the other keys of a sweep row, so any row
+replays.
 """
 
 from __future__ import annotations
@@ -33,6 +34,10 @@ def run(
     ] = 0.0,
     transport: Annotated[str, typer.Option("--transport", help="sync or async ('' = as the scenario says).")] = "",
     fault_ranges: Annotated[str, typer.Option("--fault-ranges", help="library (as written) or deployment.")] = "",
+    collation: Annotated[
+        str,
+        typer.Option("--collation", help="The store's identity collation: binary or unicode_ci ('' = as written)."),
+    ] = "",
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     timeline: Annotated[bool, typer.Option("--timeline", help="Print one line per event.")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", help="With --timeline: every record.")] = False,
@@ -50,7 +55,7 @@ def run(
     flags = flag or []
     resolved = policy_from_cli(policy, flags)
     overrides = dict(parse_flag_assignment(f) for f in flags)
-    cell_overrides(intensity, latency_ratio, transport, fault_ranges, cli=True)
+    cell_overrides(intensity, latency_ratio, transport, fault_ranges, collation, cli=True)
     result = simulate(
         scenario,
         resolved,
@@ -59,6 +64,7 @@ def run(
         latency_ratio=latency_ratio,
         transport=transport,
         fault_ranges=fault_ranges,
+        collation=collation,
     )
     why = explained_by(result)
     if json_out:
@@ -79,6 +85,7 @@ def run(
                 *(["--latency-ratio", f"{latency_ratio:g}"] if latency_ratio else []),
                 *(["--transport", transport] if transport else []),
                 *(["--fault-ranges", fault_ranges] if fault_ranges else []),
+                *(["--collation", collation] if collation else []),
             ]
             typer.echo(
                 f"reproduce with: leaselab run {scenario} --policy {policy} --seed {seed}"

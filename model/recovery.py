@@ -3,7 +3,8 @@
 Never throws; every branch settles or refuses. Note the faithful quirk of step 5: after
 the owner requeue the row is QUEUED and unclaimed, so the owner-guarded dead-letter that
 follows a failed dispatch matches nothing, and the row is left QUEUED with no wake-up
-while the outcome still says FAILED.
+while the outcome still says FAILED. That dead-letter records the class of the error the
+segment failed with, as every other branch does; the bus's error only decides the branch.
 """
 
 from __future__ import annotations
@@ -67,7 +68,8 @@ def recover(seg: Segment, error: BaseException) -> Gen[Outcome]:
         return Outcome.LEASE_LOST
     try:
         yield Dispatch(seg.uuid, requeue_backoff_ms(count), "recovery.dispatch")
-    except DispatchError as failure:
-        yield from _dead_letter(seg, TerminationReason.RETRIES_EXHAUSTED, failure.error_class)
+    except DispatchError:
+        # The outer catch dead-letters with the error the segment failed with ($e), not the bus's.
+        yield from _dead_letter(seg, TerminationReason.RETRIES_EXHAUSTED, error_class)
         return Outcome.FAILED
     return Outcome.REQUEUED

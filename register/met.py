@@ -57,6 +57,17 @@ MET: Mapping[str, Mapping[str, frozenset[str]]] = {
                 "NG-store-error-lease-lost",
             }
         ),
+        "collated_hosts": frozenset(
+            {
+                "F-01",
+                "NG-claim-restamps-started",
+                "NG-identity",
+                "NG-queued-orphan",
+                "NG-reaper-dispatch-dead-letter",
+                "NG-store-error-lease-lost",
+                "NG-unchecked-settle",
+            }
+        ),
         "default": frozenset(
             {
                 "F-01",
@@ -156,6 +167,18 @@ MET: Mapping[str, Mapping[str, frozenset[str]]] = {
                 "NG-claim-restamps-started",
                 "NG-identity",
                 "NG-queued-orphan",
+                "NG-store-error-lease-lost",
+            }
+        ),
+        "collated_hosts": frozenset(
+            {
+                "F-05",
+                "F-14",
+                "NG-claim-restamps-started",
+                "NG-clear-not-persisted",
+                "NG-identity",
+                "NG-queued-orphan",
+                "NG-reaper-dispatch-dead-letter",
                 "NG-store-error-lease-lost",
             }
         ),

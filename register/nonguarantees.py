@@ -35,11 +35,12 @@ NON_GUARANTEES: tuple[NonGuarantee, ...] = (
             "terminal_is_terminal",
             "fence_matches_inflight_write",
             "terminal_row_no_stale_fence",
+            "requeue_budget_respected",
         ),
         "spec 1.3 (ExecutionIdentity.php)",
         "Lease identities: '<kind>:<hostname>:<pid>' truncated to 64 chars. Uniqueness is assumed from the "
         "process, not enforced.",
-        recognisers.shared_identity,
+        recognisers.identity_not_unique,
     ),
     NonGuarantee(
         "NG-queued-orphan",

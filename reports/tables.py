@@ -7,7 +7,7 @@ nothing of how the rows were produced.
 
 Readers tolerate extra columns, and a missing ``hit.*`` / ``dl.*`` / ``stat.*`` column counts
 as 0. Comparisons pair simulations on :data:`PAIR_KEYS`: the same grid, scenario, intensity,
-latency ratio, transport and seed under two policies.
+latency ratio, transport, collation (where the rows carry it) and seed under two policies.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from checks.columns import (
 from model.policy import PRESET_ALIASES, PRESETS
 from reports.stats import paired_difference, ratio_interval, rule_of_three, wilson
 
-PAIR_KEYS = ("grid", "scenario", "intensity", "latency_ratio", "transport", "seed")
+PAIR_KEYS = ("grid", "scenario", "intensity", "latency_ratio", "transport", "collation", "seed")
 PRIMARY_GRID = "main"
 PRESET_ORDER = tuple(PRESETS)
 

@@ -1,14 +1,15 @@
 """Scenario overrides a sweep applies per cell: tool latency as a ratio of the lease, the transport, the
-fault ranges.
+store's identity collation, the fault ranges.
 
 Pure functions of a :class:`scenarios.schema.Scenario`, beside :mod:`scenarios.intensity` (which scales
-the fault profile). A ratio of 0 and an empty transport mean "the scenario as written", so a sweep
+the fault profile). A ratio of 0 and an empty transport or collation mean "the scenario as written", so a sweep
 cell without overrides simulates exactly the library scenario and its digests match ``leaselab run``.
 Knows the schema and the lease length; nothing about sweeps, files or the world.
 """
 
 from __future__ import annotations
 
+from model.collation import COLLATIONS
 from model.constants import LEASE_S
 from model.errors import LeaselabError
 from scenarios.intensity import scale_faults
@@ -48,6 +49,14 @@ def with_transport(scenario: Scenario, transport: str) -> Scenario:
     return scenario.model_copy(update={"world": world})
 
 
+def with_collation(scenario: Scenario, collation: str) -> Scenario:
+    """The scenario with its store's identity collation set ('binary' / 'unicode_ci'); '' = as written."""
+    if not collation or collation == scenario.world.identity_collation:
+        return scenario
+    world = scenario.world.model_copy(update={"identity_collation": collation})
+    return scenario.model_copy(update={"world": world})
+
+
 LIBRARY_RANGES = "library"
 DEPLOYMENT_RANGES = "deployment"
 
@@ -62,9 +71,11 @@ def at_ranges(scenario: Scenario, fault_ranges: str) -> Scenario:
     raise ValueError(f"unknown fault ranges {fault_ranges!r} (valid: {LIBRARY_RANGES}, {DEPLOYMENT_RANGES})")
 
 
-def overridden(scenario: Scenario, latency_ratio: float = AS_WRITTEN, transport: str = "") -> Scenario:
-    """Both overrides; the result is re-validated so an override can never build an invalid scenario."""
-    changed = with_transport(with_latency_ratio(scenario, latency_ratio), transport)
+def overridden(
+    scenario: Scenario, latency_ratio: float = AS_WRITTEN, transport: str = "", collation: str = ""
+) -> Scenario:
+    """The three overrides; the result is re-validated so an override can never build an invalid scenario."""
+    changed = with_collation(with_transport(with_latency_ratio(scenario, latency_ratio), transport), collation)
     if changed is scenario:
         return scenario
     return Scenario.model_validate(changed.model_dump())
@@ -76,9 +87,9 @@ MAX_FACTOR = 100.0
 
 
 def cell_overrides(
-    intensity: float, latency_ratio: float, transport: str, fault_ranges: str, *, cli: bool = False
+    intensity: float, latency_ratio: float, transport: str, fault_ranges: str, collation: str = "", *, cli: bool = False
 ) -> None:
-    """Check the four keys of a sweep cell as a caller of ``simulate`` or ``leaselab run`` gives them;
+    """Check the five keys of a sweep cell as a caller of ``simulate`` or ``leaselab run`` gives them;
     a bad one is a one-line :class:`model.errors.LeaselabError` naming the argument (``cli``: the
     option, ``--latency-ratio``)."""
 
@@ -94,6 +105,8 @@ def cell_overrides(
             )
     if transport not in ("", *TRANSPORTS):
         raise LeaselabError(f"must be one of: {', '.join(TRANSPORTS)}, not {transport!r}", field=field("transport"))
+    if collation not in ("", *COLLATIONS):
+        raise LeaselabError(f"must be one of: {', '.join(COLLATIONS)}, not {collation!r}", field=field("collation"))
     if fault_ranges not in ("", LIBRARY_RANGES, DEPLOYMENT_RANGES):
         raise LeaselabError(
             f"must be one of: {LIBRARY_RANGES}, {DEPLOYMENT_RANGES}, not {fault_ranges!r}", field=field("fault_ranges")
@@ -107,12 +120,14 @@ def shaped(
     latency_ratio: float = AS_WRITTEN,
     transport: str = "",
     fault_ranges: str = "",
+    collation: str = "",
 ) -> tuple[Scenario, bool]:
-    """The scenario of one sweep cell: at ``fault_ranges``, with the latency and transport overrides, its
-    fault probabilities scaled by ``intensity``; and whether latency or transport changed it (the fault
-    ranges and the intensity do not count: a counterexample stores its fault profile). The one recipe a
-    sweep task and ``simulate(..., intensity=...)`` share, so a row's keys replay its digest."""
+    """The scenario of one sweep cell: at ``fault_ranges``, with the latency, transport and collation
+    overrides, its fault probabilities scaled by ``intensity``; and whether latency, transport or collation
+    changed it (the fault ranges and the intensity do not count: a counterexample stores its fault
+    profile). The one recipe a sweep task and ``simulate(..., intensity=...)`` share, so a row's keys
+    replay its digest."""
     base = at_ranges(scenario, fault_ranges)
-    changed = overridden(base, latency_ratio, transport)
+    changed = overridden(base, latency_ratio, transport, collation)
     cell = scale_faults(changed, intensity) if intensity != 1.0 else changed
     return cell, changed is not base

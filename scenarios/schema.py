@@ -131,6 +131,10 @@ class RunGroupModel(_Strict):
         return self
 
 
+HostName = Annotated[str, Field(min_length=1, max_length=40, pattern=r"^[^:\s]+$")]
+"""A hostname as an identity holds it: no colon (the identity's separator) and no whitespace."""
+
+
 class WorldModel(_Strict):
     workers: Annotated[int, Field(ge=1, le=64)] = 2
     hosts: Annotated[int, Field(ge=1, le=64)] = 2
@@ -146,11 +150,26 @@ class WorldModel(_Strict):
     restart_delay_s: Range = (5.0, 60.0)
     chaos_s: Seconds = 3600.0
     quiet_s: Seconds = 7200.0
+    identity_collation: Literal["binary", "unicode_ci"] = "binary"
+    """How the store compares an owner guard's identity with ``claimed_by`` (an engine property,
+    :data:`sim.world.store.COLLATIONS`): ``binary`` exactly (SQLite, PostgreSQL, and every simulation
+    before it existed); ``unicode_ci`` as MariaDB's ``utf8mb4_unicode_ci``, the collation TYPO3
+    creates the tables with in production."""
+    host_names: list[HostName] = Field(default_factory=list)
+    """The hostnames of hosts 1, 2, ... in identities (``kind:hostname:pid``); a host past the list, and
+    every host when it is empty, is ``h<n>``. Containers named ``app-1`` and ``APP-1`` are distinct
+    hosts whose identities a case-insensitive collation equates."""
+    pids: Literal["global", "per_host"] = "global"
+    """How processes get their pids: ``global`` from one counter (every identity unique, as always);
+    ``per_host`` from a counter per host, as in containers with their own pid namespaces, so the first
+    worker on each host has pid 101."""
 
     @model_validator(mode="after")
     def _check(self) -> WorldModel:
         _ordered(self.approval_delay_s, "approval_delay_s")
         _ordered(self.restart_delay_s, "restart_delay_s")
+        if len(set(self.host_names)) != len(self.host_names):
+            raise ValueError("host_names: a name is listed twice (two hosts with one name share every identity)")
         return self
 
 

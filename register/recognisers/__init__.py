@@ -29,7 +29,13 @@ from register.recognisers.dispatch import (
     recovery_dispatch_told_failed,
     sync_outer_requeued,
 )
-from register.recognisers.ownership import claim_restamps_started, shared_identity, unchecked_settle_outcome
+from register.recognisers.ownership import (
+    claim_restamps_started,
+    collated_identity,
+    identity_not_unique,
+    shared_identity,
+    unchecked_settle_outcome,
+)
 from register.recognisers.stalls import (
     stalled_clear_dead_letter,
     stalled_fence_stamp,
@@ -57,9 +63,11 @@ __all__ = [
     "cancelled_run_write_audit_lost",
     "claim_restamps_started",
     "clear_not_persisted",
+    "collated_identity",
     "completed_write_rerun",
     "enqueue_dispatch_settle_lost",
     "failed_write_audit_requeued",
+    "identity_not_unique",
     "lagging_clock_dead_letter",
     "lagging_clock_stamp",
     "queued_orphan",

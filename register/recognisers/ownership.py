@@ -1,14 +1,16 @@
-"""Recognisers of ownership non-guarantees: two live processes sharing one identity, a claim that
-re-stamps ``started_at``, and the settles the spec leaves without an owner guard."""
+"""Recognisers of ownership non-guarantees: two live processes sharing one identity (stolen, or equated
+by the store's collation), a claim that re-stamps ``started_at``, and the settles the spec leaves without
+an owner guard."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from checks import Index, Verdict
 from checks import history as H
-from checks.history import OpType
+from checks.history import Op, OpType
 from checks.index import row_of
+from model.collation import collates_equal
 from model.statements import CLAIM_QUEUED
 from register.recognisers.common import (
     UNCHECKED_SETTLE_SITES,
@@ -42,6 +44,90 @@ def shared_identity(ix: Index, verdict: Verdict) -> bool:
     return False
 
 
+def store_collation(ix: Index) -> str:
+    """The store's identity collation, as the world's 'chaos' phase record states it (binary when it
+    states none: every history recorded before the collation was a world property)."""
+    for op in ix.of_type(H.PHASE, OpType.INFO):
+        if op.get("phase") == "chaos":
+            return str(op.get("collation") or "binary")
+    return "binary"
+
+
+def holder_of(ix: Index, run: str, identity: str, index: int) -> Op | None:
+    """The latest matched statement of ``run`` before history index ``index`` that left the row claimed
+    by ``identity`` and matched on its own (no collated match: the holder's claim, renewal or stamp):
+    its process is the one that held the row under that identity."""
+    rows: Sequence[Op] = ix.rows_by_run.get(run, ())
+    for op in rows[::-1]:
+        if op.index < index and "equated" not in op.value and row_of(op).get("claimed_by") == identity:
+            return op
+    return None
+
+
+def equated_statements(ix: Index, run: str, until: int) -> list[tuple[Op, Op]]:
+    """(statement, holder's statement) for each owner-guarded statement of ``run`` up to history index
+    ``until`` that matched only because the store's collation equated the identity it carried with the
+    distinct identity another process held the row under (the store records both: ``guard`` and
+    ``equated``; the statement's record names the issuing process)."""
+    collation = store_collation(ix)
+    found = []
+    for op in ix.rows_by_run.get(run, ()):
+        if op.index > until:
+            break
+        held, identity = op.get("equated"), op.get("guard")
+        if not held or held == identity or not collates_equal(collation, str(held), str(identity)):
+            continue
+        holder = holder_of(ix, run, str(held), op.index)
+        if holder is not None and holder.process != op.process:
+            found.append((op, holder))
+    return found
+
+
+def collated_identity(ix: Index, verdict: Verdict) -> bool:
+    """NG-identity's second route (spec 1.3, "uniqueness is assumed from the process, not enforced"),
+    widened by the engine: on a store whose collation equates distinct identities (MariaDB's
+    utf8mb4_unicode_ci: ``worker:APP-1:101`` and ``worker:app-1:101``), an owner-guarded statement of one
+    process matched the row another process held under a distinct identity the collation equates, and
+    every process of the witness (a landing's, the process it names) is one of those two, on that run,
+    after that statement."""
+    if store_collation(ix) == "binary":
+        return False
+    witness = witness_of(ix, verdict)
+    runs = {op.run for op in witness if op.run}
+    if len(runs) != 1:
+        return False
+    (run,) = runs
+    processes = {str(op.get("process") or "") if op.process in (H.WORLD, H.NEMESIS) else op.process for op in witness}
+    processes.discard("")  # a world record that names no process (a final row)
+    last = max(op.index for op in witness)
+    for statement, holder in equated_statements(ix, run, last):
+        if processes and processes <= {statement.process, holder.process}:
+            return True
+    return False
+
+
+SHARED_IDENTITY_INVARIANTS = frozenset(
+    {
+        "settles_by_owner",
+        "writes_fenced_under_lease",
+        "unique_event_sequence",
+        "non_idempotent_at_most_once",
+        "every_write_accounted",
+        "terminal_is_terminal",
+    }
+)
+"""The invariants whose violations :func:`shared_identity` is accepted for (its route as triaged);
+the collated route is held to its own, narrower test on the non-guarantee's every invariant."""
+
+
+def identity_not_unique(ix: Index, verdict: Verdict) -> bool:
+    """NG-identity: two live processes shared an identity (the ``identity`` fault), or the store's
+    collation equated two distinct ones (:func:`collated_identity`)."""
+    if verdict.name in SHARED_IDENTITY_INVARIANTS and shared_identity(ix, verdict):
+        return True
+    return collated_identity(ix, verdict)
+
+
 def claim_restamps_started(ix: Index, verdict: Verdict) -> bool:
     """Spec 2 T3: a claim of a requeued run sets started_at=now again (T10 leaves it untouched)."""
     ops = witness_of(ix, verdict)
@@ -73,4 +159,14 @@ def unchecked_settle_outcome(ix: Index, verdict: Verdict) -> bool:
     return False
 
 
-__all__ = ["claim_restamps_started", "shared_identity", "unchecked_settle_outcome"]
+__all__ = [
+    "SHARED_IDENTITY_INVARIANTS",
+    "claim_restamps_started",
+    "collated_identity",
+    "equated_statements",
+    "holder_of",
+    "identity_not_unique",
+    "shared_identity",
+    "store_collation",
+    "unchecked_settle_outcome",
+]

@@ -12,12 +12,12 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, find, given, seed, settings
 from hypothesis.errors import NoSuchExample, Unsatisfiable
 
+from model.collation import unicode_ci_key
 from model.errors import LeaselabError
 from sim.conform import cases as C
 from sim.conform import ddl, engines
 from sim.conform.checks import ENGINE_PROPERTIES, Check, ModelEnv, all_checks, diff
 from sim.conform.php_process import PhpProcess
-from sim.world.store import unicode_ci_key
 
 KNOWN = Path(__file__).with_name("known_divergences.toml")
 
@@ -60,10 +60,6 @@ def _lease_ties(case: dict[str, Any], php: dict[str, Any], model: dict[str, Any]
     return sorted(p) == sorted(m) and [rows[u]["lease_expires"] for u in p] == [rows[u]["lease_expires"] for u in m]
 
 
-def _recovery_dead_letter_class(case: dict[str, Any], php: dict[str, Any], model: dict[str, Any]) -> bool:
-    return case.get("bus") != "ok" and all(k == "row.error_class" for k in diff(php, model))
-
-
 SHAPES: dict[str, Callable[[dict[str, Any], dict[str, Any], dict[str, Any]], bool]] = {
     "always": _always,
     "identity_collation": _identity_collation,
@@ -71,7 +67,6 @@ SHAPES: dict[str, Callable[[dict[str, Any], dict[str, Any], dict[str, Any]], boo
     "empty_request": _empty_request,
     "write_clock": _write_clock,
     "lease_ties": _lease_ties,
-    "recovery_dead_letter_class": _recovery_dead_letter_class,
 }
 
 

@@ -39,9 +39,9 @@ def scenario_refs(config: SweepConfig) -> dict[str, str]:
 
 
 def as_written_grids(config: SweepConfig) -> set[str]:
-    """Grids whose rows simulate scenarios as written (no latency or transport override): a
+    """Grids whose rows simulate scenarios as written (no latency, transport or collation override): a
     counterexample file, which names a scenario and a fault profile, replays those exactly."""
-    return {g.name for g in config.grid if not g.latency_ratios and not g.transports}
+    return {g.name for g in config.grid if not g.latency_ratios and not g.transports and not g.collations}
 
 
 def deployment_grids(config: SweepConfig) -> list[str]:

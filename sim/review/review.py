@@ -219,7 +219,8 @@ class _EarlyReader:
 
 def _sorted(frame: pd.DataFrame) -> pd.DataFrame:
     """Rows in a fixed order (shards complete in any order)."""
-    return frame.sort_values(list(ROW_KEY), kind="stable").reset_index(drop=True)
+    keys = [key for key in ROW_KEY if key in frame.columns]  # rows of older shards lack ``collation``
+    return frame.sort_values(keys, kind="stable").reset_index(drop=True)
 
 
 def _known(job: RecogniseJob) -> Future[Any]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterator
+from itertools import product
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -26,6 +27,7 @@ from model.policy import FLAG_NAMES, PRESET_ALIASES, PRESETS
 from scenarios.limits import MAX_SEEDS_PER_CELL
 from scenarios.loader import library_names, load_scenario
 from scenarios.messages import validation_error
+from scenarios.schema import Scenario
 from scenarios.user_files import loads_toml, read_toml
 from sim.sweep.task import SweepTask
 
@@ -80,6 +82,8 @@ class GridEntry(_Strict):
     intensities: Annotated[list[Intensity], Field(min_length=1)] = Field(default_factory=lambda: [1.0])
     latency_ratios: list[Ratio] = Field(default_factory=list)
     transports: list[Literal["sync", "async"]] = Field(default_factory=list)
+    collations: list[Literal["binary", "unicode_ci"]] = Field(default_factory=list)
+    """The store's identity collation (``[world] identity_collation``); empty = as each scenario says."""
     fault_ranges: Literal["library", "deployment"] = "library"
     """'deployment': every scenario widened to the fault ranges of real deployments
     (:meth:`scenarios.schema.Scenario.at_deployment_ranges`: clock skew up to an hour either way,
@@ -89,7 +93,7 @@ class GridEntry(_Strict):
 
     @model_validator(mode="after")
     def _no_repeats(self) -> GridEntry:
-        for name in ("intensities", "latency_ratios", "transports", "policies"):
+        for name in ("intensities", "latency_ratios", "transports", "collations", "policies"):
             values = getattr(self, name)
             if len(set(values)) != len(values):
                 raise ValueError(f"{name}: a value is listed twice (rows would be duplicated)")
@@ -163,6 +167,7 @@ class SweepConfig(_Strict):
                 * len(grid.intensities)
                 * len(grid.latency_ratios or [0.0])
                 * len(grid.transports or [""])
+                * len(grid.collations or [""])
                 * len(self.policies_of(grid))
             )
             tasks += cells * -(-seeds // self.seeds_per_task)
@@ -174,18 +179,37 @@ class SweepConfig(_Strict):
 
         Library scenarios are covered by the package version a sweep directory also records.
         """
-        doc: dict[str, Any] = {"config": self.model_dump(mode="json"), "files": {}}
+        config = self.model_dump(mode="json")
+        for grid_doc in config["grid"]:
+            if not grid_doc["collations"]:  # as written: the fingerprint a sweep had before the axis existed
+                del grid_doc["collations"]
+        doc: dict[str, Any] = {"config": config, "files": {}}
         for grid in self.grid:
             for spec in grid.scenario_specs():
                 resolved = self.resolve(spec)
                 if resolved != spec or Path(resolved).suffix == ".toml":
-                    doc["files"][spec] = load_scenario(resolved).model_dump(mode="json")
+                    doc["files"][spec] = _scenario_doc(load_scenario(resolved))
         text = json.dumps(doc, sort_keys=True, separators=(",", ":"))
         return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
 
+_IDENTITY_DEFAULTS = {"identity_collation": "binary", "host_names": [], "pids": "global"}
+"""The world's identity inputs as written when a scenario leaves them out."""
+
+
+def _scenario_doc(scenario: Scenario) -> dict[str, Any]:
+    """A file scenario as the fingerprint reads it: identity inputs left at their defaults are dropped,
+    so a configuration's fingerprint is what it was before those inputs existed."""
+    doc = scenario.model_dump(mode="json")
+    world = doc["world"]
+    for name, default in _IDENTITY_DEFAULTS.items():
+        if world.get(name) == default:
+            del world[name]
+    return doc
+
+
 def iter_tasks(config: SweepConfig) -> Iterator[SweepTask]:
-    """grids x scenarios x intensities x latency ratios x transports x seed blocks x policies.
+    """grids x scenarios x intensities x latency ratios x transports x collations x seed blocks x policies.
 
     Policies are innermost so that the paired tasks of one seed block are adjacent: a
     partially finished sweep already holds complete policy comparisons.
@@ -198,7 +222,8 @@ def iter_tasks(config: SweepConfig) -> Iterator[SweepTask]:
             scenario = config.resolve(spec)
             for intensity in grid.intensities:
                 for ratio in grid.latency_ratios or [0.0]:
-                    for transport in _or_as_written(grid.transports):
+                    overrides = product(_or_as_written(grid.transports), _or_as_written(grid.collations))
+                    for transport, collation in overrides:
                         for start in range(0, seeds, step):
                             count = min(step, seeds - start)
                             for entry in policies:
@@ -214,6 +239,7 @@ def iter_tasks(config: SweepConfig) -> Iterator[SweepTask]:
                                     latency_ratio=ratio,
                                     transport=transport,
                                     fault_ranges=_ranges(grid.fault_ranges),
+                                    collation=collation,
                                 )
 
 
@@ -222,8 +248,9 @@ def _ranges(fault_ranges: str) -> str:
     return "" if fault_ranges == "library" else fault_ranges
 
 
-def _or_as_written(transports: list[Literal["sync", "async"]]) -> list[str]:
-    return list(transports) or [""]
+def _or_as_written(values: list[Literal["sync", "async"]] | list[Literal["binary", "unicode_ci"]]) -> list[str]:
+    """The values of an override axis, or [''] (the scenario as written) when the grid lists none."""
+    return list(values) or [""]
 
 
 def parse_config(data: dict[str, Any], *, source: str, base: Path | None = None) -> SweepConfig:

@@ -50,7 +50,7 @@ from sim.world.simulate import SimulationResult, gc_paused, simulate
 class Violation:
     """The first seed of a task that violated an invariant, ready to become a counterexample file.
 
-    ``scenario`` is the overridden scenario when the task changed latency or transport (the
+    ``scenario`` is the overridden scenario when the task changed latency, transport or collation (the
     coordinator writes it beside the counterexample, since a library name would replay
     without the overrides), else None.
     """
@@ -73,7 +73,7 @@ class TaskOutput:
 
 
 def cell_scenario(task: SweepTask) -> tuple[Scenario, bool]:
-    """The scenario a task simulates, and whether latency / transport overrides changed it (the fault
+    """The scenario a task simulates, and whether latency / transport / collation overrides changed it (the fault
     ranges do not count: a counterexample stores its fault profile, widened ranges included)."""
     return shaped(
         load_scenario(task.scenario),
@@ -81,6 +81,7 @@ def cell_scenario(task: SweepTask) -> tuple[Scenario, bool]:
         latency_ratio=task.latency_ratio,
         transport=task.transport,
         fault_ranges=task.fault_ranges,
+        collation=task.collation,
     )
 
 
@@ -96,6 +97,7 @@ def sweep_row(task: SweepTask, scenario: Scenario, result: SimulationResult) -> 
         "latency_ratio": float(task.latency_ratio),
         "transport": scenario.world.transport,
         "fault_ranges": task.fault_ranges or LIBRARY_RANGES,
+        "collation": scenario.world.identity_collation,
         "seed": result.seed,
         "digest": result.digest,
     }
@@ -155,7 +157,8 @@ def _violation(task: SweepTask, scenario: Scenario, changed: bool, result: Simul
         explorer="sweep",
         note=f"sweep grid {task.grid}, policy {task.policy_label}, intensity {task.intensity:g}, "
         f"latency ratio {task.latency_ratio:g}, transport {scenario.world.transport}"
-        + (f", fault ranges {task.fault_ranges}" if task.fault_ranges else ""),
+        + (f", fault ranges {task.fault_ranges}" if task.fault_ranges else "")
+        + (f", collation {task.collation}" if task.collation else ""),
     )
     return Violation(cx, scenario if changed else None, task.key)
 

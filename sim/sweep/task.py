@@ -26,7 +26,7 @@ def flags_text(flags: Sequence[tuple[str, bool]]) -> str:
 @dataclass(frozen=True, slots=True)
 class SweepTask:
     """``policy`` is the preset; ``label`` the name rows carry ('' = the preset's name).
-    ``latency_ratio`` 0 and ``transport`` '' keep the scenario as written."""
+    ``latency_ratio`` 0, ``transport`` '' and ``collation`` '' keep the scenario as written."""
 
     scenario: str
     policy: str
@@ -40,6 +40,8 @@ class SweepTask:
     transport: str = ""
     fault_ranges: str = ""
     """'' = the scenario's own fault ranges; 'deployment' = widened (``Scenario.at_deployment_ranges``)."""
+    collation: str = ""
+    """'' = the scenario's own ``[world] identity_collation``; else 'binary' or 'unicode_ci'."""
     explain: bool = False
     """Explain each violation in the worker, while the history is in memory (``why.*`` columns): the
     review asks it of head's tasks, whose violations it would otherwise re-run one by one to explain.
@@ -71,6 +73,7 @@ class SweepTask:
                 str(self.seed_count),
                 # only when set: a task at the scenario's own ranges keeps the key it always had
                 *((self.fault_ranges,) if self.fault_ranges else ()),
+                *(("collation=" + self.collation,) if self.collation else ()),
             )
         )
         digest = hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
@@ -82,6 +85,7 @@ class SweepTask:
                 f"x{self.intensity:g}",
                 f"r{self.latency_ratio:g}",
                 self.transport or "as",
+                *((self.collation,) if self.collation else ()),
                 str(self.seed_start),
             )
         )

@@ -77,11 +77,21 @@ class ProcessTable:
         incarnation of its own, so no identity fault takes it as a victim)."""
         self._pid = 100
         self._provider_deadline_s = world.scenario.provider.deadline_s or LEASE_S
+        cfg = world.scenario.world
+        self._host_names = cfg.host_names
+        self._host_pids: dict[str, int] | None = {} if cfg.pids == "per_host" else None
+        """``per_host``: each host's last pid (its own pid namespace); None: one counter for all."""
 
     def new(self, kind: str, name: str, host_no: int) -> Proc:
-        self._pid += 1
-        host = f"h{host_no}"
-        proc = Proc(name, kind, execution_identity(kind, host, self._pid), host)
+        names = self._host_names
+        host = names[host_no - 1] if host_no <= len(names) else f"h{host_no}"
+        host_pids = self._host_pids
+        if host_pids is None:
+            self._pid += 1
+            pid = self._pid
+        else:
+            pid = host_pids[host] = host_pids.get(host, 100) + 1
+        proc = Proc(name, kind, execution_identity(kind, host, pid), host)
         self.alive[name] = proc
         return proc
 

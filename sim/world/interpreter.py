@@ -75,7 +75,7 @@ class World:
 
     def __post_init__(self) -> None:
         self.env = Kernel(self.ties)
-        self.db = Database()
+        self.db = Database(self.scenario.world.identity_collation)
         self.recorder = Recorder(self.env)
         self.plan = FaultPlan.build(self.scenario.faults, self.rng, self.script, self.scenario.script, self.anchored)
         self._decide = self.plan.decider()

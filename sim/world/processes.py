@@ -193,6 +193,9 @@ def phases(world: World) -> SimGen:
     scenario = world.scenario
     deadline_s = max([scenario.provider.deadline_s, *(tool.deadline_s for tool in scenario.tools)])
     chaos = {"phase": "chaos", "epoch_s": EPOCH_S, "lease_s": LEASE_S, "deadline_s": deadline_s}
+    collation = world.world_cfg.identity_collation
+    if collation != "binary":  # only then: a binary world's history (and digest) is what it always was
+        chaos["collation"] = collation
     world.recorder.add(H.NEMESIS, H.PHASE, "", INFO, chaos)
     yield world.env.timeout(world.world_cfg.chaos_s)
     world.plan.healed = True

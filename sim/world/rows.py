@@ -57,6 +57,8 @@ class RowStore:
         self._outages = world.scenario.faults.audit.outages
         self._user = Proc("user", "user", "user", "h0")
         """The user who cancels: one process, its own identity, a true clock."""
+        if db.collation != "binary":  # bound once: a binary world's writes pay nothing for it
+            self.write_apply = self._write_apply_collated  # type: ignore[method-assign]
 
     def store_delay(self, proc: Proc, uuid: str, fault: Fault | None) -> float:
         """Statement latency; a store fault is recorded here, when it strikes (before any wait)."""
@@ -152,6 +154,29 @@ class RowStore:
             self.note_status(uuid, after.status)
         else:
             rec.add(proc.name, H.STORE, uuid, OK, {**base, "matched": False, "changed": result.changed, "row": None})
+        return result, None
+
+    def _write_apply_collated(
+        self, proc: Proc, request: Any, fault: Fault | None, uuid: str, base: dict[str, Any]
+    ) -> Answer:
+        """:meth:`write_apply` on a store whose collation can equate distinct identities: a guarded
+        UPDATE that matched only because it did records ``guard``, the identity its WHERE carried, and
+        ``equated``, the distinct identity that held the row (the store's ground truth: the record's
+        ``identity`` is the issuing process's, which a Sync transport's nested attempt does not carry)."""
+        if type(request) is InsertRun or (fault is not None and fault.family == "store" and fault.kind == "fail"):
+            return RowStore.write_apply(self, proc, request, fault, uuid, base)
+        result, after = self.db.update(uuid, request.transition)
+        if not result.matched:
+            refused = {**base, "matched": False, "changed": result.changed, "row": None}
+            self.recorder.add(proc.name, H.STORE, uuid, OK, refused)
+            return result, None
+        assert after is not None
+        value = {**base, "matched": True, "changed": result.changed, "row": H.row_value(after)}
+        equated = self.db.equated
+        if equated is not None:
+            value["guard"], value["equated"] = equated
+        self.recorder.add(proc.name, H.STORE, uuid, OK, value)
+        self.note_status(uuid, after.status)
         return result, None
 
     def note_status(self, uuid: str, status: RunStatus) -> None:

@@ -178,6 +178,7 @@ def simulate(
     latency_ratio: float = AS_WRITTEN,
     transport: str = "",
     fault_ranges: str = "",
+    collation: str = "",
     script: Sequence[Fault] | None = None,
     judge: bool = True,
     ties: TieControl | None = None,
@@ -188,12 +189,13 @@ def simulate(
 
     ``seed`` is an integer from 0 to 2^63-1 (a string or a negative number is refused, not hashed
     into another history). ``flags`` overrides the policy's flags: a mapping, or a sweep row's
-    ``flags`` text (``"idempotency_keys=true"``). ``intensity``, ``latency_ratio``, ``transport``
-    and ``fault_ranges`` are the other keys of a sweep row (1, 0, '' and '' keep the scenario as
-    written), so the row's values give the row's digest::
+    ``flags`` text (``"idempotency_keys=true"``). ``intensity``, ``latency_ratio``, ``transport``,
+    ``fault_ranges`` and ``collation`` are the other keys of a sweep row (1, 0, '', '' and '' keep
+    the scenario as written), so the row's values give the row's digest::
 
         simulate(row.scenario, row.preset, row.seed, flags=row.flags, intensity=row.intensity,
-                 latency_ratio=row.latency_ratio, transport=row.transport, fault_ranges=row.fault_ranges)
+                 latency_ratio=row.latency_ratio, transport=row.transport, fault_ranges=row.fault_ranges,
+                 collation=row.collation)
 
     ``script`` switches the fault plan to script mode: exactly those faults fire, at
     their request indexes (the scenario's own targeted faults do not: a recorded
@@ -203,11 +205,16 @@ def simulate(
     (:meth:`FaultPlan.keep`); the result's ``fault_script`` replays it in script mode.
     """
     checked_seed(seed)
-    cell_overrides(intensity, latency_ratio, transport, fault_ranges)
+    cell_overrides(intensity, latency_ratio, transport, fault_ranges, collation)
     loaded = load_scenario(scenario)
-    if intensity != 1.0 or latency_ratio != AS_WRITTEN or transport or fault_ranges:
+    if intensity != 1.0 or latency_ratio != AS_WRITTEN or transport or fault_ranges or collation:
         loaded, _ = shaped(
-            loaded, intensity=intensity, latency_ratio=latency_ratio, transport=transport, fault_ranges=fault_ranges
+            loaded,
+            intensity=intensity,
+            latency_ratio=latency_ratio,
+            transport=transport,
+            fault_ranges=fault_ranges,
+            collation=collation,
         )
     resolved = resolve_policy(policy, parse_flags_text(flags) if isinstance(flags, str) else flags)
     with gc_paused():

@@ -8,8 +8,7 @@ is deterministic.
 
 from __future__ import annotations
 
-import unicodedata
-
+from model.collation import COLLATIONS, unicode_ci_key
 from model.records import EventRow, RunRow
 from model.requests import UpdateResult
 from model.transitions import (
@@ -48,22 +47,6 @@ _UNCHANGED = UpdateResult(True, False)
 """The three results an UPDATE can report: frozen values, shared rather than built per statement."""
 
 
-COLLATIONS = ("binary", "unicode_ci")
-"""How the store compares ``claimed_by`` with an identity in a WHERE clause (an engine property).
-
-``binary`` (the default, and SQLite's and PostgreSQL's behaviour): exact string equality.
-``unicode_ci``: MariaDB's ``utf8mb4_unicode_ci``, the collation TYPO3 creates the tables with,
-approximated as case-insensitive, accent-insensitive and PAD SPACE (trailing spaces ignored).
-Under it an identity that differs from the holder's only in case, accents or trailing
-spaces passes the owner guard of T4, T5, T7 and T11; the stored value is left as it was."""
-
-
-def unicode_ci_key(text: str) -> str:
-    """The comparison key of ``text`` under ``unicode_ci`` (see :data:`COLLATIONS`)."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold().rstrip(" ")
-
-
 _KEEPS_CLAIM = (RenewLease, MarkPendingEffect, ExtendLease)
 """Owner-guarded transitions whose SET leaves claimed_by alone (T7 and T11 write '')."""
 
@@ -77,6 +60,9 @@ def _guard_identity(transition: Transition) -> str | None:
     return None
 
 
+__all__ = ["COLLATIONS", "Database", "unicode_ci_key"]
+
+
 class Database:
     """`tx_nrllm_agentrun` + `tx_nrllm_agentrun_event`, keyed by uuid.
 
@@ -84,12 +70,17 @@ class Database:
     the default ``binary`` is the store every simulation has always used.
     """
 
-    __slots__ = ("_collate", "_next_uid", "_running", "events", "rows")
+    __slots__ = ("_collate", "_next_uid", "_running", "collation", "equated", "events", "rows")
 
     def __init__(self, identity_collation: str = "binary") -> None:
         if identity_collation not in COLLATIONS:
             raise ValueError(f"unknown identity collation {identity_collation!r}")
+        self.collation = identity_collation
         self._collate = identity_collation != "binary"
+        self.equated: tuple[str, str] | None = None
+        """Ground truth of the latest UPDATE (a collated store only): (the identity its owner guard
+        carried, the distinct identity that held the row) when the guard matched only because the
+        collation equates the two; None when it compared equal, refused, or there is no owner guard."""
         self.rows: dict[str, RunRow] = {}
         self.events: dict[str, list[EventRow]] = {}
         self._next_uid = 1
@@ -139,15 +130,18 @@ class Database:
             self._running.pop(uuid, None)
         return (_CHANGED if _differs(new, row) else _UNCHANGED), new
 
-    @staticmethod
-    def _apply_collated(row: RunRow, transition: Transition) -> RunRow | None:
-        """``transition.apply`` with the owner guard compared under ``unicode_ci``."""
+    def _apply_collated(self, row: RunRow, transition: Transition) -> RunRow | None:
+        """``transition.apply`` with the owner guard compared under ``unicode_ci``; notes in
+        :attr:`equated` whom a match the collation alone allowed was over."""
+        self.equated = None
         identity = _guard_identity(transition)
         if identity is None or row.claimed_by == identity or unicode_ci_key(row.claimed_by) != unicode_ci_key(identity):
             return transition.apply(row)
         new = transition.apply(replace_row(row, claimed_by=identity))
-        if new is not None and isinstance(transition, _KEEPS_CLAIM):
-            new = replace_row(new, claimed_by=row.claimed_by)
+        if new is not None:
+            self.equated = (identity, row.claimed_by)
+            if isinstance(transition, _KEEPS_CLAIM):
+                new = replace_row(new, claimed_by=row.claimed_by)
         return new
 
     def select_stale(self, now: int, limit: int) -> tuple[RunRow, ...]:

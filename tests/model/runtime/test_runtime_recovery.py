@@ -131,6 +131,24 @@ def test_a_failed_requeue_dispatch_reports_failed_but_leaves_the_row_queued_with
     assert len(kit.d.dispatched) == 1
 
 
+def test_the_dead_letter_after_a_failed_dispatch_records_the_original_error_class(kit):
+    """Spec 5.2 step 5 (QueuedRunFailureRecovery's outer catch): the dead-letter that follows a failed
+    dispatch settles with the error the segment failed with, not the bus's. A worker identity of ''
+    lets the owner guard match the requeued row (the requeue writes claimed_by ''), so the class is
+    visible on the row as well as on the statement."""
+    kit.enqueue()
+    _provider_fails(kit, ProviderConnectionError())
+    kit.d.fail(kit.req(Dispatch, site="recovery.dispatch"), DispatchError())
+
+    assert kit.run_queued(identity="") is Outcome.FAILED
+
+    (dead_letter,) = kit.updates(FinishRun)
+    assert dead_letter.error_class == "ProviderConnectionException"
+    row = kit.row()
+    assert (row.status, row.termination_reason) == (RunStatus.FAILED, TerminationReason.RETRIES_EXHAUSTED)
+    assert row.error_class == "ProviderConnectionException"
+
+
 def test_on_the_sync_transport_the_next_attempt_runs_inline_and_the_outer_call_still_says_requeued(kit):
     """Spec 5.2 (ADR-104): the dispatch runs the next attempt nested inside recover; the delay is
     ignored; the outer segment still returns REQUEUED."""

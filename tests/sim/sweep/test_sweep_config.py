@@ -187,3 +187,51 @@ def test_unknown_fault_ranges_are_one_line() -> None:
             source="c.toml",
         )
     assert str(caught.value).startswith("c.toml: grid.0.fault_ranges: ")
+
+
+def test_a_collations_axis_runs_each_cell_under_each_collation_and_says_so_in_its_rows() -> None:
+    config = loads_config(
+        'name = "t"\nseeds = 2\n[[policy]]\nlabel = "head"\npreset = "head"\n'
+        '[[grid]]\nname = "main"\nscenarios = ["single_run"]\ncollations = ["binary", "unicode_ci"]\n'
+    )
+    binary, collated = config.tasks()
+    assert (binary.collation, collated.collation) == ("binary", "unicode_ci")
+    assert config.size() == (2, 4)
+    assert cell_scenario(collated) == (
+        load_scenario("single_run").model_copy(
+            update={"world": load_scenario("single_run").world.model_copy(update={"identity_collation": "unicode_ci"})}
+        ),
+        True,
+    )
+    assert cell_scenario(binary) == (load_scenario("single_run"), False)
+    rows = run_task(collated)
+    assert [r["collation"] for r in rows] == ["unicode_ci", "unicode_ci"]
+    assert run_task(binary)[0]["collation"] == "binary"
+    assert len({binary.key, collated.key, SweepTask("single_run", "head", 0, 2).key}) == 3
+
+
+def test_a_grid_without_collations_keeps_its_task_keys_and_fingerprint() -> None:
+    """Resuming a sweep directory written before the axis existed must reuse its shards."""
+    text = 'name = "t"\nseeds = 5\nseeds_per_task = 5\n[[policy]]\nlabel = "head"\npreset = "head"\n'
+    config = loads_config(text + '[[grid]]\nname = "main"\nscenarios = ["single_run"]\n')
+    (task,) = config.tasks()
+    assert task.key == "main__single_run__head__x1__r0__as__0__d43f8230f170603a"
+    assert config.fingerprint() == "7d093695622f3458db097955c08c6270"  # as before the axis existed
+    spec = "tests/properties/scenarios/single_run_sync.toml"
+    with_file = loads_config(
+        text + f'[[grid]]\nname = "main"\nscenarios = ["{spec}"]\n', base=Path(__file__).parents[3]
+    )
+    assert with_file.fingerprint() == "35aefff891c20d7b8cc04dbba13de944"  # its world's new inputs left out
+    listed = loads_config(text + '[[grid]]\nname = "main"\nscenarios = ["single_run"]\ncollations = ["binary"]\n')
+    assert listed.fingerprint() != config.fingerprint()
+
+
+def test_a_listed_collation_twice_or_unknown_is_one_line() -> None:
+    for value, problem in (('["binary", "binary"]', "listed twice"), ('["nocase"]', "")):
+        with pytest.raises(LeaselabError) as caught:
+            loads_config(
+                'name = "t"\nseeds = 2\n[[policy]]\nlabel = "head"\npreset = "head"\n'
+                f'[[grid]]\nname = "g"\nscenarios = ["single_run"]\ncollations = {value}\n',
+                source="c.toml",
+            )
+        assert str(caught.value).startswith("c.toml: grid.0.collations") and problem in str(caught.value)

@@ -15,6 +15,7 @@ GOLDEN = {
     "audit_blip_read_only": "ef0eee42ad0b6922",
     "audit_failure_after_write": "ba16c19dd27f6ed3",
     "cancel_mid_run": "6154e2f3f02778f9",
+    "collated_hosts": "c2e1a1deed2cb610",
     "default": "95156240f584567f",
     "deploy_between_attempts": "b769125c63307d31",
     "duplicate_wakeup": "4efad3592e1b3d9b",
