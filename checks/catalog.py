@@ -26,6 +26,7 @@ from checks import (  # noqa: F401 - importing a checker's module registers its 
     reasons,
     rows,
     spec_promises,
+    spec_rules,
     writes,
 )
 from checks.coverage import COVERAGE, Coverage, reached_by
@@ -68,6 +69,8 @@ ORDER: tuple[str, ...] = (
     "requeue_backoff_per_spec",
     "entry_points_throw_as_specified",
     "event_sequence_without_gap",
+    "non_retryable_failure_dead_lettered",
+    "rounds_per_spec",
 )
 """The catalogue's order (report columns, sweep rows, every listing): the one list an invariant joins
 besides its registration. A registered invariant missing here comes after these, in registration order."""

@@ -57,6 +57,8 @@ NAMES_AND_KINDS = [
     ("requeue_backoff_per_spec", "always"),
     ("entry_points_throw_as_specified", "always"),
     ("event_sequence_without_gap", "always"),
+    ("non_retryable_failure_dead_lettered", "always"),
+    ("rounds_per_spec", "always"),
 ]
 
 

@@ -1,0 +1,266 @@
+"""Promises of the spec that a sweep of automatic mutants showed no invariant judged (a second batch).
+
+Each states one rule of the spec, judged from what the world physically did (the failure the fault
+plan injected, the plan of the run's workload, the rows the store held), never from the runtime's
+labels:
+
+- ``non_retryable_failure_dead_lettered`` (spec 5.2 step 1: "c = classify(e). Not retryable ⇒
+  settleDeadLettered(`not_retryable`, owner-guarded)"; spec 4's table): on a worker segment, a
+  provider failure whose true class is not retryable is resolved by a dead-letter ``not_retryable``,
+  never by a requeue or a ``retries_exhausted``.
+- ``rounds_per_spec`` (spec 3.2: "Per round i (1..max) ... No tool calls ⇒ return result (reason
+  `completed`) ... After max rounds: synthesis round ..., reason `max_iterations`"; the pipeline's stops
+  end the loop before the provider call; spec 1.3: the loop's default of 5 rounds, an explicit cap
+  clamped to 20): every provider call of a run is of a round its workload's plan lets the loop reach,
+  and a segment that settles COMPLETED after a provider answer settles with the reason and round count
+  the plan calls for.
+
+Pure checkers over the shared index of one history; they know only the history.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import ClassVar
+
+from checks.fused import Key, Machine
+from checks.history import FAULT, INDEX, OP, PLAN, PROVIDER, TYPE, Op, OpType
+from checks.index import Index, Span, row_of
+from checks.judgement import ADR_PROMISE, Finding, Tally, invariant
+from checks.verdict import Kind
+from model.statements import FINISH_RUN, REQUEUE
+
+SPEC_RETRYABLE = frozenset({"connection", "rateLimit", "serverError", "circuitOpen"})
+"""Spec 4's table: the failure classes ``isRetryable`` accepts (written here, not imported from the runtime)."""
+SPEC_CLASSES = SPEC_RETRYABLE | frozenset({"auth", "configuration", "clientError", "unknown"})
+_WORKER_ENTRY = "run_queued"
+_RESOLVES = frozenset({FINISH_RUN, REQUEUE})
+SPEC_DEFAULT_ROUNDS = 5
+"""Spec 1.3: ``ToolLoopService``'s default max iterations."""
+SPEC_ROUND_CEILING = 20
+"""Spec 1.3: ``MAX_ITERATIONS``, the ceiling on an explicit cap."""
+_TRUNCATING_STOPS = {"budget_exhausted": "budget_exhausted", "context_truncated": "context_truncated"}
+"""Spec 3.2: a pipeline stop that returns a truncated result (settled COMPLETED) -> its reason."""
+
+
+@invariant(
+    "non_retryable_failure_dead_lettered",
+    Kind.ALWAYS,
+    "on a worker segment a provider failure of a class that is not retryable is dead-lettered not_retryable, "
+    "never requeued (spec 5.2 step 1, spec 4)",
+    tags=(ADR_PROMISE,),
+)
+class NonRetryableFailureDeadLettered(Machine):
+    """A worker segment's provider failure whose true class (the fault plan's, spec 4) is not retryable
+    is resolved by the segment's next matched T7 or T11 under its own identity: that must be a T7
+    ``failed`` / ``not_retryable``. A requeue, a ``retries_exhausted`` or any other settle is a
+    violation. A segment that never resolves it (its settle refused, lease lost, crashed) is not judged
+    here (``lease_lost_means_lost`` and ``segment_outcome_true`` judge what it reports).
+    Fed the provider failures; the worker segments that had one are walked at the end."""
+
+    __slots__ = ("spans",)
+
+    def __init__(self) -> None:
+        self.spans: dict[int, Span] = {}
+
+    HANDLERS: ClassVar[Mapping[Key, str]] = {(PROVIDER, OpType.FAIL): "on_failure"}
+
+    def on_failure(self, op: Op) -> None:
+        true_class = op.get("true_class")
+        if true_class not in SPEC_CLASSES or true_class in SPEC_RETRYABLE:
+            return
+        span = self.live.own_span(op)
+        if span is not None and span.entry == _WORKER_ENTRY:
+            self.spans[span.key] = span
+
+    def finish(self, ix: Index) -> Finding:
+        tally = Tally()
+        numbers = ix.numbers
+        for span in self.spans.values():
+            failure: Op | None = None
+            for op in span.records:
+                if op[OP] == PROVIDER:
+                    if op[TYPE] is OpType.FAIL:
+                        true_class = op.get("true_class")
+                        failure = op if true_class in SPEC_CLASSES and true_class not in SPEC_RETRYABLE else None
+                    continue
+                if failure is None or op.get("identity") != span.identity:
+                    continue
+                number = numbers.get(op[INDEX])
+                if number not in _RESOLVES:
+                    continue
+                _judge(tally, failure, op, number)
+                failure = None
+        return tally.finding("non-retryable provider failures")
+
+
+def _judge(tally: Tally, failure: Op, store: Op, number: str) -> None:
+    row = row_of(store)
+    if number == FINISH_RUN and row.get("status") == "failed" and row.get("termination_reason") == "not_retryable":
+        tally.hold()
+        return
+    what = "requeued" if number == REQUEUE else f"settled {row.get('status')!r} / {row.get('termination_reason')!r}"
+    tally.violate(
+        (failure.index, store.index),
+        f"run {store.run!r} was {what} at {store.index} after a provider failure of class "
+        f"{failure.get('true_class')!r} at {failure.index}, which is not retryable: spec 5.2 step 1 dead-letters "
+        "it not_retryable",
+        at=store.index,
+    )
+
+
+# ---- rounds ---------------------------------------------------------------------------------------
+
+
+class _Plan:
+    """What a run's workload lets its loop do (spec 3.2), from the world's ``plan`` record. The record
+    states the scripted turns (``calls``: how many tool calls each asks for) and the offered tools the
+    registry knows (``tools``) only for a run a cap or the pipeline ends; for any other run those
+    rules are not judged (None)."""
+
+    __slots__ = ("calls", "max_rounds", "stops", "tools")
+
+    def __init__(self, plan: Op) -> None:
+        cap = plan.get("cap")
+        self.max_rounds = SPEC_DEFAULT_ROUNDS if cap is None else min(int(cap), SPEC_ROUND_CEILING)
+        calls = plan.get("calls")
+        self.calls: list[int] | None = None if calls is None else list(calls)
+        self.stops: dict[int, str] = dict(zip(plan.get("stops") or (), plan.get("stop_kinds") or (), strict=False))
+        tools = plan.get("tools")
+        self.tools: int | None = None if tools is None else int(tools)
+
+    def has_calls(self, round_no: int) -> bool | None:
+        """Whether the scripted turn of ``round_no`` asks for tools (past the script the model answers
+        with none); None when the plan does not say."""
+        if self.calls is None:
+            return None
+        return 1 <= round_no <= len(self.calls) and self.calls[round_no - 1] > 0
+
+    def why_not(self, round_no: int, synthesis: bool) -> str | None:
+        """Why the loop cannot call the provider for this round (None when it can, or cannot be told)."""
+        last = self.max_rounds
+        if synthesis:
+            if round_no != last + 1:
+                return f"a synthesis call is round {last + 1} (after {last} rounds), not {round_no}"
+            if self.has_calls(last) is False or self.tools == 0:
+                return f"round {last}'s turn asks for no tool, so the loop completed there"
+            return None
+        if round_no < 1 or round_no > last:
+            return f"the loop's rounds are 1..{last}"
+        if round_no in self.stops:
+            return f"the pipeline stops round {round_no} ({self.stops[round_no]}) before the provider call"
+        if round_no - 1 in self.stops:
+            return f"the pipeline stopped round {round_no - 1} ({self.stops[round_no - 1]})"
+        if round_no > 1 and self.has_calls(round_no - 1) is False:
+            return f"round {round_no - 1}'s turn asks for no tool, so the loop completed there"
+        return None
+
+    def ending(self, last: Op, synthesis_answered: bool) -> tuple[str, int] | None:
+        """The reason and round count a COMPLETED settle must carry after the segment's last provider
+        answer (``last``: its invoke), or None when the plan does not decide it."""
+        if synthesis_answered:
+            return "max_iterations", self.max_rounds
+        round_no = int(last.get("round") or 0)
+        asks = self.has_calls(round_no)
+        if asks is None or self.tools == 0 or round_no in self.stops:
+            return None
+        if not asks:
+            return "completed", round_no
+        following = round_no + 1
+        if following <= self.max_rounds and self.stops.get(following) in _TRUNCATING_STOPS:
+            return _TRUNCATING_STOPS[self.stops[following]], following
+        return None
+
+
+@invariant(
+    "rounds_per_spec",
+    Kind.ALWAYS,
+    "the loop calls the provider only for a round its plan reaches (1..5, or the cap up to 20, then one "
+    "synthesis) and settles COMPLETED with the plan's reason and rounds (spec 3.2, 1.3)",
+    tags=(ADR_PROMISE,),
+)
+class RoundsPerSpec(Machine):
+    """Every provider call is of a round the run's plan lets the loop reach: 1..max (max = 5, or an
+    explicit cap clamped to 20), never a round the pipeline stops or one after a turn that asked for no
+    tool (the loop returned there), and a synthesis call only as round max + 1 after a turn that still
+    asked for tools. A segment that settles COMPLETED after its last provider answer settles with the
+    reason and ``iterations`` the plan calls for: ``max_iterations`` and max after a synthesis;
+    ``completed`` and r after round r's answer asked for no tool; the stop's reason and r + 1 when the
+    pipeline truncates the next round. Segments invoked after a ``deploy`` fault (which can take every
+    offered tool out of the registry: spec C2's no-tools branch) and runs with no plan are not judged."""
+
+    __slots__ = ("calls", "faults", "plans")
+    STREAMS: ClassVar[Mapping[str, Key]] = {
+        "plans": (PLAN, OpType.OK),
+        "calls": (PROVIDER, OpType.INVOKE),
+        "faults": (FAULT, OpType.INFO),
+    }
+    plans: list[Op]
+    calls: list[Op]
+    faults: list[Op]
+
+    def finish(self, ix: Index) -> Finding:
+        tally = Tally()
+        plans = {op.run: _Plan(op) for op in self.plans}
+        if not plans:
+            return tally.finding("provider calls")
+        deployed = min((op.index for op in self.faults if op.get("family") == "deploy"), default=None)
+        for call in self.calls:
+            plan = plans.get(call.run)
+            if plan is None or (deployed is not None and call.index > deployed):
+                continue
+            why = plan.why_not(int(call.get("round") or 0), bool(call.get("synthesis")))
+            if why is None:
+                tally.hold()
+                continue
+            kind = "synthesis call" if call.get("synthesis") else "provider call"
+            tally.violate((call.index,), f"run {call.run!r} made a {kind} for round {call.get('round')} at "
+                          f"{call.index}: {why}", at=call.index)  # fmt: skip
+        for settle in ix.rows_of(FINISH_RUN):
+            plan = plans.get(settle.run)
+            row = row_of(settle)
+            if plan is None or row.get("status") != "completed":
+                continue
+            span = ix.span_at(settle)
+            if span is None or span.run != settle.run or (deployed is not None and span.key > deployed):
+                continue
+            _judge_ending(tally, plan, span, settle, row)
+        return tally.finding("provider calls and completions")
+
+
+def _judge_ending(tally: Tally, plan: _Plan, span: Span, settle: Op, row: Mapping[str, object]) -> None:
+    last: Op | None = None
+    answered = synthesis = False
+    for op in span.records:
+        if op[INDEX] >= settle[INDEX]:
+            break
+        if op[OP] != PROVIDER:
+            continue
+        if op[TYPE] is OpType.INVOKE:
+            last, answered = op, False
+        elif op[TYPE] is OpType.OK:
+            answered = True
+            synthesis = last is not None and bool(last.get("synthesis"))
+    if last is None or not answered:
+        return
+    expected = plan.ending(last, synthesis)
+    if expected is None:
+        if row.get("termination_reason") == "max_iterations":  # only a synthesis round ends so (spec 3.2)
+            tally.violate((last.index, settle.index), f"run {settle.run!r} settled COMPLETED / 'max_iterations' at "
+                          f"{settle.index}, but its segment's last provider answer (call at {last.index}) was of "
+                          f"round {last.get('round')}, not a synthesis", at=settle.index)  # fmt: skip
+        return
+    reason, rounds = expected
+    if row.get("termination_reason") == reason and row.get("iterations") == rounds:
+        tally.hold()
+        return
+    tally.violate(
+        (last.index, settle.index),
+        f"run {settle.run!r} settled COMPLETED at {settle.index} with reason {row.get('termination_reason')!r} and "
+        f"{row.get('iterations')} iterations after the answer to its provider call at {last.index} (round "
+        f"{last.get('round')}); its plan calls for {reason!r} and {rounds}",
+        at=settle.index,
+    )
+
+
+__all__ = ["SPEC_CLASSES", "SPEC_DEFAULT_ROUNDS", "SPEC_RETRYABLE", "SPEC_ROUND_CEILING"]

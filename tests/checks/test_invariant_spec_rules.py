@@ -1,0 +1,317 @@
+"""The spec rules a sweep of automatic mutants showed unjudged (checks/spec_rules.py), on hand-built
+histories with near misses."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from invariant_histories import INFO, INVOKE, OK, WORKER, History, judge
+
+from checks import Validity
+from checks.history import FAULT, NEMESIS, PLAN, PROVIDER, WORLD
+from checks.spec_rules import SPEC_CLASSES, SPEC_RETRYABLE
+from model.statements import NAMES, REQUEUE
+
+DEAD_LETTERED = "non_retryable_failure_dead_lettered"
+NON_RETRYABLE = sorted(SPEC_CLASSES - SPEC_RETRYABLE)
+
+
+def _worker_failed(b: History, true_class: str, *, entry: str = "run_queued") -> int:
+    b.enqueue()
+    b.segment(entry)
+    b.claim()
+    b.event(seq=0, kind="request")
+    b.provider()
+    return b.provider_fail(true_class)
+
+
+def _requeue(b: History) -> int:
+    return b.store(NAMES[REQUEUE], site="recovery.requeue", status="queued", claimed_by="", lease_expires=0,
+                   requeue_count=1)  # fmt: skip
+
+
+@pytest.mark.parametrize("true_class", NON_RETRYABLE)
+def test_a_non_retryable_failure_requeued_is_a_violation(true_class: str) -> None:
+    b = History()
+    failure = _worker_failed(b, true_class)
+    requeue = _requeue(b)
+    b.segment_done(outcome="requeued")
+    verdict = judge(DEAD_LETTERED, b)
+    assert verdict.valid is Validity.INVALID
+    assert verdict.witness == (failure, requeue)
+    assert "requeued" in verdict.explanation and true_class in verdict.explanation
+
+
+def test_a_non_retryable_failure_dead_lettered_retries_exhausted_is_a_violation() -> None:
+    b = History()
+    _worker_failed(b, "auth")
+    b.settle("failed", site="recovery.dead_letter", termination_reason="retries_exhausted", error_class="E")
+    verdict = judge(DEAD_LETTERED, b)
+    assert verdict.valid is Validity.INVALID
+    assert "retries_exhausted" in verdict.explanation
+
+
+@pytest.mark.parametrize("true_class", NON_RETRYABLE)
+def test_a_non_retryable_failure_dead_lettered_not_retryable_holds(true_class: str) -> None:
+    b = History()
+    _worker_failed(b, true_class)
+    b.settle("failed", site="recovery.dead_letter", termination_reason="not_retryable", error_class="E")
+    b.segment_done(outcome="failed")
+    verdict = judge(DEAD_LETTERED, b)
+    assert verdict.valid is Validity.VALID
+    assert verdict.explanation.startswith("1 ")
+
+
+@pytest.mark.parametrize("true_class", sorted(SPEC_RETRYABLE))
+def test_near_miss_a_retryable_failure_may_be_requeued(true_class: str) -> None:
+    b = History()
+    _worker_failed(b, true_class)
+    _requeue(b)
+    verdict = judge(DEAD_LETTERED, b)
+    assert verdict.valid is Validity.VALID
+    assert verdict.explanation.startswith("0 ")
+
+
+def test_near_miss_an_interactive_segment_is_not_judged() -> None:
+    """Spec 3.5: outside the worker path the generic arm settles provider_failed; no recovery."""
+    b = History()
+    _worker_failed(b, "auth", entry="run_interactive")
+    b.settle("failed", termination_reason="provider_failed", error_class="E")
+    assert judge(DEAD_LETTERED, b).explanation.startswith("0 ")
+
+
+def test_near_miss_a_requeue_under_another_identity_is_not_the_segments() -> None:
+    """The reaper's (or another worker's) statement does not resolve this segment's failure."""
+    b = History()
+    _worker_failed(b, "clientError")
+    b.store(NAMES[REQUEUE], identity="worker:h:9", status="queued", claimed_by="", requeue_count=1,
+            process=WORKER)  # fmt: skip
+    assert judge(DEAD_LETTERED, b).valid is Validity.VALID
+
+
+def test_near_miss_a_later_retryable_failure_resets_the_case() -> None:
+    """Only the segment's last failure before its resolving statement counts."""
+    b = History()
+    _worker_failed(b, "auth")
+    b.provider()
+    b.provider_fail("connection")
+    _requeue(b)
+    assert judge(DEAD_LETTERED, b).valid is Validity.VALID
+
+
+def test_a_failure_with_no_true_class_is_not_judged() -> None:
+    b = History()
+    b.enqueue()
+    b.segment("run_queued")
+    b.claim()
+    b.provider()
+    b.provider_fail(None, "auth")
+    _requeue(b)
+    assert judge(DEAD_LETTERED, b).explanation.startswith("0 ")
+
+
+# ---- rounds_per_spec ------------------------------------------------------------------------------
+
+ROUNDS = "rounds_per_spec"
+
+
+def _plan(b: History, calls: list[int] | None, *, cap: int | None = None, stops: dict[int, str] | None = None,
+          tools: int = 1) -> int:  # fmt: skip
+    rounds = sorted(stops or {})
+    return b.add(PLAN, OK, process=WORLD, kind="queued", stops=rounds,
+                 stop_kinds=[(stops or {})[r] for r in rounds], cap=cap, calls=calls, tools=tools)  # fmt: skip
+
+
+def _call(b: History, round_no: int, *, synthesis: bool = False, answered: bool = True) -> int:
+    at = b.add(PROVIDER, INVOKE, round=round_no, synthesis=synthesis)
+    if answered:
+        b.add(PROVIDER, OK, tokens=10)
+    return at
+
+
+def _loop(b: History, calls: list[int], rounds: list[int], **plan: Any) -> None:
+    _plan(b, calls, **plan)
+    b.enqueue()
+    b.segment("run_queued")
+    b.claim()
+    for round_no in rounds:
+        _call(b, round_no)
+
+
+def _complete(b: History, reason: str, iterations: int) -> int:
+    return b.settle("completed", termination_reason=reason, iterations=iterations)
+
+
+def test_a_loop_that_completes_where_its_plan_does_holds() -> None:
+    b = History()
+    _loop(b, [1, 1, 0], [1, 2, 3])
+    _complete(b, "completed", 3)
+    b.segment_done(outcome="completed")
+    verdict = judge(ROUNDS, b)
+    assert verdict.valid is Validity.VALID
+    assert verdict.explanation.startswith("4 ")
+
+
+def test_a_call_past_a_turn_that_asked_for_no_tool_is_a_violation() -> None:
+    b = History()
+    _loop(b, [1, 0], [1, 2])
+    late = _call(b, 3)
+    verdict = judge(ROUNDS, b)
+    assert verdict.valid is Validity.INVALID
+    assert verdict.witness == (late,)
+    assert "round 2's turn asks for no tool" in verdict.explanation
+
+
+@pytest.mark.parametrize(("cap", "last"), [(None, 5), (2, 2), (25, 20)])
+def test_a_round_past_the_spec_cap_is_a_violation(cap: int | None, last: int) -> None:
+    b = History()
+    _loop(b, [1] * 30, list(range(1, last + 1)), cap=cap)
+    extra = _call(b, last + 1)
+    verdict = judge(ROUNDS, b)
+    assert verdict.valid is Validity.INVALID
+    assert verdict.witness == (extra,)
+    assert f"1..{last}" in verdict.explanation
+
+
+@pytest.mark.parametrize(("cap", "last"), [(None, 5), (2, 2), (25, 20)])
+def test_near_miss_a_synthesis_after_the_last_round_holds(cap: int | None, last: int) -> None:
+    b = History()
+    _loop(b, [1] * 30, list(range(1, last + 1)), cap=cap)
+    _call(b, last + 1, synthesis=True)
+    _complete(b, "max_iterations", last)
+    assert judge(ROUNDS, b).valid is Validity.VALID
+
+
+def test_a_synthesis_at_the_wrong_round_is_a_violation() -> None:
+    b = History()
+    _loop(b, [1] * 6, [1, 2, 3, 4])
+    wrong = _call(b, 5, synthesis=True)
+    verdict = judge(ROUNDS, b)
+    assert verdict.valid is Validity.INVALID
+    assert verdict.witness == (wrong,)
+
+
+def test_a_synthesis_after_a_turn_without_tools_is_a_violation() -> None:
+    b = History()
+    _loop(b, [1, 0], [1, 2], cap=2)
+    wrong = _call(b, 3, synthesis=True)
+    assert judge(ROUNDS, b).witness == (wrong,)
+
+
+def test_a_call_in_a_round_the_pipeline_stops_is_a_violation() -> None:
+    b = History()
+    _loop(b, [1, 1, 0], [1], stops={2: "guardrail_denied"})
+    stopped = _call(b, 2)
+    verdict = judge(ROUNDS, b)
+    assert verdict.valid is Validity.INVALID
+    assert verdict.witness == (stopped,)
+    assert "guardrail_denied" in verdict.explanation
+
+
+@pytest.mark.parametrize(("reason", "iterations"), [("max_iterations", 3), ("completed", 2), ("completed", 3)])
+def test_a_completion_with_the_wrong_reason_or_rounds_is_a_violation(reason: str, iterations: int) -> None:
+    b = History()
+    _loop(b, [1, 0], [1, 2])
+    settle = _complete(b, reason, iterations)
+    verdict = judge(ROUNDS, b)
+    expected = Validity.VALID if (reason, iterations) == ("completed", 2) else Validity.INVALID
+    assert verdict.valid is expected
+    if expected is Validity.INVALID:
+        assert settle in verdict.witness
+
+
+def test_after_a_synthesis_the_reason_is_max_iterations() -> None:
+    b = History()
+    _loop(b, [1, 1], [1, 2], cap=2)
+    _call(b, 3, synthesis=True)
+    settle = _complete(b, "completed", 2)
+    verdict = judge(ROUNDS, b)
+    assert verdict.valid is Validity.INVALID
+    assert settle in verdict.witness and "'max_iterations'" in verdict.explanation
+
+
+@pytest.mark.parametrize("stop", ["budget_exhausted", "context_truncated"])
+def test_a_truncating_stop_sets_its_reason_and_round(stop: str) -> None:
+    b = History()
+    _loop(b, [1, 1, 0], [1], stops={2: stop})
+    _complete(b, stop, 2)
+    assert judge(ROUNDS, b).valid is Validity.VALID
+    b = History()
+    _loop(b, [1, 1, 0], [1], stops={2: stop})
+    _complete(b, "completed", 1)
+    assert judge(ROUNDS, b).valid is Validity.INVALID
+
+
+def test_near_miss_no_tool_offered_leaves_the_ending_unjudged() -> None:
+    """Spec C2: with no tool offered the loop makes one plain completion, whatever the turn asks."""
+    b = History()
+    _loop(b, [1, 1], [1], tools=0)
+    _complete(b, "completed", 1)
+    assert judge(ROUNDS, b).explanation.startswith("1 ")
+
+
+def test_near_miss_a_deploy_fault_stops_the_judging_of_later_segments() -> None:
+    b = History()
+    _plan(b, [1, 0])
+    b.record(FAULT, INFO, {"family": "deploy", "kind": "remove", "target": "world", "detail": {}}, run="",
+             process=NEMESIS)  # fmt: skip
+    b.enqueue()
+    b.segment("run_queued")
+    b.claim()
+    _call(b, 1)
+    _call(b, 2)
+    _call(b, 3)
+    assert judge(ROUNDS, b).valid is Validity.VALID
+
+
+def test_a_history_without_plans_is_not_judged() -> None:
+    b = History()
+    b.enqueue()
+    b.segment("run_queued")
+    b.claim()
+    _call(b, 9)
+    assert judge(ROUNDS, b).explanation.startswith("0 ")
+
+
+def test_an_unanswered_call_leaves_the_ending_unjudged() -> None:
+    b = History()
+    _loop(b, [1, 0], [1])
+    _call(b, 2, answered=False)
+    b.provider_fail("connection")
+    _complete(b, "max_iterations", 9)
+    assert judge(ROUNDS, b).explanation.startswith("2 ")
+
+
+def _bare_plan(b: History) -> int:
+    """A plan as the world writes it for a run with no cap and no pipeline stop: no turns stated."""
+    return b.add(PLAN, OK, process=WORLD, kind="queued", stops=[], stop_kinds=[])
+
+
+def test_without_stated_turns_only_the_bounds_are_judged() -> None:
+    b = History()
+    _bare_plan(b)
+    b.enqueue()
+    b.segment("run_queued")
+    b.claim()
+    for round_no in (1, 2, 3):
+        _call(b, round_no)
+    _complete(b, "completed", 3)
+    assert judge(ROUNDS, b).valid is Validity.VALID
+    late = _call(b, 6)
+    verdict = judge(ROUNDS, b)
+    assert verdict.valid is Validity.INVALID and verdict.witness == (late,)
+
+
+def test_max_iterations_without_a_synthesis_is_a_violation() -> None:
+    b = History()
+    _bare_plan(b)
+    b.enqueue()
+    b.segment("run_queued")
+    b.claim()
+    last = _call(b, 1)
+    settle = _complete(b, "max_iterations", 1)
+    verdict = judge(ROUNDS, b)
+    assert verdict.valid is Validity.INVALID
+    assert verdict.witness == (last, settle)
+    assert "not a synthesis" in verdict.explanation
