@@ -136,17 +136,21 @@ class _Plan:
             return None
         return 1 <= round_no <= len(self.calls) and self.calls[round_no - 1] > 0
 
-    def why_not(self, round_no: int, synthesis: bool) -> str | None:
-        """Why the loop cannot call the provider for this round (None when it can, or cannot be told)."""
+    def why_not(self, round_no: int, synthesis: bool, deployed: bool) -> str | None:
+        """Why the loop cannot call the provider for this round (None when it can, or cannot be told).
+        ``deployed``: a deploy fault came first, which can leave a resume no offered tool (spec C2's
+        plain completion, at the round after the suspended one, whatever the turns ask)."""
         last = self.max_rounds
         if synthesis:
             if round_no != last + 1:
                 return f"a synthesis call is round {last + 1} (after {last} rounds), not {round_no}"
-            if self.has_calls(last) is False or self.tools == 0:
+            if not deployed and (self.has_calls(last) is False or self.tools == 0):
                 return f"round {last}'s turn asks for no tool, so the loop completed there"
             return None
-        if round_no < 1 or round_no > last:
+        if round_no < 1 or round_no > last + deployed:
             return f"the loop's rounds are 1..{last}"
+        if deployed:
+            return None
         if round_no in self.stops:
             return f"the pipeline stops round {round_no} ({self.stops[round_no]}) before the provider call"
         if round_no - 1 in self.stops:
@@ -183,11 +187,13 @@ class RoundsPerSpec(Machine):
     """Every provider call is of a round the run's plan lets the loop reach: 1..max (max = 5, or an
     explicit cap clamped to 20), never a round the pipeline stops or one after a turn that asked for no
     tool (the loop returned there), and a synthesis call only as round max + 1 after a turn that still
-    asked for tools. A segment that settles COMPLETED after its last provider answer settles with the
-    reason and ``iterations`` the plan calls for: ``max_iterations`` and max after a synthesis;
-    ``completed`` and r after round r's answer asked for no tool; the stop's reason and r + 1 when the
-    pipeline truncates the next round. Segments invoked after a ``deploy`` fault (which can take every
-    offered tool out of the registry: spec C2's no-tools branch) and runs with no plan are not judged."""
+    asked for tools (after a ``deploy`` fault only the bounds are judged, with round max + 1 allowed).
+    A segment that settles COMPLETED after its last provider answer settles with the reason and
+    ``iterations`` the plan calls for: ``max_iterations`` and max after a synthesis; ``completed`` and r
+    after round r's answer asked for no tool; the stop's reason and r + 1 when the pipeline truncates
+    the next round; ``max_iterations`` never without a synthesis. The endings of segments invoked after
+    a ``deploy`` fault (which can take every offered tool out of the registry: spec C2's no-tools
+    branch) and runs with no plan are not judged."""
 
     __slots__ = ("calls", "faults", "plans")
     STREAMS: ClassVar[Mapping[str, Key]] = {
@@ -207,9 +213,10 @@ class RoundsPerSpec(Machine):
         deployed = min((op.index for op in self.faults if op.get("family") == "deploy"), default=None)
         for call in self.calls:
             plan = plans.get(call.run)
-            if plan is None or (deployed is not None and call.index > deployed):
+            if plan is None:
                 continue
-            why = plan.why_not(int(call.get("round") or 0), bool(call.get("synthesis")))
+            after_deploy = deployed is not None and call.index > deployed
+            why = plan.why_not(int(call.get("round") or 0), bool(call.get("synthesis")), after_deploy)
             if why is None:
                 tally.hold()
                 continue

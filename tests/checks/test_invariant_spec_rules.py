@@ -251,7 +251,7 @@ def test_near_miss_no_tool_offered_leaves_the_ending_unjudged() -> None:
     assert judge(ROUNDS, b).explanation.startswith("1 ")
 
 
-def test_near_miss_a_deploy_fault_stops_the_judging_of_later_segments() -> None:
+def test_near_miss_after_a_deploy_fault_only_the_bounds_are_judged() -> None:
     b = History()
     _plan(b, [1, 0])
     b.record(FAULT, INFO, {"family": "deploy", "kind": "remove", "target": "world", "detail": {}}, run="",
@@ -261,8 +261,11 @@ def test_near_miss_a_deploy_fault_stops_the_judging_of_later_segments() -> None:
     b.claim()
     _call(b, 1)
     _call(b, 2)
-    _call(b, 3)
+    _call(b, 6)
     assert judge(ROUNDS, b).valid is Validity.VALID
+    beyond = _call(b, 7)
+    verdict = judge(ROUNDS, b)
+    assert verdict.valid is Validity.INVALID and verdict.witness == (beyond,)
 
 
 def test_a_history_without_plans_is_not_judged() -> None:
