@@ -94,6 +94,16 @@ MET: Mapping[str, Mapping[str, frozenset[str]]] = {
         "happy_path": frozenset(
             {"F-02", "F-03", "F-05", "NG-claim-restamps-started", "NG-queued-orphan", "NG-store-error-lease-lost"}
         ),
+        "pipeline_stops": frozenset(
+            {
+                "F-08",
+                "NG-claim-restamps-started",
+                "NG-identity",
+                "NG-queued-orphan",
+                "NG-reaper-dispatch-dead-letter",
+                "NG-store-error-lease-lost",
+            }
+        ),
         "reaper_races_heartbeat": frozenset(
             {"NG-claim-restamps-started", "NG-identity", "NG-queued-orphan", "NG-reaper-dispatch-dead-letter"}
         ),
@@ -203,6 +213,18 @@ MET: Mapping[str, Mapping[str, frozenset[str]]] = {
                 "NG-claim-restamps-started",
                 "NG-queued-orphan",
                 "NG-store-error-lease-lost",
+            }
+        ),
+        "pipeline_stops": frozenset(
+            {
+                "F-08",
+                "F-14",
+                "NG-claim-restamps-started",
+                "NG-identity",
+                "NG-queued-orphan",
+                "NG-reaper-dispatch-dead-letter",
+                "NG-store-error-lease-lost",
+                "NG-unchecked-settle",
             }
         ),
         "reaper_races_heartbeat": frozenset(
