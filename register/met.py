@@ -104,6 +104,19 @@ MET: Mapping[str, Mapping[str, frozenset[str]]] = {
                 "NG-store-error-lease-lost",
             }
         ),
+        "provider_status_codes": frozenset(
+            {
+                "F-05",
+                "F-08",
+                "F-14",
+                "NG-claim-restamps-started",
+                "NG-identity",
+                "NG-queued-orphan",
+                "NG-reaper-dispatch-dead-letter",
+                "NG-store-error-lease-lost",
+                "NG-unchecked-settle",
+            }
+        ),
         "reaper_races_heartbeat": frozenset(
             {"NG-claim-restamps-started", "NG-identity", "NG-queued-orphan", "NG-reaper-dispatch-dead-letter"}
         ),
@@ -225,6 +238,18 @@ MET: Mapping[str, Mapping[str, frozenset[str]]] = {
                 "NG-reaper-dispatch-dead-letter",
                 "NG-store-error-lease-lost",
                 "NG-unchecked-settle",
+            }
+        ),
+        "provider_status_codes": frozenset(
+            {
+                "F-05",
+                "F-08",
+                "F-14",
+                "NG-claim-restamps-started",
+                "NG-identity",
+                "NG-queued-orphan",
+                "NG-reaper-dispatch-dead-letter",
+                "NG-store-error-lease-lost",
             }
         ),
         "reaper_races_heartbeat": frozenset(

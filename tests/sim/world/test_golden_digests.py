@@ -20,6 +20,7 @@ GOLDEN = {
     "duplicate_wakeup": "4efad3592e1b3d9b",
     "happy_path": "6c0c87a14e9e0172",
     "pipeline_stops": "ae8ae0757d0e1637",
+    "provider_status_codes": "fb35fbbe1b7b92ea",
     "reaper_races_heartbeat": "20f145ceeae42697",
     "same_second_renewals": "6a700fdb7836881e",
     "single_run": "89a559cb292468c8",
