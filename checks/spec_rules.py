@@ -14,6 +14,13 @@ labels:
   clamped to 20): every provider call of a run is of a round its workload's plan lets the loop reach,
   and a segment that settles COMPLETED after a provider answer settles with the reason and round count
   the plan calls for.
+- ``claim_follows_precheck`` (spec 2 T3: "`runQueued()` after a pre-check (row exists, status queued,
+  queued_request non-null — else return null, no write)"; spec 3.1: "runQueued order: findRun →
+  pre-check → T3 claim"; T10 and spec 1.2: a resume reads the row and probes MAX+1 "before the claim
+  (refuse if unreadable)"): a worker claims only a row its read found QUEUED with a stored request, and
+  claims every such row; a resume claims only a row its read found waiting for its decision with a
+  suspended state, and claims every such row once its probe is answered. What the read found is the
+  store's answer (the status it returned) and the row the store held then, never the runtime's view.
 
 Pure checkers over the shared index of one history; they know only the history.
 """
@@ -24,11 +31,12 @@ from collections.abc import Mapping
 from typing import ClassVar
 
 from checks.fused import Key, Machine
-from checks.history import FAULT, INDEX, OP, PLAN, PROVIDER, TYPE, Op, OpType
+from checks.history import FAULT, INDEX, OP, PLAN, PROVIDER, READ, RUN, STORE, TYPE, VALUE, Op, OpType
 from checks.index import Index, Span, row_of
 from checks.judgement import ADR_PROMISE, Finding, Tally, invariant
+from checks.own import spans_of_entries
 from checks.verdict import Kind
-from model.statements import FINISH_RUN, REQUEUE
+from model.statements import CLAIM_FOR_RESUME, CLAIM_QUEUED, FINISH_RUN, REQUEUE
 
 SPEC_RETRYABLE = frozenset({"connection", "rateLimit", "serverError", "circuitOpen"})
 """Spec 4's table: the failure classes ``isRetryable`` accepts (written here, not imported from the runtime)."""
@@ -268,6 +276,114 @@ def _judge_ending(tally: Tally, plan: _Plan, span: Span, settle: Op, row: Mappin
         f"{last.get('round')}); its plan calls for {reason!r} and {rounds}",
         at=settle.index,
     )
+
+
+# ---- claims and their pre-checks ------------------------------------------------------------------
+
+_CLAIMANTS: Mapping[str, tuple[str, str, str]] = {
+    "run_queued": (CLAIM_QUEUED, "queued", "has_request"),
+    "approve": (CLAIM_FOR_RESUME, "waiting_for_approval", "has_state"),
+    "submit_input": (CLAIM_FOR_RESUME, "waiting_for_input", "has_state"),
+}
+"""Entry -> the claim it issues, the status its pre-check must read and the payload the row must hold."""
+_PROBES = frozenset({"MaxSequence", "CountEvents"})
+
+
+@invariant(
+    "claim_follows_precheck",
+    Kind.ALWAYS,
+    "a worker claims (T3) exactly the rows its read found QUEUED with a stored request; a resume claims (T10) "
+    "exactly the rows its read found waiting for its decision with a state, once its probe is answered (spec 2, 3.1)",
+    tags=(ADR_PROMISE,),
+)
+class ClaimFollowsPrecheck(Machine):
+    """For each worker (``run_queued``) and resume (``approve``, ``submit_input``) segment: its claim (the
+    first statement it issues) comes after its first read of the row, and that read found the row in the
+    status its entry claims from (the status the store returned) while the store's row held the payload
+    (a stored request; a suspended state); a worker whose read found that, or a resume whose read found
+    that and whose position probe (MAX(sequence), or COUNT under KB-2) was answered, issues the claim as
+    its next statement. A segment that crashed or never completed is judged only on the claims it issued."""
+
+    __slots__ = ()
+
+    def finish(self, ix: Index) -> Finding:
+        tally = Tally()
+        for span in spans_of_entries(ix, frozenset(_CLAIMANTS)):
+            _judge_claim(ix, tally, span)
+        return tally.finding("claims and pre-checks")
+
+
+def _judge_claim(ix: Index, tally: Tally, span: Span) -> None:
+    claim_number, status, payload = _CLAIMANTS[span.entry]
+    read: Op | None = None
+    probed = False
+    for op in span.records:
+        name, type_ = op[OP], op[TYPE]
+        if name == READ:
+            what = op[VALUE].get("what")
+            if read is None and what == "FindRun":
+                read = op
+            elif read is not None and what in _PROBES:
+                probed = type_ is OpType.OK
+            continue
+        if name != STORE or type_ is OpType.INVOKE or type_ is OpType.INFO:
+            continue  # a statement is judged by its completion (ok or fail: the store answered it)
+        issued = str(op[VALUE].get("transition", "")).partition(" ")[0]
+        found = _found(ix, read, status, payload)
+        if issued != claim_number:
+            if found and (probed or claim_number == CLAIM_QUEUED):
+                _missed(tally, span, read, op, f"issued {op[VALUE].get('transition')!r} instead")
+            return  # a statement after a refused pre-check: not this invariant's
+        if found:
+            tally.hold()
+            return
+        why = (
+            "without reading the row first"
+            if read is None
+            else f"after its read at {read.index} found {_saw(ix, read)}"
+        )
+        tally.violate((*(() if read is None else (read.index,)), op.index),
+                      f"the {span.entry} segment of run {span.run!r} issued {op[VALUE].get('transition')!r} at "
+                      f"{op.index} {why}; it claims only a row {status} with {_PAYLOAD_WORDS[payload]}",
+                      at=op.index)  # fmt: skip
+        return
+    completion = span.completion
+    if completion is None or completion[TYPE] is not OpType.OK:
+        return
+    if _found(ix, read, status, payload) and (probed or claim_number == CLAIM_QUEUED):
+        _missed(tally, span, read, completion, "returned without a statement")
+    elif read is not None:
+        tally.hold()
+
+
+_PAYLOAD_WORDS = {"has_request": "a stored request", "has_state": "a suspended state"}
+
+
+def _found(ix: Index, read: Op | None, status: str, payload: str) -> bool:
+    """Whether ``read`` answered ``status`` while the store's row held the payload."""
+    if read is None or read[TYPE] is not OpType.OK or read[VALUE].get("result") != status:
+        return False
+    row = ix.row_before(read[RUN], read[INDEX])
+    return row is not None and bool(row_of(row).get(payload))
+
+
+def _saw(ix: Index, read: Op) -> str:
+    if read[TYPE] is not OpType.OK:
+        return "nothing (it failed)"
+    row = ix.row_before(read[RUN], read[INDEX])
+    held = (
+        ""
+        if row is None
+        else f" (request {bool(row_of(row).get('has_request'))}, state {bool(row_of(row).get('has_state'))})"
+    )
+    return f"{read[VALUE].get('result')!r}{held}"
+
+
+def _missed(tally: Tally, span: Span, read: Op | None, at: Op, what: str) -> None:
+    assert read is not None
+    tally.violate((read.index, at.index),
+                  f"the {span.entry} segment of run {span.run!r} read it claimable at {read.index} and {what} at "
+                  f"{at.index}; spec 3.1 claims it next", at=at.index)  # fmt: skip
 
 
 __all__ = ["SPEC_CLASSES", "SPEC_DEFAULT_ROUNDS", "SPEC_RETRYABLE", "SPEC_ROUND_CEILING"]

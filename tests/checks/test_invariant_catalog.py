@@ -59,6 +59,7 @@ NAMES_AND_KINDS = [
     ("event_sequence_without_gap", "always"),
     ("non_retryable_failure_dead_lettered", "always"),
     ("rounds_per_spec", "always"),
+    ("claim_follows_precheck", "always"),
 ]
 
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from invariant_histories import INFO, INVOKE, OK, WORKER, History, judge
+from invariant_histories import FAIL, INFO, INVOKE, OK, WORKER, History, judge
 
 from checks import Validity
-from checks.history import FAULT, NEMESIS, PLAN, PROVIDER, WORLD
+from checks.history import FAULT, NEMESIS, PLAN, PROVIDER, READ, WORLD
 from checks.spec_rules import SPEC_CLASSES, SPEC_RETRYABLE
 from model.statements import NAMES, REQUEUE
 
@@ -318,3 +318,160 @@ def test_max_iterations_without_a_synthesis_is_a_violation() -> None:
     assert verdict.valid is Validity.INVALID
     assert verdict.witness == (last, settle)
     assert "not a synthesis" in verdict.explanation
+
+
+# ---- claim_follows_precheck -----------------------------------------------------------------------
+
+CLAIM = "claim_follows_precheck"
+RESUMER = "resume:h:3"
+
+
+def _read(b: History, result: str | None, *, process: str = WORKER, what: str = "FindRun", ok: bool = True) -> int:
+    if not ok:
+        return b.add(READ, FAIL, process=process, what=what, site="", error="StoreError")
+    return b.add(READ, OK, process=process, what=what, site="", result=result, fence="")
+
+
+def test_a_claim_after_a_pre_check_that_found_the_row_queued_holds() -> None:
+    b = History()
+    b.enqueue()
+    b.segment("run_queued")
+    _read(b, "queued")
+    b.claim()
+    b.segment_done(outcome="completed")
+    verdict = judge(CLAIM, b)
+    assert verdict.valid is Validity.VALID
+    assert verdict.explanation.startswith("1 ")
+
+
+@pytest.mark.parametrize("found", ["running", "completed", None])
+def test_a_claim_after_a_pre_check_that_found_another_status_is_a_violation(found: str | None) -> None:
+    b = History()
+    b.enqueue()
+    b.segment("run_queued")
+    read = _read(b, found)
+    claim = b.claim()
+    verdict = judge(CLAIM, b)
+    assert verdict.valid is Validity.INVALID
+    assert verdict.witness == (read, claim)
+
+
+def test_a_claim_of_a_row_without_its_request_is_a_violation() -> None:
+    b = History()
+    b.store("T2 enqueueRun", identity="", status="queued", has_request=False)
+    b.segment("run_queued")
+    _read(b, "queued")
+    b.claim()
+    verdict = judge(CLAIM, b)
+    assert verdict.valid is Validity.INVALID
+    assert "stored request" in verdict.explanation
+
+
+def test_a_claim_without_a_read_is_a_violation() -> None:
+    b = History()
+    b.enqueue()
+    b.segment("run_queued")
+    claim = b.claim()
+    verdict = judge(CLAIM, b)
+    assert verdict.valid is Validity.INVALID and verdict.witness == (claim,)
+    assert "without reading" in verdict.explanation
+
+
+def test_a_worker_that_found_the_row_claimable_and_returned_is_a_violation() -> None:
+    b = History()
+    b.enqueue()
+    b.segment("run_queued")
+    read = _read(b, "queued")
+    done = b.segment_done(outcome="None")
+    verdict = judge(CLAIM, b)
+    assert verdict.valid is Validity.INVALID and verdict.witness == (read, done)
+
+
+def test_near_miss_a_worker_whose_pre_check_failed_or_found_it_taken_returns() -> None:
+    for found, ok in (("queued", False), ("running", True), ("cancelled", True)):
+        b = History()
+        b.enqueue()
+        b.segment("run_queued")
+        _read(b, found, ok=ok)
+        b.segment_done(outcome="None")
+        assert judge(CLAIM, b).valid is Validity.VALID, found
+
+
+def test_near_miss_a_worker_that_crashed_after_its_pre_check_is_not_judged() -> None:
+    b = History()
+    b.enqueue()
+    b.segment("run_queued")
+    _read(b, "queued")
+    b.segment_done(INFO)
+    assert judge(CLAIM, b).explanation.startswith("0 ")
+
+
+def _waiting(b: History, status: str = "waiting_for_approval") -> None:
+    b.enqueue()
+    b.store("T9 suspendRun", status=status, claimed_by="", lease_expires=0, has_state=True)
+
+
+def _resume_claim(b: History) -> int:
+    return b.store("T10 claimForResume", identity=RESUMER, process=RESUMER, status="running", claimed_by=RESUMER)
+
+
+@pytest.mark.parametrize(
+    ("entry", "status"), [("approve", "waiting_for_approval"), ("submit_input", "waiting_for_input")]
+)
+def test_a_resume_claims_the_row_it_found_waiting_for_its_decision(entry: str, status: str) -> None:
+    b = History()
+    _waiting(b, status)
+    b.segment(entry, process=RESUMER)
+    _read(b, status, process=RESUMER)
+    _read(b, "3", process=RESUMER, what="MaxSequence")
+    _resume_claim(b)
+    assert judge(CLAIM, b).valid is Validity.VALID
+    b = History()
+    _waiting(b, status)
+    b.segment(entry, process=RESUMER)
+    _read(b, "running", process=RESUMER)
+    claim = _resume_claim(b)
+    verdict = judge(CLAIM, b)
+    assert verdict.valid is Validity.INVALID and claim in verdict.witness
+
+
+def test_an_approval_that_claims_a_row_waiting_for_input_is_a_violation() -> None:
+    b = History()
+    _waiting(b, "waiting_for_input")
+    b.segment("approve", process=RESUMER)
+    _read(b, "waiting_for_input", process=RESUMER)
+    _read(b, "3", process=RESUMER, what="MaxSequence")
+    _resume_claim(b)
+    assert judge(CLAIM, b).valid is Validity.INVALID
+
+
+def test_a_resume_that_read_its_row_and_probe_and_did_not_claim_is_a_violation() -> None:
+    b = History()
+    _waiting(b)
+    b.segment("approve", process=RESUMER)
+    _read(b, "waiting_for_approval", process=RESUMER)
+    _read(b, "3", process=RESUMER, what="MaxSequence")
+    done = b.segment_done(outcome="None", process=RESUMER)
+    verdict = judge(CLAIM, b)
+    assert verdict.valid is Validity.INVALID and done in verdict.witness
+
+
+def test_near_miss_a_resume_whose_probe_failed_refuses_before_the_claim() -> None:
+    """Spec 1.2: MAX+1 probed before the claim, refuse if unreadable."""
+    b = History()
+    _waiting(b)
+    b.segment("approve", process=RESUMER)
+    _read(b, "waiting_for_approval", process=RESUMER)
+    _read(b, None, process=RESUMER, what="MaxSequence", ok=False)
+    b.segment_done(outcome="None", process=RESUMER)
+    assert judge(CLAIM, b).valid is Validity.VALID
+
+
+def test_near_miss_a_resume_of_a_row_without_a_state_refuses() -> None:
+    b = History()
+    b.enqueue()
+    b.store("T9 suspendRun", status="waiting_for_approval", has_state=False)
+    b.segment("approve", process=RESUMER)
+    _read(b, "waiting_for_approval", process=RESUMER)
+    b.segment_done(outcome="None", process=RESUMER)
+    assert judge(CLAIM, b).valid is Validity.VALID
