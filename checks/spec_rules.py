@@ -21,6 +21,11 @@ labels:
   claims every such row; a resume claims only a row its read found waiting for its decision with a
   suspended state, and claims every such row once its probe is answered. What the read found is the
   store's answer (the status it returned) and the row the store held then, never the runtime's view.
+- ``inserted_row_per_spec`` (spec 2 T1: "status=running, claimed_by=given identity, lease_expires=given,
+  started_at=now, totals 0, reason ''", and "`begin()` called with no identity gives ''/0"; T2:
+  "status=queued, queued_request=encrypted payload, started_at=0, claim/lease/fence from DB defaults
+  (''/0/''), requeue_count 0"; spec 1.1's column defaults): every row an INSERT creates holds exactly
+  those columns, the identity being the inserting process's and ``now`` its clock reading.
 
 Pure checkers over the shared index of one history; they know only the history.
 """
@@ -36,7 +41,7 @@ from checks.index import Index, Span, row_of
 from checks.judgement import ADR_PROMISE, Finding, Tally, invariant
 from checks.own import spans_of_entries
 from checks.verdict import Kind
-from model.statements import CLAIM_FOR_RESUME, CLAIM_QUEUED, FINISH_RUN, REQUEUE
+from model.statements import CLAIM_FOR_RESUME, CLAIM_QUEUED, ENQUEUE_RUN, FINISH_RUN, REQUEUE, START_RUN
 
 SPEC_RETRYABLE = frozenset({"connection", "rateLimit", "serverError", "circuitOpen"})
 """Spec 4's table: the failure classes ``isRetryable`` accepts (written here, not imported from the runtime)."""
@@ -384,6 +389,74 @@ def _missed(tally: Tally, span: Span, read: Op | None, at: Op, what: str) -> Non
     tally.violate((read.index, at.index),
                   f"the {span.entry} segment of run {span.run!r} read it claimable at {read.index} and {what} at "
                   f"{at.index}; spec 3.1 claims it next", at=at.index)  # fmt: skip
+
+
+# ---- inserted rows ---------------------------------------------------------------------------------
+
+_FRESH: Mapping[str, object] = {
+    "requeue_count": 0,
+    "pending_effect": "",
+    "has_state": False,
+    "termination_reason": "",
+    "error_class": "",
+    "iterations": 0,
+    "total_tokens": 0,
+    "finished_at": 0,
+}
+"""Spec 1.1: the columns neither INSERT sets, at their DB defaults (totals 0, reason '', no fence)."""
+_ENQUEUED: Mapping[str, object] = {
+    **_FRESH,
+    "status": "queued",
+    "claimed_by": "",
+    "lease_expires": 0,
+    "has_request": True,
+    "started_at": 0,
+}
+"""Spec 2 T2."""
+
+
+@invariant(
+    "inserted_row_per_spec",
+    Kind.ALWAYS,
+    "a row startRun inserts is RUNNING under its process's identity from its clock (or unleased), one enqueueRun "
+    "inserts is QUEUED with its request and unclaimed; every other column at its default (spec 2 T1, T2)",
+    tags=(ADR_PROMISE,),
+)
+class InsertedRowPerSpec(Machine):
+    """Every row a T1 ``startRun`` inserts: status running, ``claimed_by`` the inserting process's identity
+    (or '' with lease 0: a begin() given no identity), ``started_at`` its clock reading, no stored request,
+    the rest at spec 1.1's defaults (``lease_is_the_specs`` judges the lease). Every row a T2
+    ``enqueueRun`` inserts: status queued with its request, claim ''/0, ``started_at`` 0, the rest at the
+    defaults. Judged from the row the store wrote and the process that issued the insert."""
+
+    __slots__ = ()
+
+    def finish(self, ix: Index) -> Finding:
+        tally = Tally()
+        for op in ix.rows_of(START_RUN):
+            row = row_of(op)
+            clock = op[VALUE].get("clock_s")
+            identity = op[VALUE].get("identity")
+            unleased = row.get("claimed_by") == "" and row.get("lease_expires") == 0
+            expected = {**_FRESH, "status": "running", "has_request": False}
+            if not unleased:
+                expected["claimed_by"] = identity
+            if isinstance(clock, (int, float)):
+                expected["started_at"] = clock
+            _judge_insert(tally, op, row, expected)
+        for op in ix.rows_of(ENQUEUE_RUN):
+            _judge_insert(tally, op, row_of(op), _ENQUEUED)
+        return tally.finding("inserted rows")
+
+
+def _judge_insert(tally: Tally, op: Op, row: Mapping[str, object], expected: Mapping[str, object]) -> None:
+    wrong = [f"{column}={row.get(column)!r} (the spec's {value!r})" for column, value in expected.items()
+             if column in row and row.get(column) != value]  # fmt: skip
+    if not wrong:
+        tally.hold()
+        return
+    tally.violate((op.index,), f"{op[VALUE].get('transition')!r} at {op.index} inserted run {op.run!r} with "
+                  f"{', '.join(wrong)}", at=op.index)  # fmt: skip
 
 
 __all__ = ["SPEC_CLASSES", "SPEC_DEFAULT_ROUNDS", "SPEC_RETRYABLE", "SPEC_ROUND_CEILING"]

@@ -60,6 +60,7 @@ NAMES_AND_KINDS = [
     ("non_retryable_failure_dead_lettered", "always"),
     ("rounds_per_spec", "always"),
     ("claim_follows_precheck", "always"),
+    ("inserted_row_per_spec", "always"),
 ]
 
 

@@ -475,3 +475,80 @@ def test_near_miss_a_resume_of_a_row_without_a_state_refuses() -> None:
     _read(b, "waiting_for_approval", process=RESUMER)
     b.segment_done(outcome="None", process=RESUMER)
     assert judge(CLAIM, b).valid is Validity.VALID
+
+
+# ---- inserted_row_per_spec ------------------------------------------------------------------------
+
+INSERTED = "inserted_row_per_spec"
+CLIENT = "interactive:h:4"
+
+
+def _start(b: History, **changes: Any) -> int:
+    row: dict[str, Any] = {"status": "running", "claimed_by": CLIENT, "lease_expires": 1900, "has_request": False,
+                           "started_at": 1000, **changes}  # fmt: skip
+    return b.store("T1 startRun", identity=CLIENT, clock_s=1000, **row)
+
+
+def test_an_interactive_insert_as_the_spec_gives_holds() -> None:
+    b = History()
+    _start(b)
+    b.enqueue(run="r2")
+    verdict = judge(INSERTED, b)
+    assert verdict.valid is Validity.VALID
+    assert verdict.explanation.startswith("2 ")
+
+
+def test_near_miss_an_unleased_begin_inserts_no_owner() -> None:
+    """Spec T1: begin() called with no identity gives ''/0 (KB-10's form)."""
+    b = History()
+    _start(b, claimed_by="", lease_expires=0)
+    assert judge(INSERTED, b).valid is Validity.VALID
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"claimed_by": "interactive:h:5"},
+        {"started_at": 999},
+        {"requeue_count": 1},
+        {"pending_effect": "read_only"},
+        {"has_request": True},
+        {"iterations": 1},
+        {"termination_reason": "completed"},
+        {"status": "queued"},
+    ],
+)
+def test_an_interactive_insert_off_the_spec_is_a_violation(changes: dict[str, Any]) -> None:
+    b = History()
+    insert = _start(b, **changes)
+    verdict = judge(INSERTED, b)
+    assert verdict.valid is Validity.INVALID
+    assert verdict.witness == (insert,)
+    assert next(iter(changes)) in verdict.explanation
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"claimed_by": WORKER},
+        {"lease_expires": 5},
+        {"has_request": False},
+        {"started_at": 1000},
+        {"requeue_count": 3},
+        {"total_tokens": 7},
+        {"status": "running"},
+    ],
+)
+def test_an_enqueued_insert_off_the_spec_is_a_violation(changes: dict[str, Any]) -> None:
+    b = History()
+    insert = b.store("T2 enqueueRun", identity="", **{**{"status": "queued", "started_at": 0}, **changes})
+    verdict = judge(INSERTED, b)
+    assert verdict.valid is Validity.INVALID
+    assert verdict.witness == (insert,)
+
+
+def test_near_miss_a_later_statement_may_change_what_the_insert_set() -> None:
+    b = History()
+    b.enqueue()
+    b.claim()
+    assert judge(INSERTED, b).explanation.startswith("1 ")
