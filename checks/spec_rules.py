@@ -298,7 +298,7 @@ _PROBES = frozenset({"MaxSequence", "CountEvents"})
     "claim_follows_precheck",
     Kind.ALWAYS,
     "a worker claims (T3) exactly the rows its read found QUEUED with a stored request; a resume claims (T10) "
-    "exactly the rows its read found waiting for its decision with a state, once its probe is answered (spec 2, 3.1)",
+    "exactly the rows its read found waiting for its decision with a state, unless its probe failed (spec 2, 3.1)",
     tags=(ADR_PROMISE,),
 )
 class ClaimFollowsPrecheck(Machine):
@@ -306,7 +306,7 @@ class ClaimFollowsPrecheck(Machine):
     first statement it issues) comes after its first read of the row, and that read found the row in the
     status its entry claims from (the status the store returned) while the store's row held the payload
     (a stored request; a suspended state); a worker whose read found that, or a resume whose read found
-    that and whose position probe (MAX(sequence), or COUNT under KB-2) was answered, issues the claim as
+    that and whose position probe (MAX(sequence), or COUNT under KB-2) did not fail, issues the claim as
     its next statement. A segment that crashed or never completed is judged only on the claims it issued."""
 
     __slots__ = ()
@@ -321,7 +321,7 @@ class ClaimFollowsPrecheck(Machine):
 def _judge_claim(ix: Index, tally: Tally, span: Span) -> None:
     claim_number, status, payload = _CLAIMANTS[span.entry]
     read: Op | None = None
-    probed = False
+    refused = False  # a resume's position probe failed: it refuses before the claim (spec 1.2)
     for op in span.records:
         name, type_ = op[OP], op[TYPE]
         if name == READ:
@@ -329,14 +329,14 @@ def _judge_claim(ix: Index, tally: Tally, span: Span) -> None:
             if read is None and what == "FindRun":
                 read = op
             elif read is not None and what in _PROBES:
-                probed = type_ is OpType.OK
+                refused = type_ is not OpType.OK
             continue
         if name != STORE or type_ is OpType.INVOKE or type_ is OpType.INFO:
             continue  # a statement is judged by its completion (ok or fail: the store answered it)
         issued = str(op[VALUE].get("transition", "")).partition(" ")[0]
         found = _found(ix, read, status, payload)
         if issued != claim_number:
-            if found and (probed or claim_number == CLAIM_QUEUED):
+            if found and not refused:
                 _missed(tally, span, read, op, f"issued {op[VALUE].get('transition')!r} instead")
             return  # a statement after a refused pre-check: not this invariant's
         if found:
@@ -355,7 +355,7 @@ def _judge_claim(ix: Index, tally: Tally, span: Span) -> None:
     completion = span.completion
     if completion is None or completion[TYPE] is not OpType.OK:
         return
-    if _found(ix, read, status, payload) and (probed or claim_number == CLAIM_QUEUED):
+    if _found(ix, read, status, payload) and not refused:
         _missed(tally, span, read, completion, "returned without a statement")
     elif read is not None:
         tally.hold()

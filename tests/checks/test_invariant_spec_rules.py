@@ -552,3 +552,13 @@ def test_near_miss_a_later_statement_may_change_what_the_insert_set() -> None:
     b.enqueue()
     b.claim()
     assert judge(INSERTED, b).explanation.startswith("1 ")
+
+
+def test_a_resume_that_found_its_row_waiting_and_returned_before_its_probe_is_a_violation() -> None:
+    b = History()
+    _waiting(b)
+    b.segment("approve", process=RESUMER)
+    read = _read(b, "waiting_for_approval", process=RESUMER)
+    done = b.segment_done(outcome="None", process=RESUMER)
+    verdict = judge(CLAIM, b)
+    assert verdict.valid is Validity.INVALID and verdict.witness == (read, done)
