@@ -172,6 +172,29 @@ class _Plan:
             return f"round {round_no - 1}'s turn asks for no tool, so the loop completed there"
         return None
 
+    def expected(self, start: int) -> tuple[list[tuple[int, bool]], tuple[str, int] | None]:
+        """The provider calls (round, synthesis) spec 3.2's loop makes from round ``start`` when nothing
+        fails, and how it ends: (reason, iterations) of a COMPLETED settle, None when it does not complete
+        (a guardrail stop; a budget denial without tools, spec C2). Only for a plan that states its turns."""
+        last, stops = self.max_rounds, self.stops
+        if self.tools == 0:  # spec C2: one plain completion; only context overflow is caught
+            if start in stops:
+                return [], (("context_truncated", start) if stops[start] == "context_truncated" else None)
+            return [(start, False)], ("completed", start)
+        calls: list[tuple[int, bool]] = []
+        round_no = start
+        while True:
+            if round_no > last:
+                calls.append((last + 1, True))
+                return calls, ("max_iterations", last)
+            if round_no in stops:
+                reason = _TRUNCATING_STOPS.get(stops[round_no])
+                return calls, (None if reason is None else (reason, round_no))
+            calls.append((round_no, False))
+            if not self.has_calls(round_no):
+                return calls, ("completed", round_no)
+            round_no += 1
+
     def ending(self, last: Op, synthesis_answered: bool) -> tuple[str, int] | None:
         """The reason and round count a COMPLETED settle must carry after the segment's last provider
         answer (``last``: its invoke), or None when the plan does not decide it."""
@@ -236,11 +259,15 @@ class RoundsPerSpec(Machine):
             kind = "synthesis call" if call.get("synthesis") else "provider call"
             tally.violate((call.index,), f"run {call.run!r} made a {kind} for round {call.get('round')} at "
                           f"{call.index}: {why}", at=call.index)  # fmt: skip
+        for span in spans_of_entries(ix, _LOOP_ENTRIES):
+            plan = plans.get(span.run)
+            if plan is not None and plan.calls is not None and (deployed is None or span.key < deployed):
+                _judge_sequence(tally, plan, span)
         for settle in ix.rows_of(FINISH_RUN):
             plan = plans.get(settle.run)
             row = row_of(settle)
-            if plan is None or row.get("status") != "completed":
-                continue
+            if plan is None or plan.calls is not None or row.get("status") != "completed":
+                continue  # a plan that states its turns is judged segment by segment above
             span = ix.span_at(settle)
             if span is None or span.run != settle.run or (deployed is not None and span.key > deployed):
                 continue
@@ -281,6 +308,68 @@ def _judge_ending(tally: Tally, plan: _Plan, span: Span, settle: Op, row: Mappin
         f"{last.get('round')}); its plan calls for {reason!r} and {rounds}",
         at=settle.index,
     )
+
+
+_LOOP_ENTRIES = frozenset({"run_queued", "run_interactive", "approve", "submit_input"})
+_FRESH_ENTRIES = frozenset({"run_queued", "run_interactive"})
+"""Spec 3.1, C1: a worker and an interactive run start the request from round 1; a resume continues."""
+
+
+def _judge_sequence(tally: Tally, plan: _Plan, span: Span) -> None:
+    """The segment's provider calls are a prefix of the plan's loop from its first round (1 for a fresh
+    segment, the first call's for a resume); a COMPLETED settle of the segment comes after all of them,
+    with the loop's reason and round count."""
+    calls: list[Op] = []
+    settle: Op | None = None
+    for op in span.records:
+        if op[OP] == PROVIDER and op[TYPE] is OpType.INVOKE:
+            calls.append(op)
+        elif (
+            op[OP] == STORE
+            and op[TYPE] is OpType.OK
+            and str(op[VALUE].get("transition", "")).startswith(FINISH_RUN + " ")
+        ):
+            row = op[VALUE].get("row")
+            if row is not None and row.get("status") == "completed":
+                settle = op
+                break
+    if span.entry in _FRESH_ENTRIES:
+        start = 1
+    elif calls:
+        first = calls[0]
+        start = plan.max_rounds + 1 if first.get("synthesis") else int(first.get("round") or 0)
+    else:
+        return
+    expected, end = plan.expected(start)
+    for i, call in enumerate(calls):
+        made = (int(call.get("round") or 0), bool(call.get("synthesis")))
+        if i < len(expected) and made == expected[i]:
+            continue
+        then = "no further call" if i >= len(expected) else _call_words(expected[i])
+        tally.violate((call.index,), f"the {span.entry} segment of run {span.run!r} made {_call_words(made)} at "
+                      f"{call.index}; from round {start} its plan's loop makes {then}", at=call.index)  # fmt: skip
+        return
+    if settle is None:
+        tally.hold()
+        return
+    row = settle[VALUE]["row"]
+    if len(calls) < len(expected) or end is None:
+        what = f"after {len(calls)} of its {len(expected)} calls" if end is not None else "where it ends otherwise"
+        tally.violate((settle.index,), f"the {span.entry} segment of run {span.run!r} settled COMPLETED at "
+                      f"{settle.index} {what} (spec 3.2)", at=settle.index)  # fmt: skip
+        return
+    reason, rounds = end
+    judged_rounds = any(not synthesis for _, synthesis in expected)  # a resume straight to its synthesis
+    if row.get("termination_reason") == reason and (not judged_rounds or row.get("iterations") == rounds):
+        tally.hold()
+        return
+    tally.violate((settle.index,), f"the {span.entry} segment of run {span.run!r} settled COMPLETED at "
+                  f"{settle.index} with reason {row.get('termination_reason')!r} and {row.get('iterations')} "
+                  f"iterations; its plan's loop ends {reason!r} after round {rounds}", at=settle.index)  # fmt: skip
+
+
+def _call_words(call: tuple[int, bool]) -> str:
+    return f"a synthesis call (round {call[0]})" if call[1] else f"a call for round {call[0]}"
 
 
 # ---- claims and their pre-checks ------------------------------------------------------------------

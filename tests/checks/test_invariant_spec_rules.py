@@ -113,6 +113,9 @@ def test_a_failure_with_no_true_class_is_not_judged() -> None:
 
 # ---- rounds_per_spec ------------------------------------------------------------------------------
 
+RESUMER = "resume:h:3"
+
+
 ROUNDS = "rounds_per_spec"
 
 
@@ -123,10 +126,10 @@ def _plan(b: History, calls: list[int] | None, *, cap: int | None = None, stops:
                  stop_kinds=[(stops or {})[r] for r in rounds], cap=cap, calls=calls, tools=tools)  # fmt: skip
 
 
-def _call(b: History, round_no: int, *, synthesis: bool = False, answered: bool = True) -> int:
-    at = b.add(PROVIDER, INVOKE, round=round_no, synthesis=synthesis)
+def _call(b: History, round_no: int, *, synthesis: bool = False, answered: bool = True, process: str = WORKER) -> int:
+    at = b.add(PROVIDER, INVOKE, process=process, round=round_no, synthesis=synthesis)
     if answered:
-        b.add(PROVIDER, OK, tokens=10)
+        b.add(PROVIDER, OK, process=process, tokens=10)
     return at
 
 
@@ -243,12 +246,16 @@ def test_a_truncating_stop_sets_its_reason_and_round(stop: str) -> None:
     assert judge(ROUNDS, b).valid is Validity.INVALID
 
 
-def test_near_miss_no_tool_offered_leaves_the_ending_unjudged() -> None:
+def test_with_no_tool_offered_the_loop_makes_one_plain_completion() -> None:
     """Spec C2: with no tool offered the loop makes one plain completion, whatever the turn asks."""
     b = History()
     _loop(b, [1, 1], [1], tools=0)
     _complete(b, "completed", 1)
-    assert judge(ROUNDS, b).explanation.startswith("1 ")
+    assert judge(ROUNDS, b).valid is Validity.VALID
+    b = History()
+    _loop(b, [1, 1], [1, 2], tools=0)
+    verdict = judge(ROUNDS, b)
+    assert verdict.valid is Validity.INVALID and "no further call" in verdict.explanation
 
 
 def test_near_miss_after_a_deploy_fault_only_the_bounds_are_judged() -> None:
@@ -277,53 +284,67 @@ def test_a_history_without_plans_is_not_judged() -> None:
     assert judge(ROUNDS, b).explanation.startswith("0 ")
 
 
-def test_an_unanswered_call_leaves_the_ending_unjudged() -> None:
+def test_a_completion_after_a_failed_call_is_judged_against_the_loop() -> None:
     b = History()
     _loop(b, [1, 0], [1])
     _call(b, 2, answered=False)
     b.provider_fail("connection")
-    _complete(b, "max_iterations", 9)
-    assert judge(ROUNDS, b).explanation.startswith("2 ")
+    settle = _complete(b, "max_iterations", 9)
+    verdict = judge(ROUNDS, b)
+    assert verdict.valid is Validity.INVALID and verdict.witness == (settle,)
 
 
-def _bare_plan(b: History) -> int:
-    """A plan as the world writes it for a run with no cap and no pipeline stop: no turns stated."""
-    return b.add(PLAN, OK, process=WORLD, kind="queued", stops=[], stop_kinds=[])
-
-
-def test_without_stated_turns_only_the_bounds_are_judged() -> None:
+def test_a_fresh_segment_that_skips_round_one_is_a_violation() -> None:
     b = History()
-    _bare_plan(b)
+    _loop(b, [1, 1, 0], [])
+    skipped = _call(b, 2)
+    verdict = judge(ROUNDS, b)
+    assert verdict.valid is Validity.INVALID and verdict.witness == (skipped,)
+    assert "a call for round 1" in verdict.explanation
+
+
+def test_a_completion_before_the_loop_is_done_is_a_violation() -> None:
+    b = History()
+    _loop(b, [1, 1, 0], [1, 2])
+    settle = _complete(b, "completed", 2)
+    verdict = judge(ROUNDS, b)
+    assert verdict.valid is Validity.INVALID and verdict.witness == (settle,)
+    assert "after 2 of its 3 calls" in verdict.explanation
+
+
+def test_a_completion_where_the_pipeline_denies_is_a_violation() -> None:
+    b = History()
+    _loop(b, [1, 1, 0], [1], stops={2: "guardrail_denied"})
+    settle = _complete(b, "completed", 1)
+    verdict = judge(ROUNDS, b)
+    assert verdict.valid is Validity.INVALID and "ends otherwise" in verdict.explanation
+    assert verdict.witness == (settle,)
+
+
+def test_a_resume_continues_from_its_first_call() -> None:
+    b = History()
+    _plan(b, [1, 1, 1, 0])
     b.enqueue()
-    b.segment("run_queued")
-    b.claim()
-    for round_no in (1, 2, 3):
-        _call(b, round_no)
-    _complete(b, "completed", 3)
+    b.segment("approve", process=RESUMER)
+    b.store("T10 claimForResume", identity=RESUMER, process=RESUMER, status="running", claimed_by=RESUMER)
+    for round_no in (3, 4):
+        _call(b, round_no, process=RESUMER)
+    b.settle("completed", identity=RESUMER, process=RESUMER, termination_reason="completed", iterations=4)
     assert judge(ROUNDS, b).valid is Validity.VALID
-    late = _call(b, 6)
-    verdict = judge(ROUNDS, b)
-    assert verdict.valid is Validity.INVALID and verdict.witness == (late,)
+    late = _call(b, 6, process=RESUMER)
+    assert judge(ROUNDS, b).witness == (late,)
 
 
-def test_max_iterations_without_a_synthesis_is_a_violation() -> None:
+def test_near_miss_a_lease_lost_segment_stops_anywhere_in_the_loop() -> None:
     b = History()
-    _bare_plan(b)
-    b.enqueue()
-    b.segment("run_queued")
-    b.claim()
-    last = _call(b, 1)
-    settle = _complete(b, "max_iterations", 1)
-    verdict = judge(ROUNDS, b)
-    assert verdict.valid is Validity.INVALID
-    assert verdict.witness == (last, settle)
-    assert "not a synthesis" in verdict.explanation
+    _loop(b, [1, 1, 1, 0], [1, 2])
+    b.segment_done(outcome="lease_lost")
+    assert judge(ROUNDS, b).valid is Validity.VALID
 
 
 # ---- claim_follows_precheck -----------------------------------------------------------------------
 
 CLAIM = "claim_follows_precheck"
-RESUMER = "resume:h:3"
 
 
 def _read(b: History, result: str | None, *, process: str = WORKER, what: str = "FindRun", ok: bool = True) -> int:
