@@ -69,7 +69,7 @@ ORDER: tuple[str, ...] = (
     "requeue_backoff_per_spec",
     "entry_points_throw_as_specified",
     "event_sequence_without_gap",
-    "non_retryable_failure_dead_lettered",
+    "recovery_per_spec",
     "rounds_per_spec",
     "claim_follows_precheck",
     "inserted_row_per_spec",

@@ -4,10 +4,11 @@ Each states one rule of the spec, judged from what the world physically did (the
 plan injected, the plan of the run's workload, the rows the store held), never from the runtime's
 labels:
 
-- ``non_retryable_failure_dead_lettered`` (spec 5.2 step 1: "c = classify(e). Not retryable ⇒
-  settleDeadLettered(`not_retryable`, owner-guarded)"; spec 4's table): on a worker segment, a
-  provider failure whose true class is not retryable is resolved by a dead-letter ``not_retryable``,
-  never by a requeue or a ``retries_exhausted``.
+- ``recovery_per_spec`` (spec 5.2 step 1: "c = classify(e). Not retryable ⇒
+  settleDeadLettered(`not_retryable`, owner-guarded)"; spec 4's table; steps 2-3: the re-read, and
+  -1 when it failed): on a worker segment, a provider failure whose true class is not retryable is
+  resolved by a dead-letter ``not_retryable``, never by a requeue or a ``retries_exhausted``; a
+  retryable one is requeued only after the recovery's re-read of the row was answered.
 - ``rounds_per_spec`` (spec 3.2: "Per round i (1..max) ... No tool calls ⇒ return result (reason
   `completed`) ... After max rounds: synthesis round ..., reason `max_iterations`"; the pipeline's stops
   end the loop before the provider call; spec 1.3: the loop's default of 5 rounds, an explicit cap
@@ -57,19 +58,22 @@ _TRUNCATING_STOPS = {"budget_exhausted": "budget_exhausted", "context_truncated"
 
 
 @invariant(
-    "non_retryable_failure_dead_lettered",
+    "recovery_per_spec",
     Kind.ALWAYS,
-    "on a worker segment a provider failure of a class that is not retryable is dead-lettered not_retryable, "
-    "never requeued (spec 5.2 step 1, spec 4)",
+    "on a worker segment a provider failure of a class that is not retryable is dead-lettered not_retryable, and "
+    "a retryable one is requeued only after the recovery's re-read of the row was answered (spec 5.2, spec 4)",
     tags=(ADR_PROMISE,),
 )
-class NonRetryableFailureDeadLettered(Machine):
-    """A worker segment's provider failure whose true class (the fault plan's, spec 4) is not retryable
-    is resolved by the segment's next matched T7 or T11 under its own identity: that must be a T7
-    ``failed`` / ``not_retryable``. A requeue, a ``retries_exhausted`` or any other settle is a
-    violation. A segment that never resolves it (its settle refused, lease lost, crashed) is not judged
-    here (``lease_lost_means_lost`` and ``segment_outcome_true`` judge what it reports).
-    Fed the provider failures; the worker segments that had one are walked at the end."""
+class RecoveryPerSpec(Machine):
+    """A worker segment's provider failure with a true class (the fault plan's, spec 4) is resolved by the
+    segment's next matched T7 or T11 under its own identity. For a class that is not retryable that must
+    be a T7 ``failed`` / ``not_retryable`` (spec 5.2 step 1): a requeue, a ``retries_exhausted`` or any
+    other settle is a violation. For a retryable class a requeue must come after a FindRun of the row
+    that the store answered since the failure (steps 2-3: "count = row.requeue_count, or -1 if the read
+    failed. count < 0 ... ⇒ settleDeadLettered(`retries_exhausted`)"). A segment that never resolves its
+    failure (its settle refused, lease lost, crashed) is not judged here (``lease_lost_means_lost`` and
+    ``segment_outcome_true`` judge what it reports). Fed the provider failures; the worker segments that
+    had one are walked at the end."""
 
     __slots__ = ("spans",)
 
@@ -79,8 +83,7 @@ class NonRetryableFailureDeadLettered(Machine):
     HANDLERS: ClassVar[Mapping[Key, str]] = {(PROVIDER, OpType.FAIL): "on_failure"}
 
     def on_failure(self, op: Op) -> None:
-        true_class = op.get("true_class")
-        if true_class not in SPEC_CLASSES or true_class in SPEC_RETRYABLE:
+        if op.get("true_class") not in SPEC_CLASSES:
             return
         span = self.live.own_span(op)
         if span is not None and span.entry == _WORKER_ENTRY:
@@ -91,20 +94,42 @@ class NonRetryableFailureDeadLettered(Machine):
         numbers = ix.numbers
         for span in self.spans.values():
             failure: Op | None = None
+            reread = False
             for op in span.records:
-                if op[OP] == PROVIDER:
+                name = op[OP]
+                if name == PROVIDER:
                     if op[TYPE] is OpType.FAIL:
-                        true_class = op.get("true_class")
-                        failure = op if true_class in SPEC_CLASSES and true_class not in SPEC_RETRYABLE else None
+                        failure = op if op.get("true_class") in SPEC_CLASSES else None
+                        reread = False
                     continue
-                if failure is None or op.get("identity") != span.identity:
+                if failure is None:
+                    continue
+                if name == READ:
+                    reread = reread or (op[TYPE] is OpType.OK and op[VALUE].get("what") == "FindRun")
+                    continue
+                if op.get("identity") != span.identity:
                     continue
                 number = numbers.get(op[INDEX])
                 if number not in _RESOLVES:
                     continue
-                _judge(tally, failure, op, number)
+                if failure.get("true_class") in SPEC_RETRYABLE:
+                    _judge_retry(tally, failure, op, number, reread)
+                else:
+                    _judge(tally, failure, op, number)
                 failure = None
-        return tally.finding("non-retryable provider failures")
+        return tally.finding("provider failures on worker segments")
+
+
+def _judge_retry(tally: Tally, failure: Op, store: Op, number: str, reread: bool) -> None:
+    if number != REQUEUE or reread:
+        tally.hold()  # a dead-letter's reason is dead_letter_reason_matches_cause's to judge
+        return
+    tally.violate(
+        (failure.index, store.index),
+        f"run {store.run!r} was requeued at {store.index} after its provider failure at {failure.index} with no "
+        "answered re-read of the row in between: spec 5.2 step 3 dead-letters it retries_exhausted",
+        at=store.index,
+    )
 
 
 def _judge(tally: Tally, failure: Op, store: Op, number: str) -> None:

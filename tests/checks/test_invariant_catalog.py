@@ -57,7 +57,7 @@ NAMES_AND_KINDS = [
     ("requeue_backoff_per_spec", "always"),
     ("entry_points_throw_as_specified", "always"),
     ("event_sequence_without_gap", "always"),
-    ("non_retryable_failure_dead_lettered", "always"),
+    ("recovery_per_spec", "always"),
     ("rounds_per_spec", "always"),
     ("claim_follows_precheck", "always"),
     ("inserted_row_per_spec", "always"),

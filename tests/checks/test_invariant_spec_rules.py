@@ -13,7 +13,7 @@ from checks.history import FAULT, NEMESIS, PLAN, PROVIDER, READ, WORLD
 from checks.spec_rules import SPEC_CLASSES, SPEC_RETRYABLE
 from model.statements import NAMES, REQUEUE
 
-DEAD_LETTERED = "non_retryable_failure_dead_lettered"
+DEAD_LETTERED = "recovery_per_spec"
 NON_RETRYABLE = sorted(SPEC_CLASSES - SPEC_RETRYABLE)
 
 
@@ -43,7 +43,7 @@ def test_a_non_retryable_failure_requeued_is_a_violation(true_class: str) -> Non
     assert "requeued" in verdict.explanation and true_class in verdict.explanation
 
 
-def test_a_non_retryable_failure_dead_lettered_retries_exhausted_is_a_violation() -> None:
+def test_a_recovery_per_spec_retries_exhausted_is_a_violation() -> None:
     b = History()
     _worker_failed(b, "auth")
     b.settle("failed", site="recovery.dead_letter", termination_reason="retries_exhausted", error_class="E")
@@ -53,7 +53,7 @@ def test_a_non_retryable_failure_dead_lettered_retries_exhausted_is_a_violation(
 
 
 @pytest.mark.parametrize("true_class", NON_RETRYABLE)
-def test_a_non_retryable_failure_dead_lettered_not_retryable_holds(true_class: str) -> None:
+def test_a_recovery_per_spec_not_retryable_holds(true_class: str) -> None:
     b = History()
     _worker_failed(b, true_class)
     b.settle("failed", site="recovery.dead_letter", termination_reason="not_retryable", error_class="E")
@@ -64,13 +64,28 @@ def test_a_non_retryable_failure_dead_lettered_not_retryable_holds(true_class: s
 
 
 @pytest.mark.parametrize("true_class", sorted(SPEC_RETRYABLE))
-def test_near_miss_a_retryable_failure_may_be_requeued(true_class: str) -> None:
+def test_near_miss_a_retryable_failure_may_be_requeued_after_its_re_read(true_class: str) -> None:
     b = History()
     _worker_failed(b, true_class)
+    b.find()
     _requeue(b)
     verdict = judge(DEAD_LETTERED, b)
     assert verdict.valid is Validity.VALID
-    assert verdict.explanation.startswith("0 ")
+    assert verdict.explanation.startswith("1 ")
+
+
+@pytest.mark.parametrize("reread", ["none", "failed"])
+def test_a_retryable_failure_requeued_without_an_answered_re_read_is_a_violation(reread: str) -> None:
+    """Spec 5.2 step 3: an unreadable row counts -1, which dead-letters retries_exhausted."""
+    b = History()
+    failure = _worker_failed(b, "serverError")
+    if reread == "failed":
+        b.add(READ, FAIL, what="FindRun", site="", error="StoreError")
+    requeue = _requeue(b)
+    verdict = judge(DEAD_LETTERED, b)
+    assert verdict.valid is Validity.INVALID
+    assert verdict.witness == (failure, requeue)
+    assert "re-read" in verdict.explanation
 
 
 def test_near_miss_an_interactive_segment_is_not_judged() -> None:
@@ -96,6 +111,7 @@ def test_near_miss_a_later_retryable_failure_resets_the_case() -> None:
     _worker_failed(b, "auth")
     b.provider()
     b.provider_fail("connection")
+    b.find()
     _requeue(b)
     assert judge(DEAD_LETTERED, b).valid is Validity.VALID
 
