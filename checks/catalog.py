@@ -73,6 +73,7 @@ ORDER: tuple[str, ...] = (
     "rounds_per_spec",
     "claim_follows_precheck",
     "inserted_row_per_spec",
+    "settled_totals_per_spec",
 )
 """The catalogue's order (report columns, sweep rows, every listing): the one list an invariant joins
 besides its registration. A registered invariant missing here comes after these, in registration order."""

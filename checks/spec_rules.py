@@ -15,6 +15,10 @@ labels:
   clamped to 20): every provider call of a run is of a round its workload's plan lets the loop reach,
   and a segment that settles COMPLETED after a provider answer settles with the reason and round count
   the plan calls for.
+- ``settled_totals_per_spec`` (spec 2 T7: "`settleCompleted` (COMPLETED, totals + reason from loop
+  result), `settleFailed` (FAILED, zero totals, ...)", and every other FAILED settle of T7 with zero
+  totals; spec 1.1: totals are "written only by a settle"): a T7 that completes a run writes the tokens its
+  segment's provider answered; one that fails it writes zero totals.
 - ``claim_follows_precheck`` (spec 2 T3: "`runQueued()` after a pre-check (row exists, status queued,
   queued_request non-null — else return null, no write)"; spec 3.1: "runQueued order: findRun →
   pre-check → T3 claim"; T10 and spec 1.2: a resume reads the row and probes MAX+1 "before the claim
@@ -397,6 +401,55 @@ def _call_words(call: tuple[int, bool]) -> str:
     return f"a synthesis call (round {call[0]})" if call[1] else f"a call for round {call[0]}"
 
 
+# ---- settled totals --------------------------------------------------------------------------------
+
+
+@invariant(
+    "settled_totals_per_spec",
+    Kind.ALWAYS,
+    "a T7 that completes a run writes the tokens its segment's provider calls answered; one that fails it "
+    "writes zero totals (spec 2 T7, 1.1)",
+    tags=(ADR_PROMISE,),
+)
+class SettledTotalsPerSpec(Machine):
+    """Every matched T7 ``finishRun``: COMPLETED writes ``total_tokens`` equal to the tokens the provider
+    answered in the settling segment before it (the world's record of each answer: a segment's loop
+    result counts its own calls); FAILED writes ``iterations`` 0 and ``total_tokens`` 0. A settle issued
+    outside any segment of its run is judged on FAILED's zero totals only."""
+
+    __slots__ = ()
+
+    def finish(self, ix: Index) -> Finding:
+        tally = Tally()
+        for settle in ix.rows_of(FINISH_RUN):
+            row = row_of(settle)
+            status = row.get("status")
+            if status == "failed":
+                wrong = {c: row.get(c) for c in ("iterations", "total_tokens") if row.get(c) not in (0, None)}
+                if not wrong:
+                    tally.hold()
+                    continue
+                tally.violate((settle.index,), f"run {settle.run!r} was settled FAILED at {settle.index} with "
+                              f"totals {wrong}; spec T7 fails a run with zero totals", at=settle.index)  # fmt: skip
+                continue
+            span = ix.span_at(settle)
+            if status != "completed" or span is None or span.run != settle.run:
+                continue
+            answered = 0
+            for op in span.records:
+                if op[INDEX] >= settle[INDEX]:
+                    break
+                if op[OP] == PROVIDER and op[TYPE] is OpType.OK:
+                    answered += int(op[VALUE].get("tokens") or 0)
+            if row.get("total_tokens") == answered:
+                tally.hold()
+                continue
+            tally.violate((settle.index,), f"run {settle.run!r} was settled COMPLETED at {settle.index} with "
+                          f"{row.get('total_tokens')} tokens; its segment's provider answered {answered}",
+                          at=settle.index)  # fmt: skip
+        return tally.finding("settles")
+
+
 # ---- claims and their pre-checks ------------------------------------------------------------------
 
 _CLAIMANTS: Mapping[str, tuple[str, str, str]] = {
@@ -538,8 +591,9 @@ _ENQUEUED: Mapping[str, object] = {
 )
 class InsertedRowPerSpec(Machine):
     """Every row a T1 ``startRun`` inserts: status running, ``claimed_by`` the inserting process's identity
-    (or '' with lease 0: a begin() given no identity), ``started_at`` its clock reading, no stored request,
-    the rest at spec 1.1's defaults (``lease_is_the_specs`` judges the lease). Every row a T2
+    (the one its call began with, or the one it holds at the insert after an ``identity`` fault made it
+    take another's; or '' with lease 0: a begin() given no identity), ``started_at`` its clock reading,
+    no stored request, the rest at spec 1.1's defaults (``lease_is_the_specs`` judges the lease). Every row a T2
     ``enqueueRun`` inserts: status queued with its request, claim ''/0, ``started_at`` 0, the rest at the
     defaults. Judged from the row the store wrote and the process that issued the insert."""
 
@@ -550,11 +604,12 @@ class InsertedRowPerSpec(Machine):
         for op in ix.rows_of(START_RUN):
             row = row_of(op)
             clock = op[VALUE].get("clock_s")
-            identity = op[VALUE].get("identity")
+            span = ix.span_at(op)
+            identities = {op[VALUE].get("identity"), None if span is None else span.identity}
             unleased = row.get("claimed_by") == "" and row.get("lease_expires") == 0
             expected = {**_FRESH, "status": "running", "has_request": False}
-            if not unleased:
-                expected["claimed_by"] = identity
+            if not unleased and row.get("claimed_by") not in identities:
+                expected["claimed_by"] = op[VALUE].get("identity")
             if isinstance(clock, (int, float)):
                 expected["started_at"] = clock
             _judge_insert(tally, op, row, expected)

@@ -231,7 +231,6 @@ MET: Mapping[str, Mapping[str, frozenset[str]]] = {
         "pipeline_stops": frozenset(
             {
                 "F-08",
-                "F-14",
                 "NG-claim-restamps-started",
                 "NG-identity",
                 "NG-queued-orphan",

@@ -61,6 +61,7 @@ NAMES_AND_KINDS = [
     ("rounds_per_spec", "always"),
     ("claim_follows_precheck", "always"),
     ("inserted_row_per_spec", "always"),
+    ("settled_totals_per_spec", "always"),
 ]
 
 

@@ -9,7 +9,7 @@ import pytest
 from invariant_histories import FAIL, INFO, INVOKE, OK, WORKER, History, judge
 
 from checks import Validity
-from checks.history import FAULT, NEMESIS, PLAN, PROVIDER, READ, WORLD
+from checks.history import FAULT, NEMESIS, PLAN, PROVIDER, READ, SEGMENT, WORLD
 from checks.spec_rules import SPEC_CLASSES, SPEC_RETRYABLE
 from model.statements import NAMES, REQUEUE
 
@@ -599,3 +599,66 @@ def test_a_resume_that_found_its_row_waiting_and_returned_before_its_probe_is_a_
     done = b.segment_done(outcome="None", process=RESUMER)
     verdict = judge(CLAIM, b)
     assert verdict.valid is Validity.INVALID and verdict.witness == (read, done)
+
+
+# ---- settled_totals_per_spec ----------------------------------------------------------------------
+
+TOTALS = "settled_totals_per_spec"
+
+
+def _answered_segment(b: History, tokens: list[int]) -> None:
+    b.enqueue()
+    b.segment("run_queued")
+    b.claim()
+    for round_no, count in enumerate(tokens, 1):
+        b.add(PROVIDER, INVOKE, round=round_no, synthesis=False)
+        b.add(PROVIDER, OK, tokens=count)
+
+
+def test_a_completion_writes_the_tokens_its_segment_was_answered() -> None:
+    b = History()
+    _answered_segment(b, [10, 15])
+    b.settle("completed", termination_reason="completed", iterations=2, total_tokens=25)
+    verdict = judge(TOTALS, b)
+    assert verdict.valid is Validity.VALID
+    assert verdict.explanation.startswith("1 ")
+
+
+@pytest.mark.parametrize("written", [24, 26, 0, -1])
+def test_a_completion_with_other_tokens_is_a_violation(written: int) -> None:
+    b = History()
+    _answered_segment(b, [10, 15])
+    settle = b.settle("completed", termination_reason="completed", iterations=2, total_tokens=written)
+    verdict = judge(TOTALS, b)
+    assert verdict.valid is Validity.INVALID and verdict.witness == (settle,)
+
+
+def test_near_miss_tokens_of_an_earlier_segment_do_not_count() -> None:
+    """A segment's loop result counts its own calls (a resume starts a fresh trace)."""
+    b = History()
+    _answered_segment(b, [10])
+    b.segment_done(outcome="lease_lost")
+    b.segment("run_queued")
+    b.add(PROVIDER, INVOKE, round=1, synthesis=False)
+    b.add(PROVIDER, OK, tokens=7)
+    b.settle("completed", termination_reason="completed", iterations=1, total_tokens=7)
+    assert judge(TOTALS, b).valid is Validity.VALID
+
+
+@pytest.mark.parametrize(("iterations", "tokens", "valid"), [(0, 0, True), (2, 0, False), (0, 25, False)])
+def test_a_failed_settle_writes_zero_totals(iterations: int, tokens: int, valid: bool) -> None:
+    b = History()
+    _answered_segment(b, [10, 15])
+    b.settle("failed", termination_reason="provider_failed", error_class="E", iterations=iterations,
+             total_tokens=tokens)  # fmt: skip
+    assert (judge(TOTALS, b).valid is Validity.VALID) is valid
+
+
+def test_near_miss_an_identity_taken_mid_call_may_be_either() -> None:
+    """An identity fault makes the process take another's: the row may name the one its call began with."""
+    b = History()
+    b.add(SEGMENT, INVOKE, process=CLIENT, entry="run_interactive", identity="interactive:h:9")
+    row = {"status": "running", "claimed_by": "interactive:h:9", "lease_expires": 1900, "has_request": False,
+           "started_at": 1000}  # fmt: skip
+    b.store("T1 startRun", identity=CLIENT, clock_s=1000, **row)
+    assert judge(INSERTED, b).valid is Validity.VALID
