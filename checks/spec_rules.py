@@ -297,10 +297,10 @@ class RoundsPerSpec(Machine):
             row = row_of(settle)
             if plan is None or plan.calls is not None or row.get("status") != "completed":
                 continue  # a plan that states its turns is judged segment by segment above
-            span = ix.span_at(settle)
-            if span is None or span.run != settle.run or (deployed is not None and span.key > deployed):
+            settling = ix.span_at(settle)
+            if settling is None or settling.run != settle.run or (deployed is not None and settling.key > deployed):
                 continue
-            _judge_ending(tally, plan, span, settle, row)
+            _judge_ending(tally, plan, settling, settle, row)
         return tally.finding("provider calls and completions")
 
 
