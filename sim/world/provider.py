@@ -9,6 +9,7 @@ that a wrong classifier shows in the history instead of being trusted.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from checks import history as H
@@ -49,7 +50,7 @@ _PROVIDER_FAILURES: dict[str, Callable[[], RuntimeThrowable]] = {
         [ProviderResponseError(502), ProviderResponseError(503)]
     ),
     **{
-        f"status{code}": (lambda code=code: ProviderResponseError(code))
+        f"status{code}": partial(ProviderResponseError, code)
         for code in (0, 302, 399, 400, 403, 404, 499, 500, 599, 600)
     },
     "status401": lambda: ProviderAuthenticationError(401),
