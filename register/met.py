@@ -94,6 +94,18 @@ MET: Mapping[str, Mapping[str, frozenset[str]]] = {
         "happy_path": frozenset(
             {"F-02", "F-03", "F-05", "NG-claim-restamps-started", "NG-queued-orphan", "NG-store-error-lease-lost"}
         ),
+        "input_and_unpersisted": frozenset(
+            {
+                "F-08",
+                "NG-claim-restamps-started",
+                "NG-clear-not-persisted",
+                "NG-identity",
+                "NG-queued-orphan",
+                "NG-reaper-dispatch-dead-letter",
+                "NG-store-error-lease-lost",
+                "NG-unchecked-settle",
+            }
+        ),
         "pipeline_stops": frozenset(
             {
                 "F-08",
@@ -225,6 +237,16 @@ MET: Mapping[str, Mapping[str, frozenset[str]]] = {
                 "F-09",
                 "NG-claim-restamps-started",
                 "NG-queued-orphan",
+                "NG-store-error-lease-lost",
+            }
+        ),
+        "input_and_unpersisted": frozenset(
+            {
+                "NG-claim-restamps-started",
+                "NG-clear-not-persisted",
+                "NG-identity",
+                "NG-queued-orphan",
+                "NG-reaper-dispatch-dead-letter",
                 "NG-store-error-lease-lost",
             }
         ),

@@ -19,6 +19,7 @@ GOLDEN = {
     "deploy_between_attempts": "b769125c63307d31",
     "duplicate_wakeup": "4efad3592e1b3d9b",
     "happy_path": "6c0c87a14e9e0172",
+    "input_and_unpersisted": "f5b053cd68c9eb2e",
     "pipeline_stops": "d049137c350251d5",
     "provider_status_codes": "fb35fbbe1b7b92ea",
     "reaper_races_heartbeat": "20f145ceeae42697",
