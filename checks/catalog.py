@@ -74,6 +74,7 @@ ORDER: tuple[str, ...] = (
     "claim_follows_precheck",
     "inserted_row_per_spec",
     "settled_totals_per_spec",
+    "payload_failure_has_cause",
 )
 """The catalogue's order (report columns, sweep rows, every listing): the one list an invariant joins
 besides its registration. A registered invariant missing here comes after these, in registration order."""

@@ -19,6 +19,11 @@ labels:
   result), `settleFailed` (FAILED, zero totals, ...)", and every other FAILED settle of T7 with zero
   totals; spec 1.1: totals are "written only by a settle"): a T7 that completes a run writes the tokens its
   segment's provider answered; one that fails it writes zero totals.
+- ``payload_failure_has_cause`` (spec 3.1: "rehydrate request from the pre-claim row (failure, incl.
+  configuration deleted ⇒ unguarded settleFailed, FAILED)"; the resume's "position/decode failure after
+  the claim"; spec 3.5): a run is failed for an unreadable stored payload only when the payload the world
+  stored cannot be read. The world stores only payloads its runtime can read (no scenario can ask for an
+  undecodable request or state, or delete a configuration), so no such settle has a cause in a simulation.
 - ``claim_follows_precheck`` (spec 2 T3: "`runQueued()` after a pre-check (row exists, status queued,
   queued_request non-null — else return null, no write)"; spec 3.1: "runQueued order: findRun →
   pre-check → T3 claim"; T10 and spec 1.2: a resume reads the row and probes MAX+1 "before the claim
@@ -448,6 +453,41 @@ class SettledTotalsPerSpec(Machine):
                           f"{row.get('total_tokens')} tokens; its segment's provider answered {answered}",
                           at=settle.index)  # fmt: skip
         return tally.finding("settles")
+
+
+# ---- payload failures ------------------------------------------------------------------------------
+
+PAYLOAD_FAILURES: Mapping[str, str] = {
+    "RunRehydrationException": "its stored request",
+    "SuspendedStateException": "its suspended state",
+}
+"""Spec 3.1: the error classes of a settle for a stored payload that cannot be read -> the payload."""
+
+
+@invariant(
+    "payload_failure_has_cause",
+    Kind.ALWAYS,
+    "a run is failed for an unreadable stored request or state only when the payload the world stored cannot be "
+    "read; the world stores none such (spec 3.1, 3.5)",
+    tags=(ADR_PROMISE,),
+)
+def payload_failure_has_cause(ix: Index) -> Finding:
+    """No matched T7 writes a payload failure's error class (:data:`PAYLOAD_FAILURES`) unless the run's plan
+    says the world stored an unreadable payload (a ``plan`` record's ``payload`` naming it): the world
+    writes none, so every such settle is a failure with no cause."""
+    tally = Tally()
+    bad = {op.run for op in ix.of_type(PLAN, OpType.OK) if op[VALUE].get("payload")}
+    for settle in ix.rows_of(FINISH_RUN):
+        error = str(row_of(settle).get("error_class") or "")
+        if error not in PAYLOAD_FAILURES:
+            tally.hold()
+            continue
+        if settle.run in bad:
+            tally.hold()
+            continue
+        tally.violate((settle.index,), f"run {settle.run!r} was settled FAILED at {settle.index} with {error!r}, "
+                      f"but {PAYLOAD_FAILURES[error]} as the world stored it can be read", at=settle.index)  # fmt: skip
+    return tally.finding("settles")
 
 
 # ---- claims and their pre-checks ------------------------------------------------------------------

@@ -62,6 +62,7 @@ NAMES_AND_KINDS = [
     ("claim_follows_precheck", "always"),
     ("inserted_row_per_spec", "always"),
     ("settled_totals_per_spec", "always"),
+    ("payload_failure_has_cause", "always"),
 ]
 
 

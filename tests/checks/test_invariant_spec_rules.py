@@ -662,3 +662,37 @@ def test_near_miss_an_identity_taken_mid_call_may_be_either() -> None:
            "started_at": 1000}  # fmt: skip
     b.store("T1 startRun", identity=CLIENT, clock_s=1000, **row)
     assert judge(INSERTED, b).valid is Validity.VALID
+
+
+# ---- payload_failure_has_cause --------------------------------------------------------------------
+
+PAYLOAD = "payload_failure_has_cause"
+
+
+@pytest.mark.parametrize("error", ["RunRehydrationException", "SuspendedStateException"])
+def test_a_payload_failure_the_world_never_stored_is_a_violation(error: str) -> None:
+    b = History()
+    b.enqueue()
+    b.claim()
+    settle = b.settle("failed", termination_reason="provider_failed", error_class=error)
+    verdict = judge(PAYLOAD, b)
+    assert verdict.valid is Validity.INVALID and verdict.witness == (settle,)
+
+
+def test_near_miss_a_plan_that_stored_an_unreadable_payload_explains_it() -> None:
+    b = History()
+    b.add(PLAN, OK, process=WORLD, kind="queued", stops=[], stop_kinds=[], payload="undecodable")
+    b.enqueue()
+    b.claim()
+    b.settle("failed", termination_reason="provider_failed", error_class="RunRehydrationException")
+    assert judge(PAYLOAD, b).valid is Validity.VALID
+
+
+@pytest.mark.parametrize("error", ["RunPositionException", "DBALException", ""])
+def test_near_miss_other_failures_are_not_this_invariants(error: str) -> None:
+    b = History()
+    b.enqueue()
+    b.claim()
+    b.settle("failed", termination_reason="provider_failed", error_class=error)
+    verdict = judge(PAYLOAD, b)
+    assert verdict.valid is Validity.VALID and verdict.explanation.startswith("1 ")
