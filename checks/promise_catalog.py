@@ -35,7 +35,7 @@ PROMISES: tuple[Promise, ...] = (
     Promise("ADR-092", "status and reason are separate fields; only provider_failed is retryable",
             ("dead_letter_reason_matches_cause", "terminal_reason_names_cause")),
     Promise("ADR-095", "a single taxonomy; 5xx retries, auth, config and other 4xx do not",
-            ("retryable_failure_retried", "dead_letter_reason_matches_cause")),
+            ("retryable_failure_retried", "dead_letter_reason_matches_cause", "recovery_per_spec")),
     Promise("ADR-095", "5xx trips the circuit; an open circuit never trips it again", (),
             "the provider's circuit breaker is not modelled: the world injects circuitOpen as a failure class"),
     Promise("ADR-101", "run() and approve() do not throw to report an outcome", ("entry_points_throw_as_specified",)),
@@ -46,7 +46,8 @@ PROMISES: tuple[Promise, ...] = (
     Promise("ADR-102", "cancelling a queued run works", ("enqueue_cancel_result_true", "terminal_is_terminal")),
     Promise("ADR-102", "a failed dispatch at enqueue leaves no orphan QUEUED row",
             ("every_run_terminates", "enqueue_cancel_result_true")),
-    Promise("ADR-102", "a rehydration failure settles FAILED", ("terminal_reason_names_cause", "segment_outcome_true")),
+    Promise("ADR-102", "a rehydration failure settles FAILED",
+            ("terminal_reason_names_cause", "segment_outcome_true", "payload_failure_has_cause")),
     Promise("ADR-102", "the handler does not throw for outcomes", ("entry_points_throw_as_specified",)),
     Promise("ADR-102", "queued runs execute at least once", ("every_run_terminates",)),
     Promise("ADR-103", "a cancel is noticed at the next boundary; its step is stored; no new call starts after it",
@@ -59,7 +60,8 @@ PROMISES: tuple[Promise, ...] = (
             ("unique_event_sequence",)),
     Promise("ADR-104", "the reaper's writes re-check staleness, so a live worker wins", ("settles_by_owner",)),
     Promise("ADR-104", "retries follow the failure class; one budget of 3 requeues",
-            ("retryable_failure_retried", "requeue_budget_respected", "requeue_backoff_per_spec")),
+            ("retryable_failure_retried", "requeue_budget_respected", "requeue_backoff_per_spec",
+             "recovery_per_spec")),
     Promise("ADR-104", "a dead letter is FAILED with retries_exhausted or not_retryable",
             ("dead_letter_reason_matches_cause", "reaper_account_true")),
     Promise("ADR-111", "a write whose audit step cannot be stored fails the run; never reported as success",
@@ -82,6 +84,17 @@ PROMISES: tuple[Promise, ...] = (
     Promise("spec", "requeue backoff min(30 s x 2^c, 600 s); none on the reaper's re-dispatch",
             ("requeue_backoff_per_spec",), section="1.3"),
     Promise("spec", "event sequence numbers have no gaps", ("event_sequence_without_gap",), section="1.2"),
+    Promise("spec", "the loop: rounds 1..5 (or the cap, at most 20), then one synthesis; a turn without tool "
+            "calls completes; a pipeline stop ends it before the provider call", ("rounds_per_spec",),
+            section="1.3, 3.2"),
+    Promise("spec", "runQueued claims after its pre-check (queued, with a request); a resume claims a row "
+            "waiting for its decision", ("claim_follows_precheck",), section="2 T3, T10, 3.1"),
+    Promise("spec", "startRun and enqueueRun insert the columns the spec lists, the rest at their defaults",
+            ("inserted_row_per_spec",), section="2 T1, T2"),
+    Promise("spec", "settleCompleted writes the loop's totals; a FAILED settle zero totals",
+            ("settled_totals_per_spec",), section="2 T7"),
+    Promise("spec", "recovery: not retryable ⇒ dead-letter not_retryable; an unreadable row ⇒ retries_exhausted",
+            ("recovery_per_spec", "dead_letter_reason_matches_cause"), section="5.2"),
 )  # fmt: skip
 
 
