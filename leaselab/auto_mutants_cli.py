@@ -4,9 +4,9 @@ Samples mutants of ``model/*.py`` made with cosmic-ray's operators (:mod:`sim.ex
 drops the equivalent and crashing ones with the reason, and judges each in its own process by the
 head sweep alone and by ``tests/model`` (:mod:`sim.explore.auto_judge`). Prints the sweep-only score
 among the mutants the tests kill, with its 95 % Wilson interval, and every survivor (the tests kill it,
-the sweep does not) with its file, line and diff; a survivor ``register/blind_mutants.py`` records as
-invisible to every schedule of head is listed with that reason, and the score is also given without
-them. JSON: :meth:`sim.explore.auto_judge.AutoReport.document` plus the interval and ``recorded_blind``.
+the sweep does not) with its file, line and diff; a survivor ``register/blind_mutants.py`` records is
+listed with that reason, and the score is also given without those it records as equivalent under every
+schedule of head. JSON: :meth:`sim.explore.auto_judge.AutoReport.document` plus the interval and ``recorded_blind``.
 Exit 0 always once the mutants are judged (the score is the result), 2 on bad input.
 """
 
@@ -17,6 +17,11 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from register.blind_mutants import BlindMutant
     from sim.explore.auto_judge import AutoReport
+
+
+EQUIVALENT_AT_HEAD = frozenset({"not head", "unreachable"})
+"""Kinds of record whose mutant behaves as head does under every schedule (an "unrecorded" one does not:
+its behaviour differs where the history lacks the ground truth to see it)."""
 
 
 def recorded_blind(report: AutoReport) -> dict[str, BlindMutant]:
@@ -52,12 +57,14 @@ def auto_lines(report: AutoReport, interval: tuple[float, float]) -> list[str]:
         found = ", ".join(report.baseline_unexplained)
         lines.append(f"WARNING: the unmutated sweep has unexplained violations: {found}")
     blind = recorded_blind(report)
-    if blind:
-        k_open, n_open = k, n - len(blind)
-        low, high = wilson(k_open, n_open)
+    equivalent_at_head = [name for name, record in blind.items() if record.kind in EQUIVALENT_AT_HEAD]
+    if equivalent_at_head and n > len(equivalent_at_head):
+        n_open = n - len(equivalent_at_head)
+        low, high = wilson(k, n_open)
         lines.append(
-            f"without the {len(blind)} survivors register/blind_mutants.py records as invisible to every schedule "
-            f"of head: {k_open / n_open:.2f} ({k_open} of {n_open}), 95% Wilson interval [{low:.2f}, {high:.2f}]"
+            f"without the {len(equivalent_at_head)} survivors register/blind_mutants.py records as equivalent under "
+            f"every schedule of head (not head's code, or unreachable): {k / n_open:.2f} ({k} of {n_open}), "
+            f"95% Wilson interval [{low:.2f}, {high:.2f}]"
         )
     for judged in report.survivors:
         record = blind.get(judged.mutant.name)
@@ -106,6 +113,14 @@ def run_auto(
     document["recorded_blind"] = [
         {"mutant": name, "kind": record.kind, "reason": record.reason} for name, record in sorted(blind.items())
     ]
+    equivalent = sum(1 for record in blind.values() if record.kind in EQUIVALENT_AT_HEAD)
+    if n > equivalent:
+        low, high = wilson(k, n - equivalent)
+        document["sweep_only_without_equivalent_at_head"] = {
+            "score": round(k / (n - equivalent), 4),
+            "interval": [round(low, 4), round(high, 4)],
+            "of": n - equivalent,
+        }
     return auto_lines(report, interval), document
 
 
