@@ -75,6 +75,7 @@ ORDER: tuple[str, ...] = (
     "inserted_row_per_spec",
     "settled_totals_per_spec",
     "payload_failure_has_cause",
+    "stale_selection_per_spec",
 )
 """The catalogue's order (report columns, sweep rows, every listing): the one list an invariant joins
 besides its registration. A registered invariant missing here comes after these, in registration order."""

@@ -93,6 +93,8 @@ PROMISES: tuple[Promise, ...] = (
             ("inserted_row_per_spec",), section="2 T1, T2"),
     Promise("spec", "settleCompleted writes the loop's totals; a FAILED settle zero totals",
             ("settled_totals_per_spec",), section="2 T7"),
+    Promise("spec", "the reaper selects running leased rows, oldest lease first", ("stale_selection_per_spec",),
+            section="2 T12"),
     Promise("spec", "recovery: not retryable ⇒ dead-letter not_retryable; an unreadable row ⇒ retries_exhausted",
             ("recovery_per_spec", "dead_letter_reason_matches_cause"), section="5.2"),
 )  # fmt: skip

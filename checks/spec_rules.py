@@ -24,6 +24,10 @@ labels:
   the claim"; spec 3.5): a run is failed for an unreadable stored payload only when the payload the world
   stored cannot be read. The world stores only payloads its runtime can read (no scenario can ask for an
   undecodable request or state, or delete a configuration), so no such settle has a cause in a simulation.
+- ``stale_selection_per_spec`` (spec 2 T12 findStaleRunning: "status=running AND lease_expires>0 AND
+  lease_expires<now; ORDER BY lease_expires ASC; LIMIT n"): every stale row the reaper's SELECT returns
+  was RUNNING under a lease in the store, and they come oldest lease first (uid breaking ties), as the
+  store held them at the read.
 - ``claim_follows_precheck`` (spec 2 T3: "`runQueued()` after a pre-check (row exists, status queued,
   queued_request non-null — else return null, no write)"; spec 3.1: "runQueued order: findRun →
   pre-check → T3 claim"; T10 and spec 1.2: a resume reads the row and probes MAX+1 "before the claim
@@ -512,6 +516,53 @@ def payload_failure_has_cause(ix: Index) -> Finding:
 
 _BARE = _Plan(Op(0, 0.0, "", PLAN, "", OpType.OK, {}))
 """The plan of every run with no cap and no pipeline stop: the loop's default bounds."""
+
+
+# ---- the reaper's selection ----------------------------------------------------------------------
+
+
+@invariant(
+    "stale_selection_per_spec",
+    Kind.ALWAYS,
+    "the reaper's SELECT returns only rows the store held RUNNING under a lease, oldest lease first (spec 2 T12)",
+    tags=(ADR_PROMISE,),
+)
+class StaleSelectionPerSpec(Machine):
+    """Every SelectStale answer that returned rows: each row, as the store held it just before the read
+    (its latest matched row), is RUNNING with ``lease_expires`` > 0, and the rows come in ascending
+    (``lease_expires``, ``uid``) order. (Staleness against the reaper's ``now`` is not judged: the read
+    does not record the clock reading it used.)"""
+
+    __slots__ = ("reads",)
+    STREAMS: ClassVar[Mapping[str, Key]] = {"reads": (READ, OpType.OK)}
+    reads: list[Op]
+
+    def finish(self, ix: Index) -> Finding:
+        tally = Tally()
+        for read in self.reads:
+            value = read[VALUE]
+            if value.get("what") != "SelectStale" or not value.get("result"):
+                continue
+            previous: tuple[int, int] | None = None
+            why = ""
+            for uuid in value["result"]:
+                before = ix.row_before(uuid, read[INDEX])
+                row = {} if before is None else row_of(before)
+                lease = row.get("lease_expires") or 0
+                if row.get("status") != "running" or not lease > 0:
+                    why = f"run {uuid!r} was {row.get('status')!r} with lease {lease} in the store"
+                    break
+                key = (lease, row.get("uid") or 0)
+                if previous is not None and key < previous:
+                    why = f"run {uuid!r} (lease {lease}) comes after a row whose lease is {previous[0]}"
+                    break
+                previous = key
+            if not why:
+                tally.hold()
+                continue
+            tally.violate((read.index,), f"the reaper's SELECT at {read.index} returned {why}; spec T12 returns "
+                          "running leased rows, oldest lease first", at=read.index)  # fmt: skip
+        return tally.finding("stale selections")
 
 
 # ---- claims and their pre-checks ------------------------------------------------------------------

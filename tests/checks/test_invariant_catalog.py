@@ -63,6 +63,7 @@ NAMES_AND_KINDS = [
     ("inserted_row_per_spec", "always"),
     ("settled_totals_per_spec", "always"),
     ("payload_failure_has_cause", "always"),
+    ("stale_selection_per_spec", "always"),
 ]
 
 

@@ -696,3 +696,55 @@ def test_near_miss_other_failures_are_not_this_invariants(error: str) -> None:
     b.settle("failed", termination_reason="provider_failed", error_class=error)
     verdict = judge(PAYLOAD, b)
     assert verdict.valid is Validity.VALID and verdict.explanation.startswith("1 ")
+
+
+# ---- stale_selection_per_spec ---------------------------------------------------------------------
+
+STALE = "stale_selection_per_spec"
+
+
+def _running(b: History, run: str, uid: int, lease: int) -> None:
+    b.store("T3 claimQueued", run=run, status="running", claimed_by=WORKER, lease_expires=lease, uid=uid)
+
+
+def _select(b: History, *runs: str) -> int:
+    return b.add(READ, OK, run="", process="reaper", what="SelectStale", site="", result=list(runs),
+                 fences=["" for _ in runs])  # fmt: skip
+
+
+def test_a_selection_oldest_lease_first_holds() -> None:
+    b = History()
+    _running(b, "r1", 1, 500)
+    _running(b, "r2", 2, 300)
+    _running(b, "r3", 3, 300)
+    _select(b, "r2", "r3", "r1")
+    verdict = judge(STALE, b)
+    assert verdict.valid is Validity.VALID and verdict.explanation.startswith("1 ")
+
+
+@pytest.mark.parametrize("order", [("r1", "r2"), ("r3", "r2")])
+def test_a_selection_out_of_lease_order_is_a_violation(order: tuple[str, str]) -> None:
+    """Spec T12: ORDER BY lease_expires ASC (uid breaks a tie, as the store does)."""
+    b = History()
+    _running(b, "r1", 1, 500)
+    _running(b, "r2", 2, 300)
+    _running(b, "r3", 3, 300)
+    read = _select(b, *order)
+    verdict = judge(STALE, b)
+    assert verdict.valid is Validity.INVALID and verdict.witness == (read,)
+
+
+@pytest.mark.parametrize(("status", "lease"), [("queued", 0), ("running", 0), ("completed", 0)])
+def test_a_selected_row_that_is_not_running_under_a_lease_is_a_violation(status: str, lease: int) -> None:
+    b = History()
+    b.store("T3 claimQueued", run="r1", status=status, lease_expires=lease, uid=1)
+    _select(b, "r1")
+    assert judge(STALE, b).valid is Validity.INVALID
+
+
+def test_near_miss_the_row_as_the_store_held_it_at_the_read_counts() -> None:
+    b = History()
+    _running(b, "r1", 1, 500)
+    _select(b, "r1")
+    b.settle("completed", run="r1", termination_reason="completed")
+    assert judge(STALE, b).valid is Validity.VALID
