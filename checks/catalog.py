@@ -76,6 +76,7 @@ ORDER: tuple[str, ...] = (
     "settled_totals_per_spec",
     "payload_failure_has_cause",
     "stale_selection_per_spec",
+    "input_resume_runs_its_calls",
 )
 """The catalogue's order (report columns, sweep rows, every listing): the one list an invariant joins
 besides its registration. A registered invariant missing here comes after these, in registration order."""

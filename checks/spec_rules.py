@@ -28,6 +28,11 @@ labels:
   lease_expires<now; ORDER BY lease_expires ASC; LIMIT n"): every stale row the reaper's SELECT returns
   was RUNNING under a lease in the store, and they come oldest lease first (uid breaking ties), as the
   store held them at the read.
+- ``input_resume_runs_its_calls`` (spec 3.2: the approval scan precedes the input scan, so a turn
+  waiting for input asks for no approval; "Resume: pending calls are processed first — denied /
+  no-longer-offered / input-less calls are recorded as error tool steps ...; executed calls get
+  onBeforeTool → invoke → tool step"): on a ``submit_input`` resume (the world's user always gives
+  valid input), every pending call of a tool the process still has, and the run still offers, executes.
 - ``claim_follows_precheck`` (spec 2 T3: "`runQueued()` after a pre-check (row exists, status queued,
   queued_request non-null — else return null, no write)"; spec 3.1: "runQueued order: findRun →
   pre-check → T3 claim"; T10 and spec 1.2: a resume reads the row and probes MAX+1 "before the claim
@@ -52,10 +57,10 @@ from operator import attrgetter
 from typing import ClassVar
 
 from checks.fused import Key, Machine
-from checks.history import FAULT, INDEX, OP, PLAN, PROVIDER, READ, RUN, STORE, TYPE, VALUE, Op, OpType
+from checks.history import EVENT, FAULT, INDEX, OP, PLAN, PROVIDER, READ, RUN, STORE, TOOL, TYPE, VALUE, Op, OpType
 from checks.index import Index, Span, row_of
 from checks.judgement import ADR_PROMISE, Finding, Tally, invariant
-from checks.own import spans_of_entries
+from checks.own import UNKNOWN_EFFECT, spans_of_entries
 from checks.verdict import Kind
 from model.statements import CLAIM_FOR_RESUME, CLAIM_QUEUED, ENQUEUE_RUN, FINISH_RUN, REQUEUE, START_RUN
 
@@ -563,6 +568,60 @@ class StaleSelectionPerSpec(Machine):
             tally.violate((read.index,), f"the reaper's SELECT at {read.index} returned {why}; spec T12 returns "
                           "running leased rows, oldest lease first", at=read.index)  # fmt: skip
         return tally.finding("stale selections")
+
+
+# ---- the input path --------------------------------------------------------------------------------
+
+
+@invariant(
+    "input_resume_runs_its_calls",
+    Kind.ALWAYS,
+    "a resume with the user's input executes every pending call of a tool the process has and the run offers "
+    "(spec 3.2: a turn waiting for input asks for no approval)",
+    tags=(ADR_PROMISE,),
+)
+class InputResumeRunsItsCalls(Machine):
+    """On every ``submit_input`` segment, each ``tool`` event it records before its first provider call (a
+    pending call's step) for a tool the process has (its true effect is not ``unknown``) and the run offers
+    (the plan's ``offered``, when it names a subset) follows an invocation of that call in the segment.
+    The world's user always submits valid input, and the approval scan ran before the input scan, so
+    nothing refuses such a call."""
+
+    __slots__ = ("plans",)
+    STREAMS: ClassVar[Mapping[str, Key]] = {"plans": (PLAN, OpType.OK)}
+    plans: list[Op]
+
+    def finish(self, ix: Index) -> Finding:
+        tally = Tally()
+        spans = spans_of_entries(ix, _INPUT_ENTRIES)
+        if not spans:
+            return tally.finding("pending calls resumed with input")
+        offered = {op[RUN]: frozenset(op[VALUE]["offered"]) for op in self.plans if "offered" in op[VALUE]}
+        for span in spans:
+            invoked: set[object] = set()
+            subset = offered.get(span.run)
+            for op in span.records:
+                name, type_, value = op[OP], op[TYPE], op[VALUE]
+                if name == PROVIDER:
+                    break
+                if name == TOOL and type_ is OpType.INVOKE:
+                    invoked.add(value.get("call"))
+                    continue
+                if name != EVENT or type_ is not OpType.INVOKE or value.get("kind") != "tool":
+                    continue
+                tool = value.get("tool")
+                if value.get("true_effect") == UNKNOWN_EFFECT or (subset is not None and tool not in subset):
+                    continue
+                if value.get("call") in invoked:
+                    tally.hold()
+                    continue
+                tally.violate((op.index,), f"the submit_input segment of run {span.run!r} recorded pending call "
+                              f"{value.get('call')!r} ({tool}) at {op.index} without running it; with valid input "
+                              "the spec runs it", at=op.index)  # fmt: skip
+        return tally.finding("pending calls resumed with input")
+
+
+_INPUT_ENTRIES = frozenset({"submit_input"})
 
 
 # ---- claims and their pre-checks ------------------------------------------------------------------

@@ -64,6 +64,7 @@ NAMES_AND_KINDS = [
     ("settled_totals_per_spec", "always"),
     ("payload_failure_has_cause", "always"),
     ("stale_selection_per_spec", "always"),
+    ("input_resume_runs_its_calls", "always"),
 ]
 
 

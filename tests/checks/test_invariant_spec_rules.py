@@ -9,7 +9,7 @@ import pytest
 from invariant_histories import FAIL, INFO, INVOKE, OK, WORKER, History, judge
 
 from checks import Validity
-from checks.history import FAULT, NEMESIS, PLAN, PROVIDER, READ, SEGMENT, WORLD
+from checks.history import EVENT, FAULT, NEMESIS, PLAN, PROVIDER, READ, SEGMENT, TOOL, WORLD
 from checks.spec_rules import SPEC_CLASSES, SPEC_RETRYABLE
 from model.statements import NAMES, REQUEUE
 
@@ -748,3 +748,75 @@ def test_near_miss_the_row_as_the_store_held_it_at_the_read_counts() -> None:
     _select(b, "r1")
     b.settle("completed", run="r1", termination_reason="completed")
     assert judge(STALE, b).valid is Validity.VALID
+
+
+# ---- input_resume_runs_its_calls ------------------------------------------------------------------
+
+INPUT = "input_resume_runs_its_calls"
+
+
+def _input_resume(b: History) -> None:
+    b.enqueue()
+    b.store("T9 suspendRun", status="waiting_for_input", claimed_by="", lease_expires=0, has_state=True)
+    b.segment("submit_input", process=RESUMER)
+    b.store("T10 claimForResume", identity=RESUMER, process=RESUMER, status="running", claimed_by=RESUMER)
+
+
+def _pending(b: History, call: str, *, ran: bool, true_effect: str = "read_only", tool: str = "ask_user") -> int:
+    if ran:
+        b.add(TOOL, INVOKE, process=RESUMER, call=call, tool=tool, effect=true_effect, true_effect=true_effect,
+              identity=RESUMER, key="", remote=False)  # fmt: skip
+        b.add(TOOL, OK, process=RESUMER, execution=1, landed=False, replayed=False)
+    return b.add(EVENT, INVOKE, process=RESUMER, seq=3, kind="tool", round=2, tool=tool, call=call,
+                 execution=1 if ran else 0, effect=true_effect, true_effect=true_effect, identity=RESUMER)  # fmt: skip
+
+
+def test_an_input_resume_that_runs_its_pending_calls_holds() -> None:
+    b = History()
+    _input_resume(b)
+    _pending(b, "2.0", ran=True)
+    _pending(b, "2.1", ran=True, tool="search_pages")
+    _call(b, 3, process=RESUMER)
+    verdict = judge(INPUT, b)
+    assert verdict.valid is Validity.VALID and verdict.explanation.startswith("2 ")
+
+
+def test_an_input_resume_that_refuses_a_pending_call_is_a_violation() -> None:
+    b = History()
+    _input_resume(b)
+    _pending(b, "2.0", ran=True)
+    refused = _pending(b, "2.1", ran=False)
+    verdict = judge(INPUT, b)
+    assert verdict.valid is Validity.INVALID and verdict.witness == (refused,)
+
+
+def test_near_miss_a_call_to_a_tool_the_process_no_longer_has_is_refused() -> None:
+    b = History()
+    _input_resume(b)
+    _pending(b, "2.0", ran=False, true_effect="unknown", tool="gone_tool")
+    assert judge(INPUT, b).explanation.startswith("0 ")
+
+
+def test_near_miss_a_call_to_a_tool_the_run_does_not_offer_is_refused() -> None:
+    b = History()
+    b.add(PLAN, OK, process=WORLD, kind="queued", stops=[], stop_kinds=[], offered=["ask_user"])
+    _input_resume(b)
+    _pending(b, "2.0", ran=False, tool="search_pages")
+    assert judge(INPUT, b).explanation.startswith("0 ")
+
+
+def test_near_miss_tool_steps_after_the_first_provider_call_are_the_loops() -> None:
+    b = History()
+    _input_resume(b)
+    _call(b, 3, process=RESUMER)
+    _pending(b, "3.0", ran=False)
+    assert judge(INPUT, b).explanation.startswith("0 ")
+
+
+def test_near_miss_an_approval_resume_is_not_judged() -> None:
+    """On the approval path a denial refuses the calls; the decision is the approver's."""
+    b = History()
+    b.enqueue()
+    b.segment("approve", process=RESUMER)
+    _pending(b, "2.0", ran=False)
+    assert judge(INPUT, b).explanation.startswith("0 ")

@@ -20,7 +20,7 @@ GOLDEN = {
     "duplicate_wakeup": "4efad3592e1b3d9b",
     "happy_path": "6c0c87a14e9e0172",
     "input_and_unpersisted": "f5b053cd68c9eb2e",
-    "pipeline_stops": "d049137c350251d5",
+    "pipeline_stops": "ef21b9ea56507cdd",
     "provider_status_codes": "fb35fbbe1b7b92ea",
     "reaper_races_heartbeat": "20f145ceeae42697",
     "same_second_renewals": "6a700fdb7836881e",
