@@ -7,7 +7,7 @@
 
 ``--search`` is the search the report's "every failure explained" is checked at, at a user's scale: seeds
 100-107 (``SEARCH_SEEDS``), 1,000 draws per scenario and seed, every library scenario at deployment
-ranges on both transports: 211,200 simulations (``planned``), about 10 CPU minutes; the nightly suite runs
+ranges on both transports: 259,200 simulations (``planned``), about 10 CPU minutes; the nightly suite runs
 it in chunks (``tests/properties/test_deployment_search.py``).
 
 The swarm draws of the head sweep (``swarm_batch``: every fault family, each draw a fault profile and
