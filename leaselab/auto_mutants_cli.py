@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from sim.explore.auto_judge import AutoReport
 
 
-EQUIVALENT_AT_HEAD = frozenset({"not head", "unreachable"})
+EQUIVALENT_AT_HEAD = frozenset({"not head", "unreachable", "same outcome"})
 """Kinds of record whose mutant behaves as head does under every schedule (an "unrecorded" one does not:
 its behaviour differs where the history lacks the ground truth to see it)."""
 
@@ -63,7 +63,8 @@ def auto_lines(report: AutoReport, interval: tuple[float, float]) -> list[str]:
         low, high = wilson(k, n_open)
         lines.append(
             f"without the {len(equivalent_at_head)} survivors register/blind_mutants.py records as equivalent under "
-            f"every schedule of head (not head's code, or unreachable): {k / n_open:.2f} ({k} of {n_open}), "
+            f"every schedule of head (not head's code, unreachable, or the same outcome): {k / n_open:.2f} "
+            f"({k} of {n_open}), "
             f"95% Wilson interval [{low:.2f}, {high:.2f}]"
         )
     for judged in report.survivors:

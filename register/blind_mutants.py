@@ -6,7 +6,8 @@ scenario. The ones recorded here are not: under every schedule of ``head`` the m
 runtime does (the code it changes is not ``head``'s behaviour, or nothing in the world ever reaches it),
 or the world does not record the ground truth an oracle would need. They stay in the score's
 denominator; the command lists them apart, with the reason, and states the score without the ones that
-behave as head does under every schedule ("not head", "unreachable"): an "unrecorded" one does not, its
+behave as head does under every schedule ("not head", "unreachable", "same outcome"): an "unrecorded" one
+does not, its
 behaviour differs where the history cannot show it, so it stays a gap.
 
 A record names the mutated file and the source line before and after the mutation (stripped), so that
@@ -27,12 +28,14 @@ class BlindMutant:
     after: str
     kind: str
     """"not head": the code only a non-head policy runs; "unreachable": no schedule of head reaches it;
+    "same outcome": a reclassification between two failure classes the runtime treats alike;
     "unrecorded": the history lacks the ground truth an oracle would need."""
     reason: str
 
 
 NOT_HEAD = "not head"
 UNREACHABLE = "unreachable"
+SAME_OUTCOME = "same outcome"
 UNRECORDED = "unrecorded"
 
 BLIND: tuple[BlindMutant, ...] = (
@@ -68,6 +71,20 @@ BLIND: tuple[BlindMutant, ...] = (
     BlindMutant("model/transitions.py", "if row.status is not RunStatus.RUNNING or row.claimed_by != self.me:",
                 "if row.status <= RunStatus.RUNNING or row.claimed_by != self.me:", NOT_HEAD,
                 "the deadline proposal's P1 extendLease (and an owner-guarded statement, as above)"),
+    BlindMutant("model/transitions.py", "return row.status is RunStatus.RUNNING and 0 < row.lease_expires < now",
+                "return row.status <= RunStatus.RUNNING and 0 < row.lease_expires < now", UNREACHABLE,
+                "only a RUNNING row holds a lease (T7, T8, T9, T11, T13 and T14 all clear lease_expires), so the "
+                "lease predicate alone refuses every row the status predicate would"),
+    BlindMutant("model/failures.py", "if 400 <= code <= 499:", "if 400 <= code < 499:", SAME_OUTCOME,
+                "HTTP 499 classified unknown instead of clientError: neither is retryable nor trips a circuit, "
+                "and the row stores the exception's class, never the failure class"),
+    BlindMutant("model/failures.py", "if 400 <= code <= 499:", "if 400 < code <= 499:", SAME_OUTCOME,
+                "HTTP 400 classified unknown instead of clientError: the same outcome under every schedule"),
+    BlindMutant("model/failures.py", "if 400 <= code <= 499:", "if 400 != code <= 499:", SAME_OUTCOME,
+                "HTTP 400 (and below) classified unknown instead of clientError: the same outcome"),
+    BlindMutant("model/failures.py", "if code in (401, 403):", "if code in (401, 404):", SAME_OUTCOME,
+                "HTTP 403 classified clientError and 404 auth: auth and clientError lead to the same outcome "
+                "(neither retryable, neither trips a circuit)"),
     BlindMutant("model/resume.py", "if state is None or not state.decodable:",
                 "if state is None and not state.decodable:", UNREACHABLE,
                 "the state is None only when the fresh read failed, which returns first; the world stores "
@@ -107,4 +124,4 @@ def reason_for(mutant: Mapping[str, object]) -> BlindMutant | None:
     return None
 
 
-__all__ = ["BLIND", "NOT_HEAD", "UNREACHABLE", "UNRECORDED", "BlindMutant", "reason_for"]
+__all__ = ["BLIND", "NOT_HEAD", "SAME_OUTCOME", "UNREACHABLE", "UNRECORDED", "BlindMutant", "reason_for"]
