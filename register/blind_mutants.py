@@ -6,9 +6,8 @@ scenario. The ones recorded here are not: under every schedule of ``head`` the m
 runtime does (the code it changes is not ``head``'s behaviour, or nothing in the world ever reaches it),
 or the world does not record the ground truth an oracle would need. They stay in the score's
 denominator; the command lists them apart, with the reason, and states the score without the ones that
-behave as head does under every schedule ("not head", "unreachable", "same outcome"): an "unrecorded" one
-does not, its
-behaviour differs where the history cannot show it, so it stays a gap.
+behave as head does under every schedule ("not head", "unreachable", "same outcome"): an "unrecorded"
+one does not, its behaviour differs where the history cannot show it, so it stays a gap.
 
 A record names the mutated file and the source line before and after the mutation (stripped), so that
 it survives line moves; a mutant matches when its diff removes ``before`` and adds ``after`` in that
