@@ -545,6 +545,8 @@ class StaleSelectionPerSpec(Machine):
     def finish(self, ix: Index) -> Finding:
         tally = Tally()
         for read in self.reads:
+            if read[RUN]:
+                continue  # a read of one run (FindRun, MaxSequence, ...): the SELECT reads no run
             value = read[VALUE]
             if value.get("what") != "SelectStale" or not value.get("result"):
                 continue
