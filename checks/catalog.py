@@ -25,7 +25,9 @@ from checks import (  # noqa: F401 - importing a checker's module registers its 
     promises,
     reasons,
     rows,
+    spec_claims,
     spec_promises,
+    spec_rows,
     spec_rules,
     writes,
 )
