@@ -10,7 +10,7 @@
 ``--search`` is the search the report's "every failure explained" is checked at, at a user's scale: the
 seeds of the recorded search (``SEARCH_SEEDS``, read from ``register/entries/searched.json``), 1,000 draws
 per scenario and seed, every library scenario at deployment ranges on both transports (``planned``
-counts them: 227,200 simulations with ``collated_hosts``), about 10 CPU minutes; the nightly suite runs it in chunks
+counts them: 275,200 simulations on the 18 scenarios), about 10 CPU minutes; the nightly suite runs it in chunks
 (``tests/properties/test_deployment_search.py``). ``--record`` writes a run's figures (seeds, simulations,
 violations, the register entries met, where each unexplained violation was met); ``--combine`` sums the
 records of chunks run apart into the one the report quotes (:mod:`register.searched`).

@@ -25,7 +25,10 @@ from checks import (  # noqa: F401 - importing a checker's module registers its 
     promises,
     reasons,
     rows,
+    spec_claims,
     spec_promises,
+    spec_rows,
+    spec_rules,
     writes,
 )
 from checks.coverage import COVERAGE, Coverage, reached_by
@@ -68,6 +71,14 @@ ORDER: tuple[str, ...] = (
     "requeue_backoff_per_spec",
     "entry_points_throw_as_specified",
     "event_sequence_without_gap",
+    "recovery_per_spec",
+    "rounds_per_spec",
+    "claim_follows_precheck",
+    "inserted_row_per_spec",
+    "settled_totals_per_spec",
+    "payload_failure_has_cause",
+    "stale_selection_per_spec",
+    "input_resume_runs_its_calls",
 )
 """The catalogue's order (report columns, sweep rows, every listing): the one list an invariant joins
 besides its registration. A registered invariant missing here comes after these, in registration order."""

@@ -61,7 +61,12 @@ becomes an ``invoke`` record when issued and a completion when answered:
 ``plan``     process ``world``, type ok, one per run when its client starts: the workload's
              ground truth {kind, stops, stop_kinds} where ``stops`` lists the rounds the
              scenario's script ends through the pipeline (budget, guardrail, context) rather
-             than normally and ``stop_kinds`` how each ends (a ``TurnOutcome`` value).
+             than normally and ``stop_kinds`` how each ends (a ``TurnOutcome`` value); for a run
+             whose loop a cap or the pipeline ends, also {cap (the request's explicit round cap,
+             null for none), calls (how many tool calls each scripted turn asks for), tools (how
+             many offered tools the scenario defines)} (a run that sets neither keeps the record it
+             always had, so recorded histories replay to their digests); for a run offered a subset
+             of the scenario's tools, {offered} (their names).
 
 Ground truth the world adds beside the runtime's account (never derived from the runtime's
 registry, resolver or classifier): ``true_effect`` is the scenario's definition of the tool

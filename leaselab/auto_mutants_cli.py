@@ -4,8 +4,10 @@ Samples mutants of ``model/*.py`` made with cosmic-ray's operators (:mod:`sim.ex
 drops the equivalent and crashing ones with the reason, and judges each in its own process by the
 head sweep alone and by ``tests/model`` (:mod:`sim.explore.auto_judge`). Prints the sweep-only score
 among the mutants the tests kill, with its 95 % Wilson interval, and every survivor (the tests kill it,
-the sweep does not) with its file, line and diff. JSON: :meth:`sim.explore.auto_judge.AutoReport.document`
-plus the interval. Exit 0 always once the mutants are judged (the score is the result), 2 on bad input.
+the sweep does not) with its file, line and diff; a survivor ``register/blind_mutants.py`` records is
+listed with that reason, and the score is also given without those it records as equivalent under every
+schedule of head. JSON: :meth:`sim.explore.auto_judge.AutoReport.document` plus the interval and ``recorded_blind``.
+Exit 0 always once the mutants are judged (the score is the result), 2 on bad input.
 """
 
 from __future__ import annotations
@@ -13,10 +15,30 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from register.blind_mutants import BlindMutant
     from sim.explore.auto_judge import AutoReport
 
 
+EQUIVALENT_AT_HEAD = frozenset({"not head", "unreachable", "same outcome"})
+"""Kinds of record whose mutant behaves as head does under every schedule (an "unrecorded" one does not:
+its behaviour differs where the history lacks the ground truth to see it)."""
+
+
+def recorded_blind(report: AutoReport) -> dict[str, BlindMutant]:
+    """The survivors register/blind_mutants.py records as invisible to every schedule of head, by name."""
+    from register.blind_mutants import reason_for
+
+    found = {}
+    for judged in report.survivors:
+        record = reason_for(judged.mutant.document())
+        if record is not None:
+            found[judged.mutant.name] = record
+    return found
+
+
 def auto_lines(report: AutoReport, interval: tuple[float, float]) -> list[str]:
+    from reports.stats import wilson
+
     k, n = report.sweep_only
     equivalent = sum(1 for d in report.dropped if d.kind == "equivalent")
     crashing = sum(1 for d in report.dropped if d.kind == "crashing")
@@ -34,8 +56,23 @@ def auto_lines(report: AutoReport, interval: tuple[float, float]) -> list[str]:
     if report.baseline_unexplained:
         found = ", ".join(report.baseline_unexplained)
         lines.append(f"WARNING: the unmutated sweep has unexplained violations: {found}")
+    blind = recorded_blind(report)
+    equivalent_at_head = [name for name, record in blind.items() if record.kind in EQUIVALENT_AT_HEAD]
+    if equivalent_at_head and n > len(equivalent_at_head):
+        n_open = n - len(equivalent_at_head)
+        low, high = wilson(k, n_open)
+        lines.append(
+            f"without the {len(equivalent_at_head)} survivors register/blind_mutants.py records as equivalent under "
+            f"every schedule of head (not head's code, unreachable, or the same outcome): {k / n_open:.2f} "
+            f"({k} of {n_open}), "
+            f"95% Wilson interval [{low:.2f}, {high:.2f}]"
+        )
     for judged in report.survivors:
-        lines.append(f"  SURVIVED  {judged.mutant.name}: tests fail at {judged.tests_failed}")
+        record = blind.get(judged.mutant.name)
+        if record is None:
+            lines.append(f"  SURVIVED  {judged.mutant.name}: tests fail at {judged.tests_failed}")
+        else:
+            lines.append(f"  blind     {judged.mutant.name} ({record.kind}): {record.reason}")
         lines.extend("            " + line for line in judged.mutant.diff.splitlines()[2:])
     for judged in report.unkilled:
         lines.append(f"  unkilled  {judged.mutant.name} (neither the sweep nor the tests)")
@@ -72,7 +109,20 @@ def run_auto(
     report.dropped = [*dropped, *report.dropped]
     k, n = report.sweep_only
     interval = wilson(k, n)
-    return auto_lines(report, interval), report.document(interval)
+    document = report.document(interval)
+    blind = recorded_blind(report)
+    document["recorded_blind"] = [
+        {"mutant": name, "kind": record.kind, "reason": record.reason} for name, record in sorted(blind.items())
+    ]
+    equivalent = sum(1 for record in blind.values() if record.kind in EQUIVALENT_AT_HEAD)
+    if n > equivalent:
+        low, high = wilson(k, n - equivalent)
+        document["sweep_only_without_equivalent_at_head"] = {
+            "score": round(k / (n - equivalent), 4),
+            "interval": [round(low, 4), round(high, 4)],
+            "of": n - equivalent,
+        }
+    return auto_lines(report, interval), document
 
 
 __all__ = ["auto_lines", "run_auto"]

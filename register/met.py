@@ -106,6 +106,41 @@ MET: Mapping[str, Mapping[str, frozenset[str]]] = {
         "happy_path": frozenset(
             {"F-02", "F-03", "F-05", "NG-claim-restamps-started", "NG-queued-orphan", "NG-store-error-lease-lost"}
         ),
+        "input_and_unpersisted": frozenset(
+            {
+                "F-08",
+                "NG-claim-restamps-started",
+                "NG-clear-not-persisted",
+                "NG-identity",
+                "NG-queued-orphan",
+                "NG-reaper-dispatch-dead-letter",
+                "NG-store-error-lease-lost",
+                "NG-unchecked-settle",
+            }
+        ),
+        "pipeline_stops": frozenset(
+            {
+                "F-08",
+                "NG-claim-restamps-started",
+                "NG-identity",
+                "NG-queued-orphan",
+                "NG-reaper-dispatch-dead-letter",
+                "NG-store-error-lease-lost",
+            }
+        ),
+        "provider_status_codes": frozenset(
+            {
+                "F-05",
+                "F-08",
+                "F-14",
+                "NG-claim-restamps-started",
+                "NG-identity",
+                "NG-queued-orphan",
+                "NG-reaper-dispatch-dead-letter",
+                "NG-store-error-lease-lost",
+                "NG-unchecked-settle",
+            }
+        ),
         "reaper_races_heartbeat": frozenset(
             {"NG-claim-restamps-started", "NG-identity", "NG-queued-orphan", "NG-reaper-dispatch-dead-letter"}
         ),
@@ -226,6 +261,39 @@ MET: Mapping[str, Mapping[str, frozenset[str]]] = {
                 "F-09",
                 "NG-claim-restamps-started",
                 "NG-queued-orphan",
+                "NG-store-error-lease-lost",
+            }
+        ),
+        "input_and_unpersisted": frozenset(
+            {
+                "NG-claim-restamps-started",
+                "NG-clear-not-persisted",
+                "NG-identity",
+                "NG-queued-orphan",
+                "NG-reaper-dispatch-dead-letter",
+                "NG-store-error-lease-lost",
+            }
+        ),
+        "pipeline_stops": frozenset(
+            {
+                "F-08",
+                "NG-claim-restamps-started",
+                "NG-identity",
+                "NG-queued-orphan",
+                "NG-reaper-dispatch-dead-letter",
+                "NG-store-error-lease-lost",
+                "NG-unchecked-settle",
+            }
+        ),
+        "provider_status_codes": frozenset(
+            {
+                "F-05",
+                "F-08",
+                "F-14",
+                "NG-claim-restamps-started",
+                "NG-identity",
+                "NG-queued-orphan",
+                "NG-reaper-dispatch-dead-letter",
                 "NG-store-error-lease-lost",
             }
         ),

@@ -50,7 +50,33 @@ FailureClassName = Literal[
     "clientError",
     "unknown",
     "fallbackServerError",
+    "status0",
+    "status302",
+    "status399",
+    "status400",
+    "status401",
+    "status403",
+    "status404",
+    "status429",
+    "status499",
+    "status500",
+    "status599",
+    "status600",
+    "authStatus500",
+    "rateLimitStatus400",
+    "network",
+    "unsupportedFeature",
+    "providerBase",
+    "fallbackEmpty",
+    "fallbackNested",
+    "fallbackLastAuth",
 ]
+"""A provider failure by its true class (spec 4's taxonomy), then the edges of spec 4's mapping: ``statusN`` a
+``ProviderResponseException`` with HTTP status N; ``authStatus500`` / ``rateLimitStatus400`` the subclasses
+with a status their name does not say (classified by the code); ``network`` a PSR-18 network error;
+``unsupportedFeature`` and ``providerBase`` exceptions no rule names; ``fallbackEmpty`` a chain with no
+attempt, ``fallbackNested`` a chain whose last attempt is a chain ending in a 429, ``fallbackLastAuth`` a
+chain whose last attempt answered 401."""
 FAILURE_CLASSES: tuple[str, ...] = get_args(FailureClassName)
 FAULT_KINDS: dict[str, tuple[str, ...]] = {
     "audit": ("fire",),

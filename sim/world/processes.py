@@ -97,7 +97,14 @@ def creator(world: World, planned: PlannedRun, host: int) -> SimGen:
     yield world.env.timeout(planned.arrival_s)
     script = planned.request.script
     ends = [(i + 1, turn.outcome._value_) for i, turn in enumerate(script) if turn.outcome._value_ != "normal"]
-    plan = {"kind": planned.kind, "stops": [r for r, _ in ends], "stop_kinds": [k for _, k in ends]}
+    plan: dict[str, Any] = {"kind": planned.kind, "stops": [r for r, _ in ends], "stop_kinds": [k for _, k in ends]}
+    offered = planned.request.offered
+    if len(offered) != len(world.scenario.tools):  # a run offered a subset of the scenario's tools: which
+        plan["offered"] = list(offered)
+    if ends or planned.request.max_iterations is not None:  # a run the pipeline or a cap ends: its rounds
+        plan["cap"] = planned.request.max_iterations
+        plan["calls"] = [len(turn.calls) for turn in script]
+        plan["tools"] = sum(1 for name in planned.request.offered if name in world.tools.tools_by_name)
     world.recorder.add(H.WORLD, H.PLAN, planned.uuid, OK, plan)
     gen: Generator[Request, Any, Any]
     if planned.kind == "interactive":

@@ -9,6 +9,7 @@ that a wrong classifier shows in the history instead of being trusted.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from checks import history as H
@@ -17,12 +18,15 @@ from model.failures import (
     CircuitOpenError,
     FallbackChainExhaustedError,
     GenericRuntimeError,
+    NetworkError,
     ProviderAuthenticationError,
     ProviderConfigurationError,
     ProviderConnectionError,
+    ProviderError,
     ProviderRateLimitError,
     ProviderResponseError,
     RuntimeThrowable,
+    UnsupportedFeatureError,
     classify,
 )
 from sim.world.faults import Fault
@@ -45,6 +49,25 @@ _PROVIDER_FAILURES: dict[str, Callable[[], RuntimeThrowable]] = {
     "fallbackServerError": lambda: FallbackChainExhaustedError(
         [ProviderResponseError(502), ProviderResponseError(503)]
     ),
+    **{
+        f"status{code}": partial(ProviderResponseError, code)
+        for code in (0, 302, 399, 400, 403, 404, 499, 500, 599, 600)
+    },
+    "status401": lambda: ProviderAuthenticationError(401),
+    "status429": lambda: ProviderRateLimitError(429),
+    "authStatus500": lambda: ProviderAuthenticationError(500),
+    "rateLimitStatus400": lambda: ProviderRateLimitError(400),
+    "network": lambda: NetworkError("network unreachable"),
+    "unsupportedFeature": lambda: UnsupportedFeatureError("tools not supported"),
+    "providerBase": lambda: ProviderError("provider failed"),
+    "fallbackEmpty": lambda: FallbackChainExhaustedError([]),
+    "fallbackNested": lambda: FallbackChainExhaustedError(
+        [
+            ProviderResponseError(401),
+            FallbackChainExhaustedError([ProviderResponseError(500), ProviderRateLimitError(429)]),
+        ]
+    ),
+    "fallbackLastAuth": lambda: FallbackChainExhaustedError([ProviderResponseError(503), ProviderResponseError(401)]),
 }
 
 
@@ -60,6 +83,28 @@ TRUE_CLASS: dict[str, str] = {
     "clientError": "clientError",
     "unknown": "unknown",
     "fallbackServerError": "serverError",  # a chain whose last attempt answered 503
+    # spec 4 rule 5, by the HTTP status: 401/403 auth, 429 rateLimit, 500-599 serverError, other 4xx
+    # clientError, anything else (0, 3xx, 600) unknown; the subclass never overrides the code
+    "status0": "unknown",
+    "status302": "unknown",
+    "status399": "unknown",
+    "status400": "clientError",
+    "status401": "auth",
+    "status403": "auth",
+    "status404": "clientError",
+    "status429": "rateLimit",
+    "status499": "clientError",
+    "status500": "serverError",
+    "status599": "serverError",
+    "status600": "unknown",
+    "authStatus500": "serverError",
+    "rateLimitStatus400": "clientError",
+    "network": "connection",  # rule 3: any PSR-18 network exception
+    "unsupportedFeature": "unknown",  # rule 6
+    "providerBase": "unknown",  # rule 6: the base ProviderException
+    "fallbackEmpty": "unknown",  # rule 2: an empty attempt list
+    "fallbackNested": "rateLimit",  # rule 2, recursing: the last attempt's last attempt answered 429
+    "fallbackLastAuth": "auth",  # rule 2: the last attempt answered 401
     "hang_then_error": "clientError",  # the slow family's hang ends in a 400
 }
 

@@ -57,6 +57,14 @@ NAMES_AND_KINDS = [
     ("requeue_backoff_per_spec", "always"),
     ("entry_points_throw_as_specified", "always"),
     ("event_sequence_without_gap", "always"),
+    ("recovery_per_spec", "always"),
+    ("rounds_per_spec", "always"),
+    ("claim_follows_precheck", "always"),
+    ("inserted_row_per_spec", "always"),
+    ("settled_totals_per_spec", "always"),
+    ("payload_failure_has_cause", "always"),
+    ("stale_selection_per_spec", "always"),
+    ("input_resume_runs_its_calls", "always"),
 ]
 
 

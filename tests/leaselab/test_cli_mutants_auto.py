@@ -39,3 +39,37 @@ def test_the_text_report_gives_the_score_its_interval_and_every_survivor_with_it
     assert "+    not a" in text
     assert "unkilled  hooks.py:3:AddNot#0" in text
     assert "equivalent hooks.py:4:AddNot#0: the same bytecode" in text
+
+
+def _recorded(line: int) -> AutoMutant:
+    """A mutant register/blind_mutants.py records (an unused default of RequeueStale)."""
+    site = MutationSite("transitions.py", "core/ReplaceTrueWithFalse", 26, line)
+    diff = (f"--- a/model/transitions.py\n+++ b/model/transitions.py\n@@ -{line} @@\n     now: int\n"
+            "-    clear_fence: bool = True\n+    clear_fence: bool = False")  # fmt: skip
+    return AutoMutant(site, "", diff)
+
+
+def test_a_survivor_on_record_is_listed_with_its_reason_and_the_score_is_given_without_it() -> None:
+    report = AutoReport(sites=100, sample=3, seed=0)
+    report.judged = [
+        Judged(mutant(1), SweepKill("terminal_is_terminal", "unexplained", "default", 3), "tests/x.py::t", 1.0),
+        Judged(mutant(2), None, "tests/x.py::u", 1.0),
+        Judged(_recorded(346), None, "tests/x.py::v", 1.0),
+    ]
+    text = "\n".join(auto_lines(report, (0.1, 0.9)))
+    assert "0.33 (1 of 3)" in text
+    assert "without the 1 survivors register/blind_mutants.py records as equivalent" in text
+    assert "0.50 (1 of 2)" in text
+    assert "blind     transitions.py:346:ReplaceTrueWithFalse#26 (unreachable): an unused default" in text
+    assert "SURVIVED  hooks.py:2:AddNot#0" in text
+
+
+def test_a_record_matches_only_its_own_change() -> None:
+    from register.blind_mutants import reason_for
+
+    assert reason_for(_recorded(5).document()) is not None
+    moved = _recorded(400).document()
+    assert reason_for(moved) is not None, "a record survives line moves"
+    other = {**moved, "diff": str(moved["diff"]).replace("= False", "= None")}
+    assert reason_for(other) is None
+    assert reason_for({**moved, "file": "model/hooks.py"}) is None

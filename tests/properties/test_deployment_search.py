@@ -1,7 +1,7 @@
 """The search "every failure of head is explained" is checked at, at the scale a user searches: every
 library scenario at deployment fault ranges, on its own transport and on the Sync transport, the seeds of
 the recorded search (``register/entries/searched.json``), 1,000 swarm draws per scenario and seed (a fifth
-on the slow one): 227,200 simulations, each violation judged by the register (``python -m
+on the slow one): 275,200 simulations on the 18 scenarios, each violation judged by the register (``python -m
 benchmarks.triage_ranges --search``). The nightly suite runs it in 16 chunks (seed x transport); the
 default suite only checks that the plan is that large."""
 

@@ -1,0 +1,126 @@
+"""Automatic mutants of the runtime that no sweep of ``head`` can see, each with the reason.
+
+``leaselab mutants --auto`` lists every mutant the unit tests kill and the head sweep misses. Most such
+survivors are a promise no invariant judged, or a path no scenario took, and the fix is an oracle or a
+scenario. The ones recorded here are not: under every schedule of ``head`` the mutant behaves as the
+runtime does (the code it changes is not ``head``'s behaviour, or nothing in the world ever reaches it),
+or the world does not record the ground truth an oracle would need. They stay in the score's
+denominator; the command lists them apart, with the reason, and states the score without the ones that
+behave as head does under every schedule ("not head", "unreachable", "same outcome"): an "unrecorded"
+one does not, its behaviour differs where the history cannot show it, so it stays a gap.
+
+A record names the mutated file and the source line before and after the mutation (stripped), so that
+it survives line moves; a mutant matches when its diff removes ``before`` and adds ``after`` in that
+file. Pure data and a matcher; standard library only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class BlindMutant:
+    file: str
+    before: str
+    after: str
+    kind: str
+    """"not head": the code only a non-head policy runs; "unreachable": no schedule of head reaches it;
+    "same outcome": a reclassification between two failure classes the runtime treats alike;
+    "unrecorded": the history lacks the ground truth an oracle would need."""
+    reason: str
+
+
+NOT_HEAD = "not head"
+UNREACHABLE = "unreachable"
+SAME_OUTCOME = "same outcome"
+UNRECORDED = "unrecorded"
+
+BLIND: tuple[BlindMutant, ...] = (
+    BlindMutant("model/transitions.py", "return _replace(row, status=RunStatus.RUNNING, claimed_by=\"\", "
+                "lease_expires=0, tstamp=self.now)", "return _replace(row, status=RunStatus.RUNNING, claimed_by=\"\", "
+                "lease_expires= -1, tstamp=self.now)", NOT_HEAD,
+                "KB-10's unleased claim for resume (leased=False): only the presets before ADR-141 run it"),
+    BlindMutant("model/resume.py", "except StoreError:", "except CosmicRayTestingException:", NOT_HEAD,
+                "KB-2's COUNT(events) position (the first except of resume.py): only a policy with "
+                "kb2_resume_position_by_count runs it"),
+    BlindMutant("model/transitions.py", "clear_fence: bool = True", "clear_fence: bool = False", UNREACHABLE,
+                "an unused default: the reaper and the recovery always pass clear_fence (KB-9's flag)"),
+    BlindMutant("model/transitions.py", "leased: bool = True", "leased: bool = False", UNREACHABLE,
+                "an unused default: the resume always passes leased (KB-10's flag)"),
+    BlindMutant("model/constants.py", "REAPER_DEFAULT_LIMIT = 50", "REAPER_DEFAULT_LIMIT = 51", UNREACHABLE,
+                "an unused default: the world's reaper always passes the scenario's limit"),
+    BlindMutant("model/reaper.py", "return ReapReport(exit_code=2)", "return ReapReport(exit_code= 3)", UNREACHABLE,
+                "the world's reaper is always given a valid --limit, so the INVALID exit is never reached"),
+    BlindMutant("model/vocab.py", "return self is TerminationReason.PROVIDER_FAILED",
+                "return self < TerminationReason.PROVIDER_FAILED", UNREACHABLE,
+                "TerminationReason.is_retryable has no caller in the runtime (recovery classifies the failure)"),
+    BlindMutant("model/entrypoints.py", "return False", "return True", UNREACHABLE,
+                "cancel's failure returns (an unreadable or missing row, a failed T8): the world's user cancels "
+                "only runs the store holds, with no store fault"),
+    BlindMutant("model/transitions.py", "return row.status is RunStatus.RUNNING and 0 < row.lease_expires < now",
+                "return row.status is RunStatus.RUNNING and -1 < row.lease_expires < now", UNREACHABLE,
+                "at head no RUNNING row has lease 0 (every segment is leased since ADR-141; KB-10's unleased "
+                "rows are a non-head preset's)"),
+    BlindMutant("model/transitions.py", "if row.status is not RunStatus.RUNNING or row.claimed_by != self.me:",
+                "if row.status < RunStatus.RUNNING or row.claimed_by != self.me:", UNREACHABLE,
+                "no row other than a RUNNING one holds an owner (T7, T8, T9, T11, T13 and T14 all clear "
+                "claimed_by), so the owner predicate alone refuses every row the status predicate would"),
+    BlindMutant("model/transitions.py", "if row.status is not RunStatus.RUNNING or row.claimed_by != self.me:",
+                "if row.status <= RunStatus.RUNNING or row.claimed_by != self.me:", NOT_HEAD,
+                "the deadline proposal's P1 extendLease (and an owner-guarded statement, as above)"),
+    BlindMutant("model/transitions.py", "return row.status is RunStatus.RUNNING and 0 < row.lease_expires < now",
+                "return row.status <= RunStatus.RUNNING and 0 < row.lease_expires < now", UNREACHABLE,
+                "only a RUNNING row holds a lease (T7, T8, T9, T11, T13 and T14 all clear lease_expires), so the "
+                "lease predicate alone refuses every row the status predicate would"),
+    BlindMutant("model/failures.py", "if 400 <= code <= 499:", "if 400 <= code < 499:", SAME_OUTCOME,
+                "HTTP 499 classified unknown instead of clientError: neither is retryable nor trips a circuit, "
+                "and the row stores the exception's class, never the failure class"),
+    BlindMutant("model/failures.py", "if 400 <= code <= 499:", "if 400 < code <= 499:", SAME_OUTCOME,
+                "HTTP 400 classified unknown instead of clientError: the same outcome under every schedule"),
+    BlindMutant("model/failures.py", "if 400 <= code <= 499:", "if 400 != code <= 499:", SAME_OUTCOME,
+                "HTTP 400 (and below) classified unknown instead of clientError: the same outcome"),
+    BlindMutant("model/failures.py", "if code in (401, 403):", "if code in (401, 404):", SAME_OUTCOME,
+                "HTTP 403 classified clientError and 404 auth: auth and clientError lead to the same outcome "
+                "(neither retryable, neither trips a circuit)"),
+    BlindMutant("model/resume.py", "if state is None or not state.decodable:",
+                "if state is None and not state.decodable:", UNREACHABLE,
+                "the state is None only when the fresh read failed, which returns first; the world stores "
+                "no undecodable state"),
+    BlindMutant("model/resume.py", "decision = Step(StepKind.APPROVAL, state.round_no, decision=\"approve\" if "
+                "approved else \"deny\")", "decision = Step(StepKind.APPROVAL, state.round_no, decision=\"approve\" "
+                "if not approved else \"deny\")", UNRECORDED,
+                "the approval event's decision is the runtime's label, and the approver's own decision is not "
+                "in the history"),
+    BlindMutant("model/segment.py", "for_input: bool = False", "for_input: bool = True", UNRECORDED,
+                "approved calls handled as input: which calls the approver approved is not in the history"),
+    BlindMutant("model/loop.py", "if runnable:", "if not runnable:", UNRECORDED,
+                "approved calls refused and denied ones run: the approver's decision is not in the history"),
+    BlindMutant("model/executor.py", "return (yield from _suspend(seg, suspension.state, for_input=False))",
+                "return (yield from _suspend(seg, suspension.state, for_input=True))", UNRECORDED,
+                "an approval suspended as an input wait: which tools of a turn require approval (marker, "
+                "server flag) is not in the history"),
+    BlindMutant("model/tools.py", "if spec.remote:", "if not spec.remote:", UNRECORDED,
+                "which tools require approval (marker, remote server flag, builtin write) is not in the history"),
+)  # fmt: skip
+
+
+def _changed(diff: str) -> tuple[set[str], set[str]]:
+    removed = {line[1:].strip() for line in diff.splitlines() if line.startswith("-") and not line.startswith("---")}
+    added = {line[1:].strip() for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++")}
+    return removed, added
+
+
+def reason_for(mutant: Mapping[str, object]) -> BlindMutant | None:
+    """The record that explains a survivor (a mutant's document: ``file`` and ``diff``), or None."""
+    removed, added = _changed(str(mutant.get("diff", "")))
+    for record in BLIND:
+        if record.file != mutant.get("file") or record.before not in removed:
+            continue
+        if not record.after or record.after in added:
+            return record
+    return None
+
+
+__all__ = ["BLIND", "NOT_HEAD", "SAME_OUTCOME", "UNREACHABLE", "UNRECORDED", "BlindMutant", "reason_for"]
