@@ -114,10 +114,13 @@ SHARED_IDENTITY_INVARIANTS = frozenset(
         "non_idempotent_at_most_once",
         "every_write_accounted",
         "terminal_is_terminal",
+        "fence_matches_inflight_write",
+        "terminal_row_no_stale_fence",
     }
 )
-"""The invariants whose violations :func:`shared_identity` is accepted for (its route as triaged);
-the collated route is held to its own, narrower test on the non-guarantee's every invariant."""
+"""The invariants whose violations :func:`shared_identity` is accepted for (its routes as triaged: the
+last two only by their own narrow fence routes); the collated route is held to its own, narrower test on
+the non-guarantee's every invariant."""
 
 
 def identity_not_unique(ix: Index, verdict: Verdict) -> bool:

@@ -150,8 +150,9 @@ def test_a_stolen_identity_on_a_binary_store_is_the_shared_route_not_the_collate
 
 
 def test_the_shared_route_is_held_to_the_invariants_it_was_triaged_on() -> None:
-    """terminal_row_no_stale_fence joined NG-identity with the collated route only: a stolen identity's
-    witness of it is not accepted by the shared route's looser test."""
+    """On terminal_row_no_stale_fence a stolen identity in the witness is not enough: the shared route
+    takes it only by its zombie-fence route (a process that lost the run stamped the owner's row), and
+    the collated route needs the store's equated match, so the doctored history is accepted by neither."""
     cx, result = _replayed(DATA / "ng-identity-collated-terminal-row-no-stale-fence.toml")
     verdict = result.verdicts[cx.invariant]
     statement, _holder = _equated(result, cx)
@@ -167,5 +168,9 @@ def test_the_shared_route_is_held_to_the_invariants_it_was_triaged_on() -> None:
     ]
     ix = index_of(ops)
     shifted = dataclasses.replace(verdict, witness=tuple(i + 1 for i in verdict.witness))
-    assert shared_identity(ix, shifted), "the shared route's own test sees the stolen identity"
-    assert not identity_not_unique(ix, shifted), "but it is not accepted on this invariant"
+    witness = [ix.history[i] for i in shifted.witness]
+    assert any(op.get("identity") == stolen or row_of(op).get("claimed_by") == stolen for op in witness), (
+        "the witness involves the stolen identity"
+    )
+    assert not shared_identity(ix, shifted), "the shared route needs its zombie-fence route here"
+    assert not identity_not_unique(ix, shifted), "and it is not accepted on this invariant"
