@@ -20,8 +20,9 @@ from checks.history import Op, OpType
 from model.statements import NAMES, RENEW_LEASE
 from register.explain import explain
 from register.findings import finding
+from scenarios.overrides import with_collation
 from sim.explore.counterexample import read
-from sim.world.simulate import SimulationResult
+from sim.world.simulate import SimulationResult, simulate
 
 CASE = Path(__file__).parent / "data" / "f05-dead-letter-over-new-owner-requeue.toml"
 F05 = finding("F-05")
@@ -122,3 +123,15 @@ def test_the_registered_f05_case_still_is_f05() -> None:
     result = cx.run()
     ix = index_of(result.history)
     assert explain(cx.invariant, ix, result.verdicts[cx.invariant]) is F05
+
+
+def test_the_same_faults_on_a_binary_store_are_f05_too() -> None:
+    """The collation plays no part: the scenario's store compared identities case-blind, a binary one
+    meets the same refused dead-letter over the other worker's requeue."""
+    cx = read(CASE)
+    scenario = cx.effective_scenario()
+    assert scenario.world.identity_collation == "unicode_ci"
+    result = simulate(with_collation(scenario, "binary"), cx.policy, cx.seed, flags=dict(cx.flags), script=cx.faults)
+    assert result.digest != cx.digest
+    assert SOMR in result.violations
+    assert explain(SOMR, index_of(result.history), result.verdicts[SOMR]) is F05
