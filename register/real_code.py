@@ -40,7 +40,8 @@ RECORDS: tuple[RealCode, ...] = (
         "F-05",
         "mariadb",
         "QueuedRunFailureRecovery::recover with a bus that throws: the owner requeue (T11) lands, the "
-        "owner-guarded dead-letter matches nothing; the row stays QUEUED with no wake-up",
+        "owner-guarded dead-letter matches nothing; the row stays QUEUED with no wake-up; its route over a "
+        "new owner's requeue (the dead-letter stalled) is the same refused guard, not replayed apart",
     ),
     RealCode("F-06", None, _EXECUTOR.format("the fail-closed audit arm and its lost settle")),
     RealCode("F-07", None, _EXECUTOR.format("the cancel path's failed write audit")),

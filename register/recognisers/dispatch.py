@@ -41,7 +41,9 @@ def recovery_dispatch_outcome(ix: Index, verdict: Verdict) -> bool:
     """F-05 through segment_outcome_matches_row: the worker segment reports FAILED while the row it
     leaves is the QUEUED row of recovery's own requeue (T11), whose wake-up dispatch failed. Also
     when a user's cancel (T8) lands between the failed dispatch and the dead-letter: the guarded
-    dead-letter matches nothing either way and the segment reports FAILED over a CANCELLED row."""
+    dead-letter matches nothing either way and the segment reports FAILED over a CANCELLED row. Also
+    when the dead-letter stalled and landed after another worker claimed the requeued run and requeued
+    it in turn (its own T11): the guard matches nothing on that QUEUED row just as on the segment's."""
     if verdict.name != "segment_outcome_matches_row":
         return recovery_dispatch_orphan(ix, verdict)
     ops = witness_of(ix, verdict)
@@ -57,6 +59,11 @@ def recovery_dispatch_outcome(ix: Index, verdict: Verdict) -> bool:
         row = requeue
     elif ix.number(row) != REQUEUE:
         return False
+    elif row.process != segment.process:
+        requeue = _requeue_before_new_owner(ix, row, segment)
+        if requeue is None:
+            return False
+        row = requeue
     dispatches = [(site, ok) for site, ok in _dispatches_after(ix, row.run, row.index) if site == "recovery.dispatch"]
     return bool(dispatches) and not dispatches[0][1]
 
@@ -68,6 +75,33 @@ def _requeue_before_cancel(ix: Index, cancel: Op, segment: Op) -> Op | None:
     if not before or ix.number(before[-1]) != REQUEUE or before[-1].process != segment.process:
         return None
     return before[-1]
+
+
+def _requeue_before_new_owner(ix: Index, other: Op, segment: Op) -> Op | None:
+    """The segment's own recovery requeue (T11) when the row it ends on is another worker's recovery
+    requeue: that worker claimed the run after the segment's requeue and requeued it (``other``), and
+    the segment's owner-guarded dead-letter (recovery.dead_letter) took effect on nothing after
+    ``other`` (the store's own record: matched nothing)."""
+    if other.get("site") != "recovery.requeue":
+        return None
+    span = _span_of_completion(ix, segment)
+    if span is None:
+        return None
+    own = [op for op in statements(span) if op.index < other.index and number(op) == REQUEUE and matched(op)]
+    if not own or own[-1].get("site") != "recovery.requeue":
+        return None
+    requeue = own[-1]
+    between = [op for op in rows_of_run(ix, other.run) if requeue.index < op.index < other.index]
+    if not any(ix.number(op) in CLAIM_STATEMENTS and op.process == other.process for op in between):
+        return None
+    if any(op.process == segment.process for op in between):
+        return None
+    refused = [
+        op
+        for op in statements(span)
+        if op.get("site") == "recovery.dead_letter" and op.type is OpType.OK and not op.get("matched")
+    ]
+    return requeue if refused and refused[-1].index > other.index else None
 
 
 def _queued_final(ix: Index, verdict: Verdict) -> Op | None:
