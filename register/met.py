@@ -457,6 +457,60 @@ MET: Mapping[str, Mapping[str, frozenset[str]]] = {
                 "NG-store-error-lease-lost",
             }
         ),
+        "collated_hosts": frozenset(
+            {
+                "F-01",
+                "F-05",
+                "F-14",
+                "F-15",
+                "NG-claim-restamps-started",
+                "NG-identity",
+                "NG-queued-orphan",
+                "NG-reaper-dispatch-dead-letter",
+                "NG-store-error-lease-lost",
+                "NG-sync-outer-requeued",
+                "NG-unchecked-settle",
+            }
+        ),
+        "input_and_unpersisted": frozenset(
+            {
+                "NG-claim-restamps-started",
+                "NG-clear-not-persisted",
+                "NG-identity",
+                "NG-queued-orphan",
+                "NG-reaper-dispatch-dead-letter",
+                "NG-store-error-lease-lost",
+            }
+        ),
+        "pipeline_stops": frozenset(
+            {
+                "F-03",
+                "F-05",
+                "F-14",
+                "F-15",
+                "NG-claim-restamps-started",
+                "NG-identity",
+                "NG-queued-orphan",
+                "NG-reaper-dispatch-dead-letter",
+                "NG-store-error-lease-lost",
+                "NG-sync-outer-requeued",
+                "NG-unchecked-settle",
+            }
+        ),
+        "provider_status_codes": frozenset(
+            {
+                "F-05",
+                "F-08",
+                "F-14",
+                "NG-claim-restamps-started",
+                "NG-identity",
+                "NG-queued-orphan",
+                "NG-reaper-dispatch-dead-letter",
+                "NG-store-error-lease-lost",
+                "NG-sync-outer-requeued",
+                "NG-unchecked-settle",
+            }
+        ),
     },
 }
 
