@@ -43,7 +43,8 @@ def recovery_dispatch_outcome(ix: Index, verdict: Verdict) -> bool:
     when a user's cancel (T8) lands between the failed dispatch and the dead-letter: the guarded
     dead-letter matches nothing either way and the segment reports FAILED over a CANCELLED row. Also
     when the dead-letter stalled and landed after another worker claimed the requeued run and requeued
-    it in turn (its own T11): the guard matches nothing on that QUEUED row just as on the segment's."""
+    it in turn (its own T11) or settled it (its own T7, e.g. completed): the guard matches nothing on
+    that worker's row just as on the segment's."""
     if verdict.name != "segment_outcome_matches_row":
         return recovery_dispatch_orphan(ix, verdict)
     ops = witness_of(ix, verdict)
@@ -57,13 +58,13 @@ def recovery_dispatch_outcome(ix: Index, verdict: Verdict) -> bool:
         if requeue is None:
             return False
         row = requeue
-    elif ix.number(row) != REQUEUE:
-        return False
-    elif row.process != segment.process:
+    elif row.process != segment.process and ix.number(row) in (REQUEUE, FINISH_RUN):
         requeue = _requeue_before_new_owner(ix, row, segment)
         if requeue is None:
             return False
         row = requeue
+    elif ix.number(row) != REQUEUE:
+        return False
     dispatches = [(site, ok) for site, ok in _dispatches_after(ix, row.run, row.index) if site == "recovery.dispatch"]
     return bool(dispatches) and not dispatches[0][1]
 
@@ -77,12 +78,25 @@ def _requeue_before_cancel(ix: Index, cancel: Op, segment: Op) -> Op | None:
     return before[-1]
 
 
+NEW_OWNER_SETTLE_SITES = ("executor.", "recovery.", "run_queued.")
+"""Where a worker segment settles a run it claimed (T7): the new owner's row on F-05's route. The
+reaper's and the enqueue's settles are other mechanisms (no claim by their process precedes them)."""
+
+
+def _new_owners_row(ix: Index, other: Op) -> bool:
+    """``other`` is a row a worker writes in its own segment: its recovery requeue (T11) or a settle (T7)."""
+    site = str(other.get("site"))
+    if ix.number(other) == REQUEUE:
+        return site == "recovery.requeue"
+    return ix.number(other) == FINISH_RUN and site.startswith(NEW_OWNER_SETTLE_SITES)
+
+
 def _requeue_before_new_owner(ix: Index, other: Op, segment: Op) -> Op | None:
-    """The segment's own recovery requeue (T11) when the row it ends on is another worker's recovery
-    requeue: that worker claimed the run after the segment's requeue and requeued it (``other``), and
-    the segment's owner-guarded dead-letter (recovery.dead_letter) took effect on nothing after
-    ``other`` (the store's own record: matched nothing)."""
-    if other.get("site") != "recovery.requeue":
+    """The segment's own recovery requeue (T11) when the row it ends on is another worker's own row,
+    its recovery requeue or its settle: that worker claimed the run after the segment's requeue and
+    wrote ``other``, and the segment's owner-guarded dead-letter (recovery.dead_letter) took effect on
+    nothing after ``other`` (the store's own record: matched nothing)."""
+    if not _new_owners_row(ix, other):
         return None
     span = _span_of_completion(ix, segment)
     if span is None:
