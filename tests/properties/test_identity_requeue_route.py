@@ -22,6 +22,7 @@ from checks.history import Op
 from checks.index import row_of
 from model.statements import CLAIMS, NAMES, RENEW_LEASE, REQUEUE_STALE
 from register.explain import explain
+from register.findings import finding
 from register.mechanism import mechanism_of
 from register.nonguarantees import NON_GUARANTEES
 from register.recognisers import collated_identity, shared_identity
@@ -68,6 +69,7 @@ def test_the_stalled_requeue_over_a_sharing_owner_is_ng_identity_by_the_shared_r
     assert mechanism_of(BUDGET, ix, verdict).label() == "NG-identity"
     assert shared_identity_stale_requeue(ix, verdict) and shared_identity(ix, verdict)
     assert not collated_identity(ix, verdict), "no statement matched by a collated identity"
+    assert not finding("F-19").recognise(ix, verdict), "an owner's requeue, not a clock-ahead reaper's"
     assert not any("equated" in op.value for op in ix.rows)
     requeue, holder = parts(result)
     assert requeue.process != holder.process
