@@ -18,12 +18,16 @@ from register.recognisers.common import (
     witness_of,
 )
 from register.recognisers.identity_fence import shared_identity_suspend_hands_fence, shared_identity_zombie_fence
+from register.recognisers.identity_requeue import shared_identity_stale_requeue
 
 
 def shared_identity(ix: Index, verdict: Verdict) -> bool:
     """Two live processes shared an identity (the ``identity`` fault), and the witness involves it.
-    Through ``fence_matches_inflight_write`` and ``terminal_row_no_stale_fence`` only by their own routes
-    (:mod:`register.recognisers.identity_fence`)."""
+    Through ``fence_matches_inflight_write``, ``terminal_row_no_stale_fence`` and
+    ``requeue_budget_respected`` only by their own routes (:mod:`register.recognisers.identity_fence`,
+    :mod:`register.recognisers.identity_requeue`)."""
+    if verdict.name == "requeue_budget_respected":
+        return shared_identity_stale_requeue(ix, verdict)
     if verdict.name == "fence_matches_inflight_write":
         return shared_identity_suspend_hands_fence(ix, verdict)
     if verdict.name == "terminal_row_no_stale_fence":
@@ -116,10 +120,11 @@ SHARED_IDENTITY_INVARIANTS = frozenset(
         "terminal_is_terminal",
         "fence_matches_inflight_write",
         "terminal_row_no_stale_fence",
+        "requeue_budget_respected",
     }
 )
 """The invariants whose violations :func:`shared_identity` is accepted for (its routes as triaged: the
-last two only by their own narrow fence routes); the collated route is held to its own, narrower test on
+last three only by their own narrow fence and requeue routes); the collated route is held to its own, narrower test on
 the non-guarantee's every invariant."""
 
 
