@@ -196,23 +196,30 @@ def report_unshrunk(report: ExploreReport, candidates: Sequence[Candidate], foun
     counterexample of its whole fault script, labelled with its mechanism."""
     for c in candidates:
         label = found.met[c.mechanism].label if c.mechanism in found.met else ""
-        cx = Counterexample(
-            scenario=report.target.scenario_ref,
-            policy=report.target.policy_name,
-            seed=c.seed,
-            invariant=c.invariant,
-            digest=c.result.digest,
-            faults=tuple(c.result.fault_script),
-            profile=c.profile,
-            flags=dict(report.target.flags),
-            explorer=report.explorer,
-            tempo=None if c.tempo == Tempo() else c.tempo,
-            mechanism=label,
-            note="not shrunk: the search was interrupted",
-            cuts=c.cuts,
-        )
-        sig = signature(c.invariant, cx.faults)
-        report.violations.append(Violation(c.invariant, c.found_after_s, c.simulations_until_found, cx, sig))
+        report_as_met(report, c, label, "not shrunk: the search was interrupted")
+
+
+def report_as_met(report: ExploreReport, candidate: Candidate, mechanism: str, note: str) -> None:
+    """Report ``candidate`` as the search met it: its whole fault script (and its cuts), unshrunk."""
+    cx = Counterexample(
+        scenario=report.target.scenario_ref,
+        policy=report.target.policy_name,
+        seed=candidate.seed,
+        invariant=candidate.invariant,
+        digest=candidate.result.digest,
+        faults=tuple(candidate.result.fault_script),
+        profile=candidate.profile,
+        flags=dict(report.target.flags),
+        explorer=report.explorer,
+        tempo=None if candidate.tempo == Tempo() else candidate.tempo,
+        mechanism=mechanism,
+        note=note,
+        cuts=candidate.cuts,
+    )
+    sig = signature(candidate.invariant, cx.faults)
+    report.violations.append(
+        Violation(candidate.invariant, candidate.found_after_s, candidate.simulations_until_found, cx, sig)
+    )
 
 
 def finish(report: ExploreReport, candidates: Sequence[Candidate], budget: Budget, found: Discovery) -> None:
@@ -258,25 +265,8 @@ def report_branch(report: ExploreReport, candidate: Candidate) -> None:
     """A guided branch's find, reported as met: its replay needs its cuts (the suffixes were drawn from
     their own seeds), which delta debugging of a fault script cannot keep, so it is not shrunk."""
     label = candidate.result.violations and _label(candidate)
-    cx = Counterexample(
-        scenario=report.target.scenario_ref,
-        policy=report.target.policy_name,
-        seed=candidate.seed,
-        invariant=candidate.invariant,
-        digest=candidate.result.digest,
-        faults=tuple(candidate.result.fault_script),
-        profile=candidate.profile,
-        flags=dict(report.target.flags),
-        explorer=report.explorer,
-        tempo=None if candidate.tempo == Tempo() else candidate.tempo,
-        mechanism=label or "",
-        note="found on a guided branch: replays with its cuts (records kept, suffix seed); not shrunk",
-        cuts=candidate.cuts,
-    )
-    sig = signature(candidate.invariant, cx.faults)
-    report.violations.append(
-        Violation(candidate.invariant, candidate.found_after_s, candidate.simulations_until_found, cx, sig)
-    )
+    note = "found on a guided branch: replays with its cuts (records kept, suffix seed); not shrunk"
+    report_as_met(report, candidate, label or "", note)
 
 
 def _label(candidate: Candidate) -> str:
