@@ -107,7 +107,45 @@ def collated_identity(ix: Index, verdict: Verdict) -> bool:
     for statement, holder in equated_statements(ix, run, last):
         if processes and processes <= {statement.process, holder.process}:
             return True
-    return False
+    return collated_zombie_event(ix, verdict)
+
+
+def collated_zombie_event(ix: Index, verdict: Verdict) -> bool:
+    """The collated route through ``unique_event_sequence`` when the stream the event collides with is a
+    third process's: a process that had lost the run (another process claimed it, matching on its own,
+    and stored the colliding event) renewed over the row a distinct identity held, matched only because
+    the collation equated the two, and then appended the event at its own next sequence. On a binary
+    store that renewal is refused and the process stops before appending (ADR-104: persist after
+    renewal); so the colliding stream's owner is a victim, not one of the equated pair."""
+    if verdict.name != "unique_event_sequence" or store_collation(ix) == "binary":
+        return False
+    witness = witness_of(ix, verdict)
+    if len(witness) != 2 or any(op.op != H.EVENT for op in witness):
+        return False
+    first, later = witness
+    run, zombie = later.run, later.process
+    if not run or first.run != run or first.get("seq") != later.get("seq") or first.process == zombie:
+        return False
+    rows = ix.rows_by_run.get(run, ())
+    mine = [op for op in rows if op.process == zombie and op.index < later.index]
+    if not mine or "equated" not in mine[-1].value:
+        return False  # its last matched statement before the event matched on its own
+    statement = mine[-1]
+    if statement.get("guard") != later.get("identity") or not first.index < statement.index:
+        return False
+    if not any(s is statement for s, _holder in equated_statements(ix, run, later.index)):
+        return False
+    own = [op for op in mine if "equated" not in op.value]
+    if not own:
+        return False
+    lost_from = own[-1].index  # the zombie's last hold of the run under its own identity
+    return any(
+        op.process == first.process
+        and "equated" not in op.value
+        and lost_from < op.index < first.index
+        and row_of(op).get("claimed_by") == first.get("identity")
+        for op in rows
+    )
 
 
 SHARED_IDENTITY_INVARIANTS = frozenset(
@@ -171,6 +209,7 @@ __all__ = [
     "SHARED_IDENTITY_INVARIANTS",
     "claim_restamps_started",
     "collated_identity",
+    "collated_zombie_event",
     "equated_statements",
     "holder_of",
     "identity_not_unique",
