@@ -25,6 +25,7 @@ import itertools
 import os
 import pickle
 import shutil
+import signal
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -307,7 +308,7 @@ def local_pool(workers: int) -> ProcessPoolExecutor:
 
 def _watch_coordinator(pid: int) -> None:
     """In a pool worker: exit when the coordinator is gone (killed with -9, its pool never shut
-    down), instead of waiting forever on a task queue nobody will ever fill. A forked worker
+    down), instead of waiting forever on a task queue nobody will ever fill; end quietly on Ctrl-C. A forked worker
     sees its parent change at once (a dead coordinator may linger as a zombie, which signal 0
     would still find); a worker started otherwise asks whether the process exists."""
     forked = os.getppid() == pid
@@ -329,6 +330,10 @@ def _watch_coordinator(pid: int) -> None:
         os._exit(3)
 
     threading.Thread(target=watch, name="leaselab-watch-coordinator", daemon=True).start()
+    # Ctrl-C reaches the whole foreground group: the coordinator keeps the finished shards and says how to
+    # resume; a worker just ends, as kill -9 would (shards are written whole or not at all), instead of
+    # printing a KeyboardInterrupt traceback from wherever it was waiting.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _peeked(tasks: Iterable[SweepTask]) -> Iterator[SweepTask] | None:
