@@ -192,7 +192,23 @@ def summary_lines(summary: dict[str, Any], code: int, *, known_ok: bool, exit_ze
             f"  {invariant}: violated in {count:,} of {judged['simulations']:,} simulations of {label}"
             + (f" [{_why_text(tally)}]" if tally else "")
         )
+    mine = [m for m in summary.get("mechanisms", ()) if m["policy"] == label]
+    if mine:
+        lines.append(f"{plural(len(mine), 'distinct mechanism')} of {label}, one counterexample each (not shrunk):")
+    for m in mine:
+        lines.append(
+            f"  {_mechanism_text(m['mechanism'])} ({m['invariant']}): first met at simulation "
+            f"{m['first_simulation']:,}, {m['first_s']:.1f} s -> counterexamples/{m['file']}"
+        )
     return lines
+
+
+def _mechanism_text(mechanism: str) -> str:
+    from leaselab.results import label
+
+    if mechanism.startswith("unexplained: "):
+        return "unexplained [" + mechanism.removeprefix("unexplained: ")[:80] + "]"
+    return label(mechanism)
 
 
 def plural(count: int, noun: str) -> str:

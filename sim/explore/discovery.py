@@ -14,6 +14,7 @@ Pure bookkeeping over judged results; knows the register's mechanism, never the 
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,6 +33,14 @@ def mechanism_key(invariant: str, label: str) -> str:
     if label and not label.startswith(UNEXPLAINED_PREFIX):
         return label
     return f"{invariant} {label}".rstrip()
+
+
+def mechanism_tag(label: str) -> str:
+    """What names a mechanism's file: its register id, or ``unexplained-`` and a short hash of the
+    witness shape (stable across runs: a search that meets it again names the same file)."""
+    if label and not label.startswith(UNEXPLAINED_PREFIX) and not label.startswith(COST_PREFIX):
+        return label
+    return "unexplained-" + hashlib.blake2b(label.encode(), digest_size=3).hexdigest()
 
 
 @dataclass
@@ -121,4 +130,4 @@ class Discovery:
         return [m.document() for m in ordered]
 
 
-__all__ = ["UNEXPLAINED_PREFIX", "Discovery", "Met", "mechanism_key"]
+__all__ = ["UNEXPLAINED_PREFIX", "Discovery", "Met", "mechanism_key", "mechanism_tag"]

@@ -103,7 +103,8 @@ class ExplainingSweep:
         grids = set(explained_grids(self.config))
         for task in self.config.iter_tasks():
             wanted = task.policy_label == head and task.grid in grids
-            yield replace(task, explain=True) if wanted else task
+            # the review plans its counterexamples from the rows (:func:`plan_shrinks`): none from the workers
+            yield replace(task, explain=wanted, evidence=False)
 
     def tasks(self) -> list[SweepTask]:
         return list(self.iter_tasks())

@@ -21,6 +21,7 @@ Knows tasks, rows and files; nothing of configuration files, the CLI or how prog
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import os
 import pickle
@@ -111,13 +112,31 @@ class _Sinks:
     on_violation: Callable[[Violation], None] | None
     on_task_done: Callable[[SweepProgress], None] | None
     history_dir: Path | None
+    positions: dict[str, int] = field(default_factory=dict)
+    """Per task in flight, the simulations the plan has before it (:func:`planned_positions`)."""
+    started: float = field(default_factory=time.perf_counter)
+
+
+def planned_positions(tasks: Iterable[SweepTask], positions: dict[str, int]) -> Iterator[SweepTask]:
+    """The tasks, lazily, noting for each the simulations planned before it: a violation's place in the
+    plan's order (``Violation.first_simulation``) is then the same whichever worker ran it and whenever,
+    as a single process running the plan in order would count it. An entry lives while its task is
+    pending (:func:`pending_tasks` drops a verified one, :func:`_finish` a finished one)."""
+    planned = 0
+    for task in tasks:
+        positions[task.key] = planned
+        planned += task.seed_count
+        yield task
 
 
 def _finish(task: SweepTask, output: TaskOutput, sinks: _Sinks, progress: SweepProgress) -> None:
     """Evidence first, shard last: a shard on disk implies its counterexamples and history are too."""
+    before = sinks.positions.pop(task.key, 0)
     if sinks.on_violation is not None:
+        seconds = time.perf_counter() - sinks.started
         for violation in output.violations:
-            sinks.on_violation(violation)
+            first = before + violation.offset + 1
+            sinks.on_violation(dataclasses.replace(violation, first_simulation=first, first_s=seconds))
     if sinks.keep_histories and sinks.history_dir is not None:
         history = output.history_shard or parquet_bytes(pa.Table.from_pylist(output.history))
         write_atomic(sinks.history_dir / f"{task.key}.parquet", lambda tmp: tmp.write_bytes(history))
@@ -130,14 +149,20 @@ def _finish(task: SweepTask, output: TaskOutput, sinks: _Sinks, progress: SweepP
 
 
 def pending_tasks(
-    tasks: Iterable[SweepTask], out_dir: Path, progress: SweepProgress, verified: dict[str, int]
+    tasks: Iterable[SweepTask],
+    out_dir: Path,
+    progress: SweepProgress,
+    verified: dict[str, int],
+    positions: dict[str, int] | None = None,
 ) -> Iterator[SweepTask]:
     """The tasks without a verified shard, lazily. A shard on disk that the ledger does not vouch for
     (written before shards had checksums) is deleted and redone. Verified shards are tallied in
-    ``progress`` as they are met."""
+    ``progress`` as they are met (and dropped from ``positions``)."""
     for task in tasks:
         path = shard_path(out_dir, task)
         if path.name in verified:
+            if positions is not None:
+                positions.pop(task.key, None)
             progress.skipped += 1
             progress.done += 1
             progress.simulations += task.seed_count
@@ -194,10 +219,10 @@ def run_sweep(
     progress.done, progress.simulations = len(verified), sum(verified.values())
     progress.skipped, progress.skipped_simulations = progress.done, progress.simulations
     tally = SweepProgress(total=count)
-    pending = pending_tasks(tasks, out_dir, tally, verified)
+    sinks = _Sinks(out_dir, keep_histories, on_violation, on_task_done, history_dir or out_dir / "histories")
+    pending = pending_tasks(planned_positions(tasks, sinks.positions), out_dir, tally, verified, sinks.positions)
     if on_task_done is not None:
         on_task_done(progress)  # the starting point: what a resumed sweep already has
-    sinks = _Sinks(out_dir, keep_histories, on_violation, on_task_done, history_dir or out_dir / "histories")
     if executor is not None:
         _drain_external(executor, pending, sinks, progress, window or 64)
     else:

@@ -12,6 +12,7 @@ directory layout; not the CLI.
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 import time
 from collections import Counter
@@ -30,6 +31,7 @@ from model.errors import LeaselabError
 from scenarios.user_files import check_output_directory
 from sim.explore.counterexample import INVARIANT_NAMES
 from sim.explore.counterexample import write as write_counterexample
+from sim.explore.discovery import mechanism_tag
 from sim.sweep.config import SweepConfig, as_config
 from sim.sweep.directory import COUNTEREXAMPLES, HISTORIES, SHARDS, load, locked, prepare, refuse_foreign
 from sim.sweep.engine import SweepProgress, run_sweep, write_atomic
@@ -38,12 +40,14 @@ from sim.sweep.task import SweepTask
 from sim.sweep.toml_out import dumps
 
 __all__ = [
+    "MECHANISMS",
     "ExplainingTasks",
     "JobResult",
     "Rate",
     "explanation_tallies",
     "judged_policy",
     "load",
+    "read_mechanisms",
     "run_job",
     "sweep",
     "violation_counts",
@@ -88,7 +92,7 @@ class JobResult:
         label = judged_policy(self.config, judged)
         every, mine = violation_tallies(p.paths, label)
         why, simulations = explanation_tallies(p.paths, label)
-        on_disk = sorted(self.out.joinpath(COUNTEREXAMPLES).glob("*/*.toml"))
+        kept = read_mechanisms(self.out / COUNTEREXAMPLES)
         return {
             "name": self.config.name,
             "out": str(self.out),
@@ -108,35 +112,119 @@ class JobResult:
                 "explained_by": {name: why.get(name, {}) for name in mine},
             },
             "counterexamples_written": len(self.counterexamples),
-            "counterexamples": len(on_disk),
+            "counterexamples": len(kept),
+            "mechanisms": [
+                {k: e[k] for k in ("policy", "mechanism", "invariant", "first_simulation", "first_s", "file")}
+                for e in kept
+            ],
             "warnings": self.warnings,
         }
 
 
+MECHANISMS = "mechanisms.json"
+"""In ``DIR/counterexamples``: every counterexample kept, by policy and mechanism, with its first meeting."""
+
+
+def read_mechanisms(root: Path) -> list[dict[str, Any]]:
+    """The kept counterexamples of a sweep's ``counterexamples`` directory (``[]`` when none was kept),
+    ordered by policy and first meeting."""
+    path = root / MECHANISMS
+    try:
+        entries = json.loads(path.read_text(encoding="utf-8"))["mechanisms"]
+    except FileNotFoundError:
+        return []
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise LeaselabError(
+            f"unreadable mechanism index: {error}",
+            file=str(path),
+            hint="remove the counterexamples directory and run the sweep again",
+        ) from None
+    return list(entries)
+
+
 class _CounterexampleWriter:
-    """Writes each violation as DIR/counterexamples/<invariant>/<task key>__seed<N>.toml; a scenario
-    changed by latency or transport overrides goes beside it, and the file names it by absolute path."""
+    """Keeps one counterexample per policy and distinct mechanism (a registered finding, a recorded
+    non-guarantee, or an unexplained witness shape: :mod:`sim.explore.discovery`), so a second
+    mechanism behind an invariant already seen gets its own file and a thousand simulations of one
+    mechanism get one: DIR/counterexamples/<invariant>/<policy>--<mechanism tag>.toml.
+
+    Of the simulations that met a mechanism, the one kept is the first in the plan's order
+    (``Violation.first_simulation``), whichever worker finished it first, so a local pool of any size,
+    a Dask cluster and a resumed sweep keep the same files as one process. ``mechanisms.json`` lists them
+    with the simulations and seconds until first met (seconds: the earliest this sweep, or an earlier
+    run of it, met the mechanism), and is what a resumed run compares against. A scenario changed by
+    latency, transport or collation overrides goes beside the file, which names it by absolute path.
+    The files are the sweep's own draws, not shrunk (``leaselab report`` shrinks one per mechanism)."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self.written: list[Path] = []
+        self.kept = {self._key(e["policy"], e["key"]): e for e in read_mechanisms(root)}
+        self.written: dict[str, Path] = {}
+        self._dirty = False
+
+    @staticmethod
+    def _key(policy: str, mechanism: str) -> str:
+        return f"{policy}\x00{mechanism}"
 
     def __call__(self, violation: Violation) -> None:
+        key = self._key(violation.label, violation.mechanism)
+        kept = self.kept.get(key)
+        if kept is not None and kept["first_simulation"] <= violation.first_simulation:
+            if violation.first_s < kept["first_s"]:  # a later draw of the plan, met sooner by another worker
+                kept["first_s"] = round(violation.first_s, 3)
+                self._dirty = True
+            return
         cx = violation.counterexample
-        key = _UNSAFE.sub("_", violation.key or f"{Path(cx.scenario).stem}__{cx.policy}")
-        if violation.scenario is not None:
-            scenario_path = (self.root / "scenarios" / f"{key}.toml").resolve()
-            scenario_path.parent.mkdir(parents=True, exist_ok=True)
-            text = dumps(violation.scenario.model_dump(mode="json"))
-            write_atomic(scenario_path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
-            cx = dataclasses.replace(cx, scenario=str(scenario_path))
-        path = self.root / cx.invariant / f"{key}__seed{cx.seed}.toml"
+        name = f"{_UNSAFE.sub('_', violation.label)}--{mechanism_tag(cx.mechanism)}"
+        scenario_file = ""
         try:
-            self.written.append(write_counterexample(cx, path))
+            if violation.scenario is not None:
+                scenario_path = (self.root / "scenarios" / f"{cx.invariant}--{name}.toml").resolve()
+                scenario_path.parent.mkdir(parents=True, exist_ok=True)
+                text = dumps(violation.scenario.model_dump(mode="json"))
+                write_atomic(scenario_path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+                cx = dataclasses.replace(cx, scenario=str(scenario_path))
+                scenario_file = str(scenario_path.relative_to(self.root.resolve()))
+            path = self.root / cx.invariant / f"{name}.toml"
+            write_counterexample(cx, path)
         except OSError as error:
             raise LeaselabError(
-                f"cannot write: {error.strerror or error}", file=str(path), hint="finished shards are kept"
+                f"cannot write: {error.strerror or error}",
+                file=str(error.filename or self.root),
+                hint="finished shards are kept",
             ) from None
+        entry = {
+            "policy": violation.label,
+            "key": violation.mechanism,
+            "mechanism": cx.mechanism,
+            "invariant": cx.invariant,
+            "first_simulation": violation.first_simulation,
+            "first_s": round(min(violation.first_s, kept["first_s"]) if kept else violation.first_s, 3),
+            "scenario": violation.counterexample.scenario,
+            "seed": cx.seed,
+            "task": violation.key,
+            "file": str(path.relative_to(self.root)),
+            "scenario_file": scenario_file,
+        }
+        self.kept[key] = entry
+        self.written[key] = path
+        self.save()  # before the task's shard: a shard on disk implies its evidence is listed
+        if kept is not None:
+            for old in (kept["file"], kept["scenario_file"]):
+                if old and old not in (entry["file"], entry["scenario_file"]):
+                    (self.root / old).unlink(missing_ok=True)
+
+    def save(self) -> None:
+        entries = sorted(self.kept.values(), key=lambda e: (e["policy"], e["first_simulation"], e["key"]))
+        text = json.dumps({"mechanisms": entries}, indent=2) + "\n"
+        self.root.mkdir(parents=True, exist_ok=True)
+        write_atomic(self.root / MECHANISMS, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+        self._dirty = False
+
+    def close(self) -> None:
+        """Save the earlier seconds learned since the last file was written."""
+        if self._dirty:
+            self.save()
 
 
 def _as_executor(executor: Any) -> Executor | None:
@@ -187,7 +275,8 @@ def run_job(
             history_dir=out / HISTORIES if keep_histories else None,
             window=window,
         )
-    return JobResult(out, cfg, progress, warnings, time.perf_counter() - started, writer.written)
+        writer.close()
+    return JobResult(out, cfg, progress, warnings, time.perf_counter() - started, list(writer.written.values()))
 
 
 @dataclass(frozen=True)

@@ -2,9 +2,10 @@
 
 Runs inside an executor's worker (a local process or a Dask worker on another machine), so
 it returns plain picklable values and never touches the sweep directory: rows (the sweep row
-contract, described in the README's "Sweeps" section), the counterexample of each invariant the task's seeds violated
-(first seed only), and, when asked, the histories. Knows scenarios, policies and one
-simulation; nothing of executors, shards or progress.
+contract, described in the README's "Sweeps" section), the counterexample of each distinct mechanism the task's
+seeds met (its first seed only: :func:`register.mechanism.mechanism_of`, so a second mechanism behind an
+invariant already seen, F-18 behind F-01's ``non_idempotent_at_most_once``, is kept too), and, when asked, the
+histories. Knows scenarios, policies and one simulation; nothing of executors, shards or progress.
 """
 
 from __future__ import annotations
@@ -37,27 +38,39 @@ from checks.metrics import run_metrics
 from model.policy import resolve_policy
 from model.vocab import RunStatus
 from register.explain import explain
+from register.mechanism import Mechanism, mechanism_of
 from scenarios.families import FAMILIES
 from scenarios.loader import load_scenario
 from scenarios.overrides import LIBRARY_RANGES, shaped
 from scenarios.schema import Scenario
 from sim.explore.counterexample import INVARIANT_NAMES, Counterexample
+from sim.explore.discovery import mechanism_key
 from sim.sweep.task import SweepTask, flags_text
 from sim.world.simulate import SimulationResult, gc_paused, simulate
 
 
 @dataclass(frozen=True)
 class Violation:
-    """The first seed of a task that violated an invariant, ready to become a counterexample file.
+    """The first seed of a task that met a mechanism, ready to become a counterexample file.
 
     ``scenario`` is the overridden scenario when the task changed latency, transport or collation (the
     coordinator writes it beside the counterexample, since a library name would replay
-    without the overrides), else None.
+    without the overrides), else None. ``key`` is the task's key; ``mechanism`` the mechanism's key
+    (:func:`sim.explore.discovery.mechanism_key`: a register id, or the invariant and witness shape) and
+    the counterexample's ``mechanism`` its label. ``offset`` is the simulation's place in the task (0 for
+    its first seed); the coordinator adds the simulations planned before the task (``first_simulation``,
+    counted from 1 in the plan's order, so the same in any executor) and the sweep's seconds then.
     """
 
     counterexample: Counterexample
     scenario: Scenario | None
     key: str = ""
+    mechanism: str = ""
+    label: str = ""
+    """The task's policy label (a sweep keeps one counterexample per policy and mechanism)."""
+    offset: int = 0
+    first_simulation: int = 0
+    first_s: float = 0.0
 
 
 @dataclass
@@ -144,7 +157,20 @@ def explain_violations(
     return out
 
 
-def _violation(task: SweepTask, scenario: Scenario, changed: bool, result: SimulationResult, name: str) -> Violation:
+def name_mechanisms(result: SimulationResult) -> list[Mechanism]:
+    """The mechanism of each violation of ``result``, in the order of ``result.violations`` (one
+    index, the judging pass's): what the worker keeps a counterexample of, and, for a task that
+    explains, its ``why.*`` columns (``Mechanism.explained_by``)."""
+    if not result.violations:
+        return []
+    index = result.indexed()
+    return [mechanism_of(name, index, result.verdicts[name]) for name in result.violations]
+
+
+def _violation(
+    task: SweepTask, scenario: Scenario, changed: bool, result: SimulationResult, mechanism: Mechanism
+) -> Violation:
+    name, label = mechanism.invariant, mechanism.label()
     cx = Counterexample(
         scenario=task.scenario,
         policy=task.policy,
@@ -158,9 +184,18 @@ def _violation(task: SweepTask, scenario: Scenario, changed: bool, result: Simul
         note=f"sweep grid {task.grid}, policy {task.policy_label}, intensity {task.intensity:g}, "
         f"latency ratio {task.latency_ratio:g}, transport {scenario.world.transport}"
         + (f", fault ranges {task.fault_ranges}" if task.fault_ranges else "")
-        + (f", collation {task.collation}" if task.collation else ""),
+        + (f", collation {task.collation}" if task.collation else "")
+        + "; not shrunk (the first simulation of the sweep that met its mechanism)",
+        mechanism=label,
     )
-    return Violation(cx, scenario if changed else None, task.key)
+    return Violation(
+        cx,
+        scenario if changed else None,
+        task.key,
+        mechanism_key(name, label),
+        task.policy_label,
+        result.seed - task.seed_start,
+    )
 
 
 def history_rows(result: SimulationResult) -> list[dict[str, Any]]:
@@ -181,7 +216,10 @@ def history_rows(result: SimulationResult) -> list[dict[str, Any]]:
 
 
 def run_task_output(task: SweepTask, keep_histories: bool = False) -> TaskOutput:
-    """Every simulation of a task; the first violation of each invariant kept for a counterexample.
+    """Every simulation of a task; the first violation of each distinct mechanism kept for a
+    counterexample (none when the task keeps no ``evidence``). Naming a violation's mechanism runs the
+    register's recognisers on the index the judging pass built, about 1-3% of a task whose every
+    simulation violates something; a task that explains gets its ``why.*`` columns from the same names.
 
     The cyclic collector stays paused for the whole task, not only inside each simulation: between
     two simulations the row is built (digest, metrics) from a history of thousands of young
@@ -196,14 +234,15 @@ def run_task_output(task: SweepTask, keep_histories: bool = False) -> TaskOutput
         for seed in task.seeds:
             result = simulate(scenario, policy, seed)
             row = sweep_row(task, scenario, result)
+            named = name_mechanisms(result) if task.explain or task.evidence else []
             if task.explain:
-                found = explain_violations(result.indexed(), result.verdicts, result.violations)
-                row.update((WHY + name, why) for name, why in found)
+                row.update((WHY + m.invariant, m.explained_by) for m in named)
             out.rows.append(row)
-            for name in result.violations:
-                if name not in seen:
-                    seen.add(name)
-                    out.violations.append(_violation(task, scenario, changed, result, name))
+            for mechanism in named if task.evidence else ():
+                key = mechanism_key(mechanism.invariant, mechanism.label())
+                if key not in seen:
+                    seen.add(key)
+                    out.violations.append(_violation(task, scenario, changed, result, mechanism))
             if keep_histories:
                 out.history.extend(history_rows(result))
     return out

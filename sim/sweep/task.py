@@ -47,6 +47,10 @@ class SweepTask:
     review asks it of head's tasks, whose violations it would otherwise re-run one by one to explain.
     Not part of the key: the columns only spare the review those re-runs, and a shard without them
     (from a sweep that did not explain) is complete; the review re-runs what it lacks."""
+    evidence: bool = True
+    """Keep the first violation of each distinct mechanism for a counterexample file (``leaselab sweep``
+    does). The review plans its own from the rows and turns it off, sparing the workers the naming of
+    every violation. Not part of the key: it decides no row."""
 
     @property
     def policy_label(self) -> str:

@@ -86,10 +86,12 @@ def test_a_sweep_writes_shards_pyarrow_reads_directly_and_resumes_without_work(t
 def test_counterexamples_replay_with_leaselab_replay(tmp_path: Path) -> None:
     out = tmp_path / "out"
     assert sweep(str(config_file(tmp_path)), "--out", str(out), "--workers", "1", "--exit-zero").exit_code == 0
-    files = sorted((out / "counterexamples").glob("*/*__seed*.toml"))
-    assert files
+    kept = json.loads((out / "counterexamples" / "mechanisms.json").read_text())["mechanisms"]
+    files = sorted(out / "counterexamples" / e["file"] for e in kept)
+    on_disk = (out / "counterexamples").glob("*/*.toml")
+    assert files and files == sorted(p for p in on_disk if p.parent.name != "scenarios")
     # one written with a latency override must carry its own scenario file
-    overridden = [f for f in files if "__r2__" in f.name]
+    overridden = [out / "counterexamples" / e["file"] for e in kept if e["scenario_file"]]
     for path in [files[0], *overridden[:1]]:
         replayed = runner.invoke(app, ["replay", str(path)])
         assert replayed.exit_code == 1, replayed.output  # 1 = the violation reproduced
