@@ -52,10 +52,18 @@ def test_the_first_line_is_the_judged_policys_verdict_and_each_failure_says_what
     config, out = config_file(tmp_path), tmp_path / "out"
     result = runner.invoke(app, ["sweep", str(config), "--out", str(out), "--workers", "1"])
     assert result.exit_code == 1
-    first, written, *failures = result.stdout.splitlines()
+    first, written, *rest = result.stdout.splitlines()
+    heading = next(i for i, line in enumerate(rest) if line.endswith(" of head, one counterexample each (not shrunk):"))
+    failures, mechanisms = rest[:heading], rest[heading + 1 :]
     assert first.startswith("head: ") and "exit 1 as for any violation" in first
     assert written.startswith(f"wrote {out}: 8 simulations in 4 shards (0 reused, 0 redone), ")
     assert failures and all(" simulations of head [" in line for line in failures)
+    # then each distinct mechanism of head once, with its first meeting and its file
+    assert rest[heading] == f"{len(mechanisms)} distinct mechanisms of head, one counterexample each (not shrunk):"
+    for line in mechanisms:
+        path = out / line.rsplit(" -> ", 1)[1]
+        assert path.is_file() and path.parent.parent.name == "counterexamples" and path.name.startswith("head--")
+        assert ": first met at simulation " in line and path.parent.name in line
     # every row of head says what explains each of its violations: the labels are its tallies
     rows = [
         row
