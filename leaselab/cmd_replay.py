@@ -16,6 +16,7 @@ import typer
 
 if TYPE_CHECKING:
     from sim.explore.counterexample import Counterexample
+    from sim.world.simulate import SimulationResult
 
 NONDETERMINISM_EXIT = 3
 
@@ -83,8 +84,24 @@ def replay(
         raise typer.Exit(0)
     # With --json, stdout holds the document alone (its "reproduced" says the same); the line goes to stderr.
     known = label(why.get(cx.invariant, ""))
-    typer.echo(f"reproduced: {cx.invariant} violated [{known}], digest {result.digest}", err=json_out)
+    typer.echo(
+        f"reproduced: {cx.invariant} violated [{known}], digest {result.digest}{_mechanism_note(cx, result)}",
+        err=json_out,
+    )
     raise typer.Exit(1)
+
+
+def _mechanism_note(cx: Counterexample, result: SimulationResult) -> str:
+    """'; mechanism F-18 (as recorded)', or what it is now when the register changed since the file was
+    written (a recogniser added or narrowed); '' for a file that records none."""
+    if not cx.mechanism or cx.invariant.startswith("cost:"):  # a cost's mechanism is the cost itself
+        return ""
+    from register.mechanism import mechanism_of
+
+    now = mechanism_of(cx.invariant, result.indexed(), result.verdicts[cx.invariant]).label()
+    if now == cx.mechanism:
+        return f"; mechanism {cx.mechanism[:160]} (as recorded)"
+    return f"; mechanism now {now[:160]}, recorded {cx.mechanism[:160]}"
 
 
 def _causality(cx: Counterexample) -> dict[str, object]:

@@ -133,7 +133,10 @@ def add_figures(
         history = histories.get(i)
         if history is None:
             continue
-        title = f"{cx['invariant']} under {cx['policy']}: {cx['scenario']} seed {cx['seed']}"
+        mechanism = str(cx.get("mechanism", ""))
+        named = "UNREGISTERED" if mechanism.startswith("unexplained") else mechanism
+        title = f"{cx['invariant']} under {cx['policy']}{' (' + named + ')' if named else ''}: "
+        title += f"{cx['scenario']} seed {cx['seed']}"
         if "deployment ranges" in str(cx.get("role", "")):
             title += " (deployment fault ranges)"
         shown = cx["causality"] if cx.get("causality") else None

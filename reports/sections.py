@@ -88,6 +88,8 @@ class CounterexampleView:
     """Its causality curve (``reports.causality.view``), None when not measured."""
     mechanism: str = ""
     """What its shrink kept: a finding or non-guarantee id, or 'unexplained: <witness shape>'."""
+    met: int = 0
+    """Simulations of its policy and grids whose rows name its mechanism (0: the rows do not say)."""
     grid: str = ""
     """The deployment-range grid it came from ('' = the library's fault ranges)."""
 

@@ -20,6 +20,7 @@ from checks.history import Op
 from register.findings import FINDINGS
 from register.nonguarantees import NON_GUARANTEES
 from sim.explore.counterexample import Counterexample, write
+from sim.explore.discovery import mechanism_tag
 from sim.review.jobs import RecogniseJob, ShrinkOutcome, VerifyOutcome
 from sim.review.plan import HEAD, PRIMARY_GRID, canonical, head_label
 
@@ -31,29 +32,29 @@ _LABELS = {f.id: f"{f.id} {f.slug}" for f in FINDINGS} | {ng.id: f"{ng.id}, {ng.
 def counterexamples(
     outcomes: list[ShrinkOutcome], out: Path, curves: Sequence[dict[str, Any] | None] = ()
 ) -> tuple[list[dict[str, Any]], dict[int, list[Op]], list[Path]]:
-    """Write each shrunk counterexample into ``OUT/counterexamples`` and replay it for its pictures; ``curves``
-    (by outcome) are their causality curves (``causality``: None when not measured)."""
+    """Write each shrunk counterexample into ``OUT/counterexamples`` as
+    ``<policy>--<invariant>--<mechanism>[--<grid>].toml`` (the mechanism its shrink kept: a register id
+    or ``unexplained-<hash>``, :func:`sim.explore.discovery.mechanism_tag`) and replay it for its
+    pictures; ``curves`` (by outcome) are their causality curves (``causality``: None when not measured)."""
     views: list[dict[str, Any]] = []
     histories: dict[int, list[Op]] = {}
     files: list[Path] = []
-    roles: dict[str, list[str]] = {}
-    for outcome in outcomes:
-        if not outcome.job.grid:
-            roles.setdefault(outcome.job.invariant, []).append(outcome.job.label)
+    names: set[str] = set()
     for i, outcome in enumerate(outcomes):
         job, cx = outcome.job, outcome.counterexample
         if cx is None:
             continue
-        name = f"{_safe(job.label)}--{job.invariant}{'--' + _safe(job.grid) if job.grid else ''}.toml"
+        grid = f"--{_safe(job.grid)}" if job.grid else ""
+        stem = f"{_safe(job.label)}--{job.invariant}--{mechanism_tag(cx.mechanism)}{grid}"
+        name = f"{stem}.toml"
+        for n in range(2, len(outcomes) + 2):  # two planned rows whose shrinks kept one mechanism
+            if name not in names:
+                break
+            name = f"{stem}-{n}.toml"
+        names.add(name)
         path = write(cx, out / "counterexamples" / name)
         files.append(path)
-        if job.grid:
-            role = f"head at deployment ranges, grid {job.grid}"
-        else:
-            labels = roles[job.invariant]
-            role = "first preset where it fails" if job.label == labels[0] else "head"
-            if len(labels) == 1 and job.label == labels[0] and _is_head(cx):
-                role = "head, and the first preset where it fails"
+        role = job.role or ("head" if _is_head(cx) else "first preset where it fails")
         replay = cx.run()
         histories[len(views)] = replay.history
         verdict = replay.verdicts[job.invariant]
@@ -71,6 +72,7 @@ def counterexamples(
                 "runs": runs,
                 "explanation": verdict.explanation,
                 "mechanism": cx.mechanism,
+                "met": job.met,
                 "grid": job.grid,
                 "witness": list(verdict.witness),
                 "causality": curves[i] if i < len(curves) else None,

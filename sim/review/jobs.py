@@ -64,6 +64,18 @@ class ShrinkJob:
     max_tests: int
     grid: str = ""
     """The deployment-range grid the row came from ('' = the library's fault ranges)."""
+    mechanism: str = ""
+    """The mechanism the row was chosen for: a finding or non-guarantee id, ``UNEXPLAINED`` for the
+    violations of the invariant nothing explains, '' when the row does not say (a policy or grid whose
+    rows carry no ``why.*`` columns: then one job per invariant, its mechanism named when shrunk)."""
+    role: str = ""
+    """Why the report shows it ('head', 'first preset where it fails', ...)."""
+    met: int = 0
+    """Simulations of the job's policy and grids that showed its mechanism (0 when not known)."""
+
+
+UNEXPLAINED = "unexplained"
+"""``ShrinkJob.mechanism`` of a row whose violation no recogniser explains (its ``why.*`` column is '')."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,7 @@ from checks.columns import FAULT, INV, WHY, violated_mask
 from checks.columns import names as column_names
 from model.policy import PRESET_ALIASES, PRESETS
 from scenarios.loader import load_scenario
-from sim.review.jobs import Cell, RecogniseJob, ShrinkJob, VerifyJob, parse_flags
+from sim.review.jobs import UNEXPLAINED, Cell, RecogniseJob, ShrinkJob, VerifyJob, parse_flags
 from sim.sweep.config import SweepConfig
 from sim.sweep.task import SweepTask
 
@@ -142,29 +142,91 @@ def plan_shrinks(
     grids: set[str],
     deployment: Sequence[str] = (),
 ) -> list[ShrinkJob]:
-    """One job per violated invariant under head, and under the first preset (ADR order) where it fails,
-    at the library's fault ranges; and one per invariant violated under head in the ``deployment`` grids."""
+    """The counterexamples to shrink, one per distinct mechanism of head and one per invariant where a
+    preset before head fails first, in the order of the invariants:
+
+    - under the first preset (ADR order) where an invariant fails at the library's fault ranges, when
+      that is not head, one job for the invariant;
+    - under head, one job per distinct mechanism its rows name (the ``why.*`` columns: a registered
+      finding or a recorded non-guarantee, whichever invariant showed it, or per invariant the
+      violations nothing explains), at the library's fault ranges first (:func:`mechanism_rows`); an
+      invariant whose rows name none (no ``why.*`` columns) gets one job, as before;
+    - under head at deployment ranges, one per mechanism not met at the library's.
+
+    So a second mechanism behind an invariant already seen (F-18 behind F-01's
+    ``non_idempotent_at_most_once``) gets its own counterexample, and a mechanism behind several
+    invariants one."""
     presets = presets_in_order(frame, policies)
     head = head_label(frame, policies)
     library = grids - set(deployment)
     jobs: list[ShrinkJob] = []
     names = column_names(INV, frame.columns)
+    planned: set[str] = set()
     for name in names:
-        chosen: list[str] = []
         first = next((p for p in presets if not violators(frame, p, name, library).empty), None)
-        if first is not None:
-            chosen.append(first)
-        if head is not None and head not in chosen and not violators(frame, head, name, library).empty:
-            chosen.append(head)
-        for label in chosen:
-            row = violators(frame, label, name, library).iloc[0]
-            jobs.append(ShrinkJob(cell(row, refs), name, label, max_tests))
+        if first is not None and first != head:
+            row = violators(frame, first, name, library).iloc[0]
+            jobs.append(ShrinkJob(cell(row, refs), name, first, max_tests, role="first preset where it fails"))
+        if head is None:
+            continue
+        role = "head, and the first preset where it fails" if first == head else "head"
+        for mechanism, row, met in mechanism_rows(frame, head, name, library):
+            key = _planned_key(name, mechanism)
+            if key in planned:
+                continue
+            planned.add(key)
+            jobs.append(ShrinkJob(cell(row, refs), name, head, max_tests, mechanism=mechanism, role=role, met=met))
     if head is not None and deployment:
         for name in names:
-            rows = violators(frame, head, name, set(deployment))
-            if not rows.empty:
-                jobs.append(ShrinkJob(cell(rows.iloc[0], refs), name, head, max_tests, str(rows.iloc[0]["grid"])))
+            for mechanism, row, met in mechanism_rows(frame, head, name, set(deployment)):
+                key = _planned_key(name, mechanism)
+                if key in planned:
+                    continue
+                planned.add(key)
+                grid = str(row["grid"])
+                role = f"head at deployment ranges, grid {grid}"
+                jobs.append(ShrinkJob(cell(row, refs), name, head, max_tests, grid, mechanism, role, met))
     return jobs
+
+
+def _planned_key(invariant: str, mechanism: str) -> str:
+    """What one head counterexample stands for: a register id alone (whichever invariant showed it), or
+    per invariant its unexplained violations, or its violations whose rows name no mechanism."""
+    if mechanism == UNEXPLAINED:
+        return f"{invariant} {UNEXPLAINED}"
+    return mechanism or f"{invariant} ?"
+
+
+def mechanism_rows(
+    frame: pd.DataFrame, policy: str, invariant: str, grids: set[str]
+) -> list[tuple[str, pd.Series, int]]:
+    """Per distinct mechanism of ``policy``'s violations of ``invariant`` in ``grids``, as the rows'
+    ``why.*`` columns name it (a finding or non-guarantee id, or ``UNEXPLAINED``), its first row in
+    :func:`violators`' order and the simulations that showed it (for an id: rows whose ``why`` of any
+    invariant is that id). Rows without the column (not explained) count only when no row names a
+    mechanism: then one entry, mechanism ''."""
+    rows = violators(frame, policy, invariant, grids)
+    if rows.empty:
+        return []
+    column = WHY + invariant
+    whys = rows[column] if column in rows.columns else pd.Series([None] * len(rows), index=rows.index)
+    named = [(str(w), i) for i, w in zip(range(len(rows)), whys, strict=True) if isinstance(w, str)]
+    if not named:
+        return [("", rows.iloc[0], 0)]
+    mine = frame[(frame["policy"] == policy) & frame["grid"].isin(grids)]
+    why_columns = [c for c in mine.columns if c.startswith(WHY)]
+    out: list[tuple[str, pd.Series, int]] = []
+    seen: set[str] = set()
+    for why, position in named:
+        if why in seen:
+            continue
+        seen.add(why)
+        if why:
+            met = int(mine[why_columns].eq(why).any(axis=1).sum())
+        else:
+            met = int((violated_mask(mine[INV + invariant]) & mine[column].eq("")).sum())
+        out.append((why or UNEXPLAINED, rows.iloc[position], met))
+    return out
 
 
 def plan_recognition(

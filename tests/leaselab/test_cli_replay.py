@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from typer.testing import CliRunner, Result
 
 from leaselab.cli import app
 from leaselab.results import explained_by, verdict_lines
+from register.mechanism import mechanism_of
 from reports.timeline import render
 from sim.explore.base import Target
 from sim.explore.counterexample import NONDETERMINISM_CAUSES, Counterexample, to_toml, write
@@ -198,3 +200,18 @@ def test_a_scenario_file_found_nowhere_is_still_a_one_line_error_naming_the_fiel
     result = replay(str(bad))
     assert result.exit_code == 2
     assert "scenario" in result.stderr and str(bad) in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_reproduced_file_names_its_recorded_mechanism_and_says_when_the_register_now_differs(
+    tmp_path: Path,
+) -> None:
+    source = write(replace(counterexample(), mechanism=""), tmp_path / "plain.toml")
+    plain = replay(str(source)).stdout.splitlines()[-1]
+    assert "mechanism" not in plain  # a file that records none
+    now = mechanism_of(INVARIANT, its_run().indexed(), its_run().verdicts[INVARIANT]).label()
+    recorded = write(replace(counterexample(), mechanism=now), tmp_path / "recorded.toml")
+    line = replay(str(recorded)).stdout.splitlines()[-1]
+    assert line == f"{plain}; mechanism {now[:160]} (as recorded)"
+    other = write(replace(counterexample(), mechanism="F-99"), tmp_path / "other.toml")  # a near miss
+    line = replay(str(other)).stdout.splitlines()[-1]
+    assert line == f"{plain}; mechanism now {now[:160]}, recorded F-99"
