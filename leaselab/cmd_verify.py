@@ -2,11 +2,13 @@
 
 Says "no violation up to bound K", or prints each distinct mechanism met (a registered finding, a
 recorded non-guarantee or an unexplained witness shape, named "known: F-06", "non-guarantee: NG-..."
-or "unexplained") with its smallest schedule, and writes it as a counterexample file under --out
-(default ``out/verify``, apart from the report's directory) named by scenario, policy, invariant and
-mechanism, so verifying a second scenario or policy never overwrites the first's files. Progress per
-level (schedules run of the level's total, rate, ETA) goes to stderr. Exit 1 on a violation, known
-ones included (the first line says how many the register explains), 0 when none, 2 on bad input.
+or "unexplained") once, with the seconds and schedules (one simulation each) until first met and its
+smallest schedule (the search goes level by level: a mechanism's first schedule has the fewest faults),
+and writes it as a counterexample file under --out (default ``out/verify``, apart from the report's
+directory) named by scenario, policy, invariant and mechanism, so verifying a second scenario or
+policy never overwrites the first's files. Its JSON says ``mechanism`` per violation. Progress per level
+(schedules run of the level's total, rate, ETA) goes to stderr. Exit 1 on a violation, known ones
+included (the first line says how many the register explains), 0 when none, 2 on bad input.
 """
 
 from __future__ import annotations
@@ -77,7 +79,11 @@ def verify(
         for key, cx in report.mechanisms:
             ties = f" + reversed ties {list(cx.ties)}" if cx.ties else ""
             label = _known(cx.mechanism) or f"unexplained [{cx.mechanism.removeprefix('unexplained: ')[:120]}]"
-            typer.echo(f"  {label}: {cx.invariant}: {[f.text() for f in cx.faults]}{ties} -> {paths[key]}")
+            seconds, schedules = report.mechanism_found[key]
+            typer.echo(
+                f"  {label}: {cx.invariant}: first met after {seconds:.2f} s / {schedules:,} schedules: "
+                f"{[f.text() for f in cx.faults]}{ties} -> {paths[key]}"
+            )
     raise typer.Exit(1 if report.violations else 0)
 
 

@@ -133,6 +133,8 @@ class VerifyReport:
                             "mechanism": cx.mechanism,
                             "found_after_s": round(self.mechanism_found[key][0], 3),
                             "schedules_until_found": self.mechanism_found[key][1],
+                            # a schedule is one simulation: the name explore's JSON uses
+                            "simulations_until_found": self.mechanism_found[key][1],
                             "faults": [f.text() for f in cx.faults],
                             "ties": [list(t) for t in cx.ties],
                             "seed": cx.seed,

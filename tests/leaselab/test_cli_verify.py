@@ -16,7 +16,19 @@ from sim.explore.exhaustive import ExhaustiveExplorer
 
 runner = CliRunner()
 TOP_LEVEL = {"scenario", "policy", "flags", "schedules", "bound", "complete", "elapsed_s", "sentence", "violations"}
-PER_VIOLATION = {"invariant", "mechanism", "explained", "faults", "ties", "seed", "digest", "counterexample"}
+PER_VIOLATION = {
+    "invariant",
+    "mechanism",
+    "explained",
+    "found_after_s",
+    "schedules_until_found",
+    "simulations_until_found",
+    "faults",
+    "ties",
+    "seed",
+    "digest",
+    "counterexample",
+}
 
 
 def verify(*args: str) -> Result:
@@ -44,6 +56,11 @@ def test_json_has_the_documented_shape_and_exits_1_on_a_violation(tmp_path: Path
         assert entry["invariant"] in doc["sentence"]
         assert entry["seed"] == 0 and entry["ties"] == []
         assert len(entry["faults"]) == 1 and " crash " in entry["faults"][0]
+        assert 1 < entry["simulations_until_found"] == entry["schedules_until_found"] <= doc["schedules"]
+        assert 0 <= entry["found_after_s"] <= doc["elapsed_s"]
+    assert len({v["mechanism"] for v in doc["violations"]}) == len(doc["violations"]), "each mechanism once"
+    firsts = [v["simulations_until_found"] for v in doc["violations"]]
+    assert firsts == sorted(firsts), "in the order first met"
 
 
 def test_the_schedule_count_equals_the_library_call(tmp_path: Path) -> None:
@@ -88,6 +105,7 @@ def test_text_output_has_the_count_the_sentence_and_one_line_per_violation(tmp_p
     assert len(lines) == 1 + len(files)
     for path in files:
         assert any(line.endswith(str(path)) for line in lines[1:])
+    assert all(": first met after " in line and " schedules: [" in line for line in lines[1:])
 
 
 def test_bound_0_runs_one_schedule(tmp_path: Path) -> None:
