@@ -22,8 +22,8 @@ from checks.columns import ROW_KEY
 from leaselab.cli import app
 from sim.sweep import executors
 from sim.sweep.config import loads_config
-from sim.sweep.directory import SHARDS, load
-from sim.sweep.job import run_job
+from sim.sweep.directory import COUNTEREXAMPLES, SHARDS, load
+from sim.sweep.job import read_mechanisms, run_job
 
 pytestmark = pytest.mark.slow
 
@@ -53,13 +53,30 @@ def rows_of(frame: pd.DataFrame) -> list[tuple[object, ...]]:
     return sorted(tuple(r) for r in frame[[*ROW_KEY, "digest"]].itertuples(index=False))
 
 
+def counterexamples_of(out: Path) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """The kept counterexamples (one per policy and mechanism) without the seconds: their index and files."""
+    root = out / COUNTEREXAMPLES
+    index = [{k: v for k, v in e.items() if k != "first_s"} for e in read_mechanisms(root)]
+    return index, {str(p.relative_to(root)): p.read_text() for p in sorted(root.rglob("*.toml"))}
+
+
 @cache
-def local_rows() -> list[tuple[object, ...]]:
+def local_sweep() -> tuple[list[tuple[object, ...]], tuple[list[dict[str, Any]], dict[str, str]]]:
     import tempfile
 
     with tempfile.TemporaryDirectory() as tmp:
         run_job(loads_config(CONFIG, source="dask.toml"), Path(tmp), workers=2)
-        return rows_of(load(Path(tmp)))
+        return rows_of(load(Path(tmp))), counterexamples_of(Path(tmp))
+
+
+def local_rows() -> list[tuple[object, ...]]:
+    return local_sweep()[0]
+
+
+def test_one_process_keeps_the_counterexamples_of_the_local_pool(tmp_path: Path) -> None:
+    run_job(loads_config(CONFIG, source="dask.toml"), tmp_path, workers=1)
+    assert counterexamples_of(tmp_path) == local_sweep()[1]
+    assert local_sweep()[1][0], "the sweep meets mechanisms (adr-111 loses writes in worker_crash_mid_write)"
 
 
 @pytest.fixture(scope="module")
@@ -84,6 +101,8 @@ def test_a_sweep_through_the_scheduler_address_gives_the_local_pools_rows(
     frame = load(out)
     assert not frame.duplicated(list(ROW_KEY)).any()
     assert rows_of(frame) == local_rows()
+    assert counterexamples_of(out) == local_sweep()[1], "a resubmitted task keeps what the plan met first"
+    assert counterexamples_of(out) == local_sweep()[1], "one per mechanism, the plan's first: as locally"
     with Client(address) as client:  # the work really ran on the cluster's worker processes
         prefixes = client.run_on_scheduler(lambda dask_scheduler: sorted(dask_scheduler.task_prefixes))
     assert "run_output" in prefixes
@@ -127,3 +146,4 @@ def test_a_worker_killed_mid_sweep_loses_and_doubles_no_row(cluster: LocalCluste
     frame = load(out)
     assert not frame.duplicated(list(ROW_KEY)).any()
     assert rows_of(frame) == local_rows()
+    assert counterexamples_of(out) == local_sweep()[1], "a resubmitted task keeps what the plan met first"
