@@ -222,7 +222,7 @@ def mechanism_rows(
             continue
         seen.add(why)
         if why:
-            met = int(mine[why_columns].eq(why).any(axis=1).sum())
+            met = int((mine[why_columns] == why).any(axis=1).sum())
         else:
             met = int((violated_mask(mine[INV + invariant]) & mine[column].eq("")).sum())
         out.append((why or UNEXPLAINED, rows.iloc[position], met))
