@@ -8,8 +8,10 @@ the configuration's last policy (or of ``--policy LABEL``), like every other com
 and the first line of the summary says so; the judged policy's workers explain each violation
 (``why.*`` columns), so every failed invariant's line says which finding or non-guarantee explains
 its violations (``known: F-06``) or that none does (``UNREGISTERED``). ``--known-ok`` exits 0 when
-every violation is on record, ``--exit-zero`` always. Ctrl-C keeps the finished shards, says how to
-resume, and exits 130.
+every violation is on record, ``--exit-zero`` always. The counterexamples are one per policy and
+mechanism (:mod:`sim.sweep.job`), the last lines list the judged policy's; ``--shrink`` shrinks them
+after the sweep while each keeps its mechanism. Ctrl-C keeps the finished shards, says how to resume,
+and exits 130.
 """
 
 from __future__ import annotations
@@ -63,11 +65,20 @@ def sweep(
         bool,
         typer.Option("--known-ok", help="Exit 0 when every violation is a registered finding or non-guarantee."),
     ] = False,
+    shrink: Annotated[
+        bool,
+        typer.Option(
+            "--shrink",
+            help="Then shrink each kept counterexample (one per policy and mechanism) while it keeps its "
+            "mechanism: up to 120 simulations each.",
+        ),
+    ] = False,
 ) -> None:
     """Run CONFIG into DIR: Parquet shards, counterexamples, a manifest; resume on the same DIR."""
     from reports.progress import meter
     from sim.sweep.config import load_config
     from sim.sweep.job import judged_policy, run_job
+    from sim.sweep.shrinking import SHRINK_TESTS
 
     cfg = load_config(config)
     judged = judged_policy(cfg, policy)
@@ -83,6 +94,7 @@ def sweep(
                 keep_histories=keep_histories,
                 on_progress=shown(show),
                 explain=judged,
+                shrink_tests=SHRINK_TESTS if shrink else 0,
             )
     except KeyboardInterrupt:
         typer.echo(interrupted_line(config, out, sys.argv[1:]), err=True)
@@ -194,11 +206,12 @@ def summary_lines(summary: dict[str, Any], code: int, *, known_ok: bool, exit_ze
         )
     mine = [m for m in summary.get("mechanisms", ()) if m["policy"] == label]
     if mine:
-        lines.append(f"{plural(len(mine), 'distinct mechanism')} of {label}, one counterexample each (not shrunk):")
+        lines.append(f"{plural(len(mine), 'distinct mechanism')} of {label}, one counterexample each:")
     for m in mine:
+        shrunk = f"shrunk {m['faults_found']} -> {plural(m['faults'], 'fault')}" if m.get("shrunk") else "not shrunk"
         lines.append(
             f"  {_mechanism_text(m['mechanism'])} ({m['invariant']}): first met at simulation "
-            f"{m['first_simulation']:,}, {m['first_s']:.1f} s -> counterexamples/{m['file']}"
+            f"{m['first_simulation']:,}, {m['first_s']:.1f} s, {shrunk} -> counterexamples/{m['file']}"
         )
     return lines
 

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import re
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,7 +36,7 @@ from sim.explore.counterexample import write as write_counterexample
 from sim.explore.discovery import mechanism_tag
 from sim.sweep.config import SweepConfig, as_config
 from sim.sweep.directory import COUNTEREXAMPLES, HISTORIES, SHARDS, load, locked, prepare, refuse_foreign
-from sim.sweep.engine import SweepProgress, run_sweep, write_atomic
+from sim.sweep.engine import SweepProgress, local_pool, run_sweep, write_atomic
 from sim.sweep.rows import Violation
 from sim.sweep.task import SweepTask
 from sim.sweep.toml_out import dumps
@@ -114,7 +116,10 @@ class JobResult:
             "counterexamples_written": len(self.counterexamples),
             "counterexamples": len(kept),
             "mechanisms": [
-                {k: e[k] for k in ("policy", "mechanism", "invariant", "first_simulation", "first_s", "file")}
+                {
+                    **{k: e[k] for k in ("policy", "mechanism", "invariant", "first_simulation", "first_s", "file")},
+                    **{k: e[k] for k in ("shrunk", "faults_found", "faults") if k in e},
+                }
                 for e in kept
             ],
             "warnings": self.warnings,
@@ -154,7 +159,7 @@ class _CounterexampleWriter:
     with the simulations and seconds until first met (seconds: the earliest this sweep, or an earlier
     run of it, met the mechanism), and is what a resumed run compares against. A scenario changed by
     latency, transport or collation overrides goes beside the file, which names it by absolute path.
-    The files are the sweep's own draws, not shrunk (``leaselab report`` shrinks one per mechanism)."""
+    The files are the sweep's own draws, shrunk after the sweep only when asked (:meth:`shrink`)."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -214,6 +219,22 @@ class _CounterexampleWriter:
                 if old and old not in (entry["file"], entry["scenario_file"]):
                     (self.root / old).unlink(missing_ok=True)
 
+    def shrink(self, executor: Executor, max_tests: int) -> None:
+        """Shrink every kept file not shrunk yet, keeping its mechanism (:mod:`sim.sweep.shrinking`), and
+        mark it in the index with its faults before and after."""
+        from sim.sweep.shrinking import shrink_files
+
+        keys = sorted(k for k, e in self.kept.items() if "shrunk" not in e)
+        outcomes = shrink_files([self.root / self.kept[k]["file"] for k in keys], executor, max_tests)
+        for key, outcome in zip(keys, outcomes, strict=True):
+            entry = self.kept[key]
+            entry["shrunk"] = not outcome.problem
+            entry["faults_found"], entry["faults"] = outcome.faults_before, outcome.faults_after
+            if outcome.problem:
+                entry["problem"] = outcome.problem
+        if keys:
+            self.save()
+
     def save(self) -> None:
         entries = sorted(self.kept.values(), key=lambda e: (e["policy"], e["first_simulation"], e["key"]))
         text = json.dumps({"mechanisms": entries}, indent=2) + "\n"
@@ -249,10 +270,13 @@ def run_job(
     on_progress: Callable[[SweepProgress], None] | None = None,
     window: int | None = None,
     explain: str | None = None,
+    shrink_tests: int = 0,
 ) -> JobResult:
     """Run (or resume) a sweep into ``out``; only counts and paths come back. ``explain`` names a
     policy label whose tasks explain each violation in the worker (``why.*`` columns: the register
-    entry that explains it), which the summary then tallies."""
+    entry that explains it), which the summary then tallies. ``shrink_tests`` > 0 then shrinks each
+    kept counterexample (one per policy and mechanism) with that many simulations at most, in the
+    same executor (a local pool of ``workers`` by default)."""
     cfg, out = as_config(config), Path(out)
     check_output_directory(out)
     started = time.perf_counter()
@@ -276,6 +300,10 @@ def run_job(
             window=window,
         )
         writer.close()
+        if shrink_tests:
+            with ExitStack() as stack:
+                pool = _as_executor(executor) or stack.enter_context(local_pool(workers or os.cpu_count() or 1))
+                writer.shrink(pool, shrink_tests)
     return JobResult(out, cfg, progress, warnings, time.perf_counter() - started, list(writer.written.values()))
 
 

@@ -53,13 +53,13 @@ def test_the_first_line_is_the_judged_policys_verdict_and_each_failure_says_what
     result = runner.invoke(app, ["sweep", str(config), "--out", str(out), "--workers", "1"])
     assert result.exit_code == 1
     first, written, *rest = result.stdout.splitlines()
-    heading = next(i for i, line in enumerate(rest) if line.endswith(" of head, one counterexample each (not shrunk):"))
+    heading = next(i for i, line in enumerate(rest) if line.endswith(" of head, one counterexample each:"))
     failures, mechanisms = rest[:heading], rest[heading + 1 :]
     assert first.startswith("head: ") and "exit 1 as for any violation" in first
     assert written.startswith(f"wrote {out}: 8 simulations in 4 shards (0 reused, 0 redone), ")
     assert failures and all(" simulations of head [" in line for line in failures)
     # then each distinct mechanism of head once, with its first meeting and its file
-    assert rest[heading] == f"{len(mechanisms)} distinct mechanisms of head, one counterexample each (not shrunk):"
+    assert rest[heading] == f"{len(mechanisms)} distinct mechanisms of head, one counterexample each:"
     for line in mechanisms:
         path = out / line.rsplit(" -> ", 1)[1]
         assert path.is_file() and path.parent.parent.name == "counterexamples" and path.name.startswith("head--")
@@ -78,6 +78,19 @@ def test_the_first_line_is_the_judged_policys_verdict_and_each_failure_says_what
         assert f"violated in {len(whys)} of 4 simulations of head" in line
         for why in set(whys):
             assert (f"known: {why}" if why.startswith("F-") else f"non-guarantee: {why}") in line or not why
+
+
+def test_shrink_shrinks_each_kept_counterexample_and_the_lines_say_how_far(tmp_path: Path) -> None:
+    config, out = config_file(tmp_path), tmp_path / "out"
+    plain = runner.invoke(app, ["sweep", str(config), "--out", str(tmp_path / "plain"), "--workers", "1"])
+    assert all(", not shrunk -> " in line for line in plain.stdout.splitlines() if ": first met at simulation " in line)
+    result = runner.invoke(app, ["sweep", str(config), "--out", str(out), "--workers", "1", "--shrink", "--json"])
+    assert result.exit_code == 1
+    mechanisms = json.loads(result.stdout)["mechanisms"]
+    assert mechanisms and all(m["shrunk"] and m["faults"] <= m["faults_found"] for m in mechanisms)
+    text = runner.invoke(app, ["sweep", str(config), "--out", str(out)]).stdout.splitlines()
+    lines = [line for line in text if ": first met at simulation " in line]
+    assert lines and all(", shrunk " in line and " fault" in line for line in lines)
 
 
 def test_known_ok_exits_0_when_every_violation_is_on_record_and_says_so(tmp_path: Path) -> None:

@@ -218,3 +218,42 @@ def test_two_workers_and_a_resume_keep_the_same_counterexamples(one_process: Pat
         shard.unlink()
     run_job(config, resumed, workers=1)
     assert contents(resumed) == contents(one_process)
+
+
+# -- shrinking after the sweep ----------------------------------------------------------------------
+
+HEAD_ONLY = CONFIG.replace('[[policy]]\nlabel = "adr-111"\npreset = "adr-111"\n', "")
+
+
+def test_shrink_keeps_each_mechanism_and_is_the_same_with_two_workers(one_process: Path, tmp_path: Path) -> None:
+    from register.mechanism import mechanism_of
+
+    config = loads_config(HEAD_ONLY, source="two.toml")
+    one, two = tmp_path / "one", tmp_path / "two"
+    run_job(config, one, workers=1, shrink_tests=30)
+    entries = kept(one / COUNTEREXAMPLES)
+    assert {("head", m) for m in TWO} <= set(entries)
+    assert all(e["shrunk"] for e in entries.values())
+    assert any(e["faults"] < e["faults_found"] for e in entries.values()), "some script got shorter"
+    for entry in entries.values():
+        cx = read(one / COUNTEREXAMPLES / entry["file"])
+        assert len(cx.faults) == entry["faults"] <= entry["faults_found"]
+        assert "shrunk by ddmin keeping its mechanism" in cx.note
+        result = cx.run()
+        assert result.digest == cx.digest
+        # the same mechanism as the sweep met: the two behind one invariant stay two
+        assert mechanism_of(cx.invariant, result.indexed(), result.verdicts[cx.invariant]).label() == cx.mechanism
+        assert cx.mechanism == read(one_process / COUNTEREXAMPLES / entry["file"]).mechanism
+    run_job(config, two, workers=2, shrink_tests=30)
+    assert contents(two) == contents(one)
+    # a resumed sweep does not shrink again: the files are untouched
+    before = {p: p.stat().st_mtime_ns for p in (one / COUNTEREXAMPLES).rglob("*.toml")}
+    run_job(config, one, workers=1, shrink_tests=30)
+    assert {p: p.stat().st_mtime_ns for p in (one / COUNTEREXAMPLES).rglob("*.toml")} == before
+
+
+def test_without_shrink_the_files_are_the_sweeps_own_draws(one_process: Path) -> None:
+    entries = kept(one_process / COUNTEREXAMPLES)
+    assert entries and all("shrunk" not in e for e in entries.values())
+    for entry in entries.values():
+        assert "not shrunk" in read(one_process / COUNTEREXAMPLES / entry["file"]).note
