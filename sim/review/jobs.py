@@ -16,7 +16,6 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any
 
-from register.explain import explain
 from scenarios.intensity import scale_faults
 from scenarios.loader import load_scenario
 from scenarios.overrides import at_ranges
@@ -24,6 +23,7 @@ from scenarios.schema import Scenario
 from sim.explore.base import NondeterminismError, Target, shrink
 from sim.explore.causality import curve
 from sim.explore.counterexample import Counterexample
+from sim.explore.discovery import UNEXPLAINED_PREFIX
 from sim.explore.exhaustive import ExhaustiveExplorer
 from sim.sweep.rows import explain_violations
 from sim.world.simulate import simulate
@@ -157,21 +157,23 @@ class VerifyOutcome:
     violated: tuple[str, ...]
     elapsed_s: float
     explained: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
-    """Per violated invariant: (invariant, the id of the registered finding or recorded non-guarantee
-    whose recogniser matches its counterexample, '' when none does, the counterexample's fault script)."""
+    """Per distinct mechanism met, in the order met: (the invariant it was first seen violating, the id of
+    the registered finding or recorded non-guarantee whose recogniser matches, '' when none does, its
+    first schedule's fault script)."""
 
 
 def run_verify(job: VerifyJob) -> VerifyOutcome:
-    """Enumerate, then replay each invariant's first counterexample and ask the register what it is
-    (the recognisers the sweep's violations go through: :func:`register.explain.explain`)."""
+    """Enumerate, naming each violation's mechanism as it is met (the recognisers the sweep's violations
+    go through: :func:`register.mechanism.mechanism_of`), and list each distinct mechanism once with its
+    first (smallest) schedule: a second mechanism behind an invariant gets its own line."""
     started = time.perf_counter()
-    report = ExhaustiveExplorer(max_schedules=job.max_schedules).verify(Target(job.scenario, job.preset), job.bound)
+    explorer = ExhaustiveExplorer(max_schedules=job.max_schedules, mechanisms=True)
+    report = explorer.verify(Target(job.scenario, job.preset), job.bound)
     elapsed_s = time.perf_counter() - started
     explained = []
-    for name, cx in report.violations:
-        replay = cx.run()
-        entry = explain(name, replay.indexed(), replay.verdicts[name])
-        explained.append((name, "" if entry is None else entry.id, tuple(f.text() for f in cx.faults)))
+    for _, cx in report.mechanisms:
+        entry = "" if cx.mechanism.startswith(UNEXPLAINED_PREFIX) else cx.mechanism
+        explained.append((cx.invariant, entry, tuple(f.text() for f in cx.faults)))
     return VerifyOutcome(
         job,
         report.schedules,

@@ -73,14 +73,19 @@ def test_an_explained_head_reads_as_explained() -> None:
     assert "(F-01, NG-x)" in line and "1 violations, 0 matched by the register, 1 fixed by a later decision" in line
 
 
-def test_the_review_matches_each_enumerated_violation_with_the_sweep_recognisers() -> None:
-    """run_verify's matches equal an independent replay of each counterexample through ``explain``."""
+def test_the_review_matches_each_enumerated_mechanism_with_the_sweep_recognisers() -> None:
+    """run_verify lists each distinct mechanism once, with its first schedule; an independent replay of
+    that schedule through ``explain`` names the same entry; two behind one invariant are two lines."""
     outcome = run_verify(VerifyJob("single_run", "head", 1))
-    assert outcome.violated and [name for name, _, _ in outcome.explained] == list(outcome.violated)
-    report = ExhaustiveExplorer().verify(Target("single_run", "head"), 1)
-    for (name, key, faults), (same, cx) in zip(outcome.explained, report.violations, strict=True):
+    report = ExhaustiveExplorer(mechanisms=True).verify(Target("single_run", "head"), 1)
+    assert outcome.violated == tuple(name for name, _ in report.violations)
+    assert len(outcome.explained) == len(report.mechanisms)
+    for (name, key, faults), (_, cx) in zip(outcome.explained, report.mechanisms, strict=True):
         replay = cx.run()
         entry = explain(name, index_of(replay.history), replay.verdicts[name])
-        assert same == name and key == ("" if entry is None else entry.id)
+        assert cx.invariant == name and key == ("" if entry is None else entry.id)
         assert faults == tuple(f.text() for f in cx.faults)
-    assert all(key for _, key, _ in outcome.explained), "head's bound-1 violations of single_run are all registered"
+    keys = [key for _, key, _ in outcome.explained]
+    assert all(keys) and len(keys) == len(set(keys)), "head's are all registered, each once"
+    behind = [key for name, key, _ in outcome.explained if name == "terminal_row_no_stale_fence"]
+    assert sorted(behind) == ["NG-cancel-keeps-fence", "NG-clear-not-persisted"]
