@@ -6,7 +6,8 @@ for the liveness and cost columns; ``engine`` streams tasks through an executor 
 a local process pool or a Dask cluster) into shards (``shards``: their encoding, writing and the
 checks a resume makes; ``ledger``: atomic writes and every finished shard's checksum);
 ``directory`` is the sweep directory's manifest, lock and loader; ``job`` joins them into
-``leaselab sweep``; ``toml_out`` writes TOML.
+``leaselab sweep`` and keeps one counterexample per policy and mechanism; ``shrinking`` shrinks
+them after the sweep when asked; ``toml_out`` writes TOML.
 
 May import ``model``, ``checks``, ``register``, ``scenarios``, :mod:`sim.world` and :mod:`sim.explore`
 (for counterexample files); never the review, the benchmarks or ``reports``.
