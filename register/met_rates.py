@@ -286,7 +286,7 @@ class Comparison:
         """One sentence; '' when the sweep shares no recorded cell (nothing to compare, nothing said)."""
         if not self.cells:
             return ""
-        shared = f"{self.cells:,} recorded cell{"" if self.cells == 1 else "s"}, {self.simulations:,} simulations"
+        shared = f"{self.cells:,} recorded cell{'' if self.cells == 1 else 's'}, {self.simulations:,} simulations"
         distinct, grids = len({e for e, _ in self.met_again}), len({g for _, g in self.met_again})
         entries = f"{distinct} {'entry' if distinct == 1 else 'entries'}" + (f" on {grids} grids" if grids > 1 else "")
         if not self.stopped:
