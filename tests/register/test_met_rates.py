@@ -196,3 +196,26 @@ def test_the_stored_record_names_registered_entries_on_library_scenarios() -> No
         assert set(cell.met) <= ids and set(cell.first) == set(cell.met), cell.cell
         assert all(0 < n <= cell.simulations for n in cell.met.values())
         assert all(0 <= seed < cell.simulations for seed in cell.first.values())
+
+
+def test_the_record_is_the_adr_review_head_cells_each_once() -> None:
+    """benchmarks/record_met.py sweeps the ADR review with head only: 150 tasks of 100 seeds, 15 cells of
+    grid intensity the same as grid main's; the record holds every other cell once, under its first grid."""
+    from benchmarks.record_met import head_only
+    from sim.review.builtin import builtin_review
+    from sim.sweep.rows import cell_scenario
+
+    config = head_only(builtin_review())
+    assert [p.label for p in config.policy] == ["head"] and config.size() == (150, 15_000)
+    cells = set()
+    for task in config.iter_tasks():
+        scenario, _ = cell_scenario(task)
+        cells.add(
+            Cell(
+                scenario.name, "adr-141", "", task.intensity, task.latency_ratio, scenario.world.transport,
+                task.fault_ranges or "library", scenario.world.identity_collation,
+            )
+        )  # fmt: skip
+    stored = read_record(RECORD)
+    assert {c.cell for c in stored.cells} == cells and len(cells) == 135
+    assert all(c.simulations == 100 for c in stored.cells)
