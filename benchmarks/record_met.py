@@ -49,9 +49,10 @@ def main(argv: list[str] | None = None) -> int:
         config = config.model_copy(update={"seeds": args.seeds})
     started = time.perf_counter()
     result = run_job(config, args.out, workers=args.workers, explain=HEAD)
-    rows = shard_rows(result.progress.paths, HEAD)
-    observed = observe(rows, INVARIANT_NAMES)
-    print(f"{len(rows):,} simulations in {len(observed)} cells, {time.perf_counter() - started:.0f} s", file=sys.stderr)
+    observed = observe(shard_rows(result.progress.paths, HEAD), INVARIANT_NAMES)
+    simulations = sum(t.simulations for t in observed.values())
+    took = time.perf_counter() - started
+    print(f"{simulations:,} simulations in {len(observed)} cells, {took:.0f} s", file=sys.stderr)
     if args.check:
         comparison = compare(observed, read_record(args.record))
         print(comparison.line())

@@ -113,33 +113,39 @@ def _violated(value: Any) -> bool:
 
 
 def observe(rows: Iterable[Mapping[str, Any]], invariants: Sequence[str]) -> dict[Cell, Tally]:
-    """Per cell, the simulations and the entries they met. A (grid, policy, cell) whose violations were not
-    all examined (a row violates an invariant and has no ``why.*`` answer: a policy the sweep did not
-    explain) is left out, since what it met is unknown; a cell two grids share counts each seed once."""
-    seen: dict[tuple[str, str, Cell], dict[int, frozenset[str]]] = {}
+    """Per cell, the simulations and the entries they met, in one pass holding one tally per (grid, policy,
+    cell), never the rows (a sweep may have 10^8). A group whose violations were not all examined (a row
+    violates an invariant and has no ``why.*`` answer: a policy the sweep did not explain) is left out,
+    since what it met is unknown. A cell two grids share is the larger group's: every grid's seeds start at
+    0, so the larger holds the smaller's seeds and no seed counts twice."""
+    groups: dict[tuple[str, str, Cell], Tally] = {}
     unexamined: set[tuple[str, str, Cell]] = set()
     for row in rows:
         key = (str(row.get("grid", "")), str(row.get("policy", "")), Cell.of_row(row))
+        if key in unexamined:
+            continue
         whys = [row.get(WHY + name) for name in invariants if _violated(row.get(INV + name))]
         if any(not isinstance(why, str) for why in whys):
             unexamined.add(key)
             continue
-        seen.setdefault(key, {})[int(row["seed"])] = frozenset(w for w in whys if isinstance(w, str) and w != "?" and w)
-    per_cell: dict[Cell, dict[int, frozenset[str]]] = {}
-    grids: dict[Cell, set[str]] = {}
-    for key in sorted(seen, key=lambda k: (k[2], k[0], k[1])):
+        tally = groups.get(key)
+        if tally is None:
+            tally = groups[key] = Tally(grids={key[0]})
+        tally.simulations += 1
+        seed = int(row["seed"])
+        for entry in {w for w in whys if isinstance(w, str) and w not in ("", "?")}:
+            tally.met[entry] = tally.met.get(entry, 0) + 1
+            tally.first[entry] = min(seed, tally.first.get(entry, seed))
+    out: dict[Cell, Tally] = {}
+    for key in sorted(groups, key=lambda k: (k[2], k[0], k[1])):
         if key in unexamined:
             continue
-        per_cell.setdefault(key[2], {}).update(seen[key])
-        grids.setdefault(key[2], set()).add(key[0])
-    out: dict[Cell, Tally] = {}
-    for cell, by_seed in per_cell.items():
-        tally = Tally(simulations=len(by_seed), grids=grids[cell])
-        for seed in sorted(by_seed):
-            for entry in by_seed[seed]:
-                tally.met[entry] = tally.met.get(entry, 0) + 1
-                tally.first.setdefault(entry, seed)
-        out[cell] = tally
+        tally, cell = groups[key], key[2]
+        kept = out.get(cell)
+        if kept is None or tally.simulations > kept.simulations:
+            out[cell] = Tally(tally.simulations, tally.met, tally.first, tally.grids | (kept.grids if kept else set()))
+        else:
+            kept.grids |= tally.grids
     return out
 
 

@@ -2,16 +2,16 @@
 (:mod:`register.met_rates`): what a finished sweep says about entries it no longer meets.
 
 Reads only the columns the comparison needs, shard by shard, of one policy (the one whose workers
-explained its violations). Knows shards and the register; nothing of the CLI.
+explained its violations), holding one shard's rows at a time. Knows shards and the register; nothing
+of the CLI.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
 import pyarrow.parquet as pq
 
 from checks.columns import INV, WHY
@@ -21,18 +21,14 @@ from sim.explore.counterexample import INVARIANT_NAMES
 KEYS = ("grid", "policy", "seed", *CELL_COLUMNS)
 
 
-def shard_rows(paths: Iterable[Path], policy: str | None = None) -> list[dict[str, Any]]:
-    """The rows of ``policy`` (every policy when None), with the cell, verdict and explanation columns only."""
+def shard_rows(paths: Iterable[Path], policy: str | None = None) -> Iterator[dict[str, Any]]:
+    """The rows of ``policy`` (every policy when None), shard by shard, with the cell, verdict and
+    explanation columns only: the caller tallies them as they come and never holds them all."""
     wanted = {*KEYS, *(INV + n for n in INVARIANT_NAMES), *(WHY + n for n in INVARIANT_NAMES)}
-    tables = []
     for path in paths:
         names = pq.read_schema(path).names
         filters = [("policy", "=", policy)] if policy is not None else None
-        tables.append(pq.read_table(path, columns=[c for c in names if c in wanted], filters=filters))
-    if not tables:
-        return []
-    rows: list[dict[str, Any]] = pa.concat_tables(tables, promote_options="default").to_pylist()
-    return rows
+        yield from pq.read_table(path, columns=[c for c in names if c in wanted], filters=filters).to_pylist()
 
 
 def met_comparison(paths: Iterable[Path], policy: str, record: MetRecord | None = None) -> Comparison:

@@ -219,3 +219,17 @@ def test_the_record_is_the_adr_review_head_cells_each_once() -> None:
     stored = read_record(RECORD)
     assert {c.cell for c in stored.cells} == cells and len(cells) == 135
     assert all(c.simulations == 100 for c in stored.cells)
+
+
+def test_rows_in_any_order_give_the_same_tally() -> None:
+    """Shards complete in any order: the first seed that met an entry is the smallest, not the first read."""
+    rows = sweep_rows(30, f01_at=(4, 17))
+    assert observe(list(reversed(rows)), INVARIANTS) == observe(rows, INVARIANTS)
+    assert observe(list(reversed(rows)), INVARIANTS)[DEFAULT].first["F-01"] == 4
+
+
+def test_a_shorter_grid_on_the_same_cell_adds_no_simulation() -> None:
+    """Every grid's seeds start at 0: a grid of 40 seeds on a cell another grid ran 100 of adds none."""
+    rows = sweep_rows(100, f01_at=(50,)) + [{**r, "grid": "short"} for r in sweep_rows(40)]
+    tally = observe(rows, INVARIANTS)[DEFAULT]
+    assert tally.simulations == 100 and tally.met["F-01"] == 1 and tally.grids == {"main", "short"}
