@@ -52,7 +52,9 @@ def test_the_first_line_is_the_judged_policys_verdict_and_each_failure_says_what
     config, out = config_file(tmp_path), tmp_path / "out"
     result = runner.invoke(app, ["sweep", str(config), "--out", str(out), "--workers", "1"])
     assert result.exit_code == 1
-    first, written, *failures = result.stdout.splitlines()
+    first, written, *rest = result.stdout.splitlines()
+    register = next(i for i, line in enumerate(rest) if line.startswith("register: "))  # then what it met before
+    failures = rest[:register]
     assert first.startswith("head: ") and "exit 1 as for any violation" in first
     assert written.startswith(f"wrote {out}: 8 simulations in 4 shards (0 reused, 0 redone), ")
     assert failures and all(" simulations of head [" in line for line in failures)
