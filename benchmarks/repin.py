@@ -28,6 +28,12 @@ from sim.explore.counterexample import read
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN_TEST = ROOT / "tests" / "sim" / "world" / "test_golden_digests.py"
 _DIGEST_LINE = re.compile(r'^digest = "([0-9a-f]*)"$', re.MULTILINE)
+HOLDS: dict[str, str] = {
+    "tests/sim/world/data/sync-live-run-at-horizon.toml": "a former false alarm kept as a regression: the world "
+    "now grants a live run grace at the horizon, so every_run_terminates must hold",
+}
+"""Stored cases whose invariant must now HOLD (a false alarm that was fixed), with the reason: they are
+re-pinned while it holds, and listed when it is violated again."""
 _GOLDEN_TABLE = re.compile(r"GOLDEN = \{\n(?:    \"[^\"]+\": \"[0-9a-f]+\",\n)*\}")
 
 
@@ -40,10 +46,14 @@ def stored_counterexamples() -> list[Path]:
 
 
 def repin_counterexample(path: Path, *, write: bool) -> tuple[str, str, bool]:
-    """(old digest, new digest, still violates its invariant); rewrites the line when asked and still violating."""
+    """(old digest, new digest, still shows what it was stored for); rewrites the line when asked and it does.
+
+    A case shows what it was stored for when it still violates its invariant, or, for one of
+    :data:`HOLDS`, when the invariant still holds."""
     cx = read(path)
     result = cx.run()
-    violates = cx.invariant in result.violations
+    violated = cx.invariant in result.violations
+    violates = not violated if str(path.relative_to(ROOT)) in HOLDS else violated
     if write and violates and result.digest != cx.digest:
         text = path.read_text(encoding="utf-8")
         path.write_text(_DIGEST_LINE.sub(f'digest = "{result.digest}"', text, count=1), encoding="utf-8")
@@ -80,7 +90,8 @@ def main(argv: list[str] | None = None) -> int:
         name = str(path.relative_to(ROOT))
         if not violates:
             lost += 1
-            print(f"NO LONGER VIOLATES its invariant, left alone: {name}")
+            what = "VIOLATES again the invariant it holds" if name in HOLDS else "NO LONGER VIOLATES its invariant"
+            print(f"{what}, left alone: {name}")
         elif old != new:
             moved += 1
             print(f"{'re-pinned' if write else 'would re-pin'} {name}: {old} -> {new}")

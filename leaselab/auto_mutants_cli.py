@@ -51,7 +51,7 @@ def auto_lines(report: AutoReport, interval: tuple[float, float]) -> list[str]:
         f"95% Wilson interval [{interval[0]:.2f}, {interval[1]:.2f}]",
         f"the sweep kills {sum(1 for j in report.judged if j.sweep is not None)} of {len(report.judged)} in all; "
         f"neither kills {len(report.unkilled)}; {report.simulations:,} simulations in {report.elapsed_s:.0f} s "
-        f"on {report.workers} worker(s)",
+        + (f"on the Dask scheduler at {report.scheduler}" if report.scheduler else f"on {report.workers} worker(s)"),
     ]
     if report.baseline_unexplained:
         found = ", ".join(report.baseline_unexplained)
@@ -82,10 +82,12 @@ def auto_lines(report: AutoReport, interval: tuple[float, float]) -> list[str]:
 
 
 def run_auto(
-    sample: int | None, seed: int, workers: int, simulations: int, timeout_s: float
+    sample: int | None, seed: int, workers: int, simulations: int, timeout_s: float, scheduler: str | None = None
 ) -> tuple[list[str], dict[str, object]]:
-    """Sample, judge, and render; (text lines, JSON document)."""
+    """Sample, judge, and render; (text lines, JSON document). ``scheduler``: a Dask scheduler's address,
+    reached through the sweep's executor code (``leaselab sweep --scheduler``); None: ``workers`` local processes."""
     import importlib.util
+    from contextlib import ExitStack
 
     from model.errors import LeaselabError
 
@@ -93,18 +95,24 @@ def run_auto(
         raise LeaselabError(
             "needs cosmic-ray, which is not installed", field="--auto", hint="pip install 'leaselab[mutants]'"
         )
+    from leaselab.cmd_sweep import enter_executor
     from reports.progress import meter
     from reports.stats import wilson
     from sim.explore.auto_judge import judge_all
     from sim.explore.auto_mutants import sample as draw
 
     kept, dropped, sites = draw(sample, seed)
-    with meter("mutants --auto") as show:
+    with ExitStack() as stack:
+        executor = enter_executor(stack, scheduler, None) if scheduler else None
+        show = stack.enter_context(meter("mutants --auto"))
 
         def judged(mutant: str, done: int, total: int) -> None:
             show("", done, total, unit="mutants", detail=mutant)
 
-        report = judge_all(kept, workers=workers, simulations=simulations, timeout_s=timeout_s, progress=judged)
+        report = judge_all(
+            kept, workers=workers, simulations=simulations, timeout_s=timeout_s, progress=judged, executor=executor
+        )
+    report.scheduler = scheduler
     report.sites, report.sample, report.seed = sites, sample, seed
     report.dropped = [*dropped, *report.dropped]
     k, n = report.sweep_only

@@ -21,9 +21,10 @@ sim/explore/sweep_mutants.py). A mutant the sweep alone misses is reported, not 
 Exit 0 when no mutant survives and every unexercised invariant has a reason, 1 otherwise,
 2 on bad input.
 
-``--auto [--sample N] [--seed S] [--workers W]``: automatic mutants of ``model/`` made with cosmic-ray's
-operators, judged by the head sweep alone and by the unit tests (leaselab/auto_mutants_cli.py); the
-sweep's seed is the property suite's (``--seed`` draws the sample), exit 0 once judged.
+``--auto [--sample N] [--seed S] [--workers W | --scheduler ADDRESS]``: automatic mutants of ``model/`` made
+with cosmic-ray's operators, judged by the head sweep alone and by the unit tests (leaselab/auto_mutants_cli.py);
+the sweep's seed is the property suite's (``--seed`` draws the sample), exit 0 once judged. ``--scheduler``
+runs each mutant's process on a Dask cluster, with the sweep's executor code (the same result as ``--workers``).
 """
 
 from __future__ import annotations
@@ -145,6 +146,9 @@ def mutants(
     timeout_s: Annotated[
         float, typer.Option("--timeout-s", min=1.0, max=MAX_BUDGET_S, help="With --auto: stop a mutant's process.")
     ] = 300.0,
+    scheduler: Annotated[
+        str | None, typer.Option("--scheduler", help="With --auto: Dask scheduler address (as `leaselab sweep`).")
+    ] = None,
 ) -> None:
     """Flip each flag of head, one at a time; every mutant must be killed or listed as equivalent.
     With --auto: judge automatic mutants of the runtime by the head sweep alone and by the unit tests."""
@@ -153,7 +157,7 @@ def mutants(
 
         if only:
             raise LeaselabError("--only names flag and code mutants; --auto samples its own", field="--only")
-        lines, document = run_auto(sample, seed, workers, sweep_simulations or 1, timeout_s)
+        lines, document = run_auto(sample, seed, workers, sweep_simulations or 1, timeout_s, scheduler)
         typer.echo(json.dumps(document, indent=2) if json_out else "\n".join(lines))
         raise typer.Exit(0)
     from reports.progress import meter

@@ -7,11 +7,14 @@ or another configuration is refused (exit 2). Exit 1 when an invariant failed in
 the configuration's last policy (or of ``--policy LABEL``), like every other command's violation,
 and the first line of the summary says so; the judged policy's workers explain each violation
 (``why.*`` columns), so every failed invariant's line says which finding or non-guarantee explains
-its violations (``known: F-06``) or that none does (``UNREGISTERED``). ``--known-ok`` exits 0 when
+its violations (``known: F-06``) or that none does (``UNREGISTERED``). Where the judged policy's cells are
+cells the register recorded (:mod:`register.met_rates`), a last line says whether every entry met there
+before was met again, and names each "no longer met" (unlikely to be missed at the recorded rate) or met
+too rarely there to say with the simulations run. ``--known-ok`` exits 0 when
 every violation is on record, ``--exit-zero`` always. The counterexamples are one per policy and
-mechanism (:mod:`sim.sweep.job`), the last lines list the judged policy's; ``--shrink`` shrinks them
-after the sweep while each keeps its mechanism. Ctrl-C keeps the finished shards, says how to resume,
-and exits 130.
+mechanism (:mod:`sim.sweep.job`); the lines before the register's list the judged policy's, and
+``--shrink`` shrinks them after the sweep while each keeps its mechanism. Ctrl-C keeps the finished
+shards, says how to resume, and exits 130.
 """
 
 from __future__ import annotations
@@ -212,6 +215,26 @@ def summary_lines(summary: dict[str, Any], code: int, *, known_ok: bool, exit_ze
         lines.append(
             f"  {_mechanism_text(m['mechanism'])} ({m['invariant']}): first met at simulation "
             f"{m['first_simulation']:,}, {m['first_s']:.1f} s, {shrunk} -> counterexamples/{m['file']}"
+        )
+    return lines + met_lines(summary.get("register_met") or {})
+
+
+def met_lines(met: dict[str, Any]) -> list[str]:
+    """What the register's record of these cells says (:mod:`register.met_rates`): nothing when the sweep
+    shares no recorded cell; else one sentence, then each entry no longer met and each too rare to say."""
+    if not met.get("line"):
+        return []
+    lines = [f"register: {met['line']}"]
+    for item in met["no_longer_met"]:
+        lines.append(
+            f"  no longer met: {item['entry']} (met before in {item['grid']}: {item['met_before']:,} of "
+            f"{item['recorded_simulations']:,} simulations; this sweep ran {item['simulations']:,} there, "
+            f"{item['expected']:.1f} expected, P(none) {item['p_none']:.2g}); replay: {item['replay']}"
+        )
+    for item in met["not_enough_simulations"]:
+        lines.append(
+            f"  not enough simulations to say: {item['entry']} (met before in {item['grid']}, "
+            f"{item['expected']:.1f} expected in the {item['simulations']:,} simulations run there)"
         )
     return lines
 

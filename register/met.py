@@ -12,9 +12,10 @@ Grids:
 - ``head-sweep-deployment``: the same at the fault ranges of real deployments;
 - ``head-sweep-deployment-sync``: the same on the Sync transport (spec 5.2: a wake-up runs inline).
 
-Recorded from those sweeps on this tree; re-record by running them when a change of the
-runtime, the world or a recogniser moves what they meet, and say why in the commit. Pure data, kept in
-one piece so that every grid's record reads at once.
+The sweeps users run (``leaselab sweep``, ``leaselab report``) draw other simulations: their record,
+with rates, is :mod:`register.met_rates`. Recorded from those sweeps on this tree; re-record by running
+them when a change of the runtime, the world or a recogniser moves what they meet, and say why in the
+commit. Pure data, kept in one piece so that every grid's record reads at once.
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ from checks.outcome_table import table_rows
 from model.policy import FLAG_DOCS, PRESET_ALIASES, PRESET_DOCS
 from reports import costs, curves, real_runtime, tables
 from reports.explained import explained_by_ranges
+from reports.met_again import met_again_view
 from reports.register import explanations_view, verification_rows, verification_summary
 from reports.stats import DASH, percent
 
@@ -427,6 +428,7 @@ def build(
         },
         "counterexamples": [asdict(c) for c in counterexamples],
         "findings": [asdict(f) for f in findings],
+        "met_again": met_again_view(rows),
         "real_runtime": real_runtime.view(conformance),
         "coverage": _coverage(rows, order),
         "verification": verified,

@@ -1,8 +1,10 @@
 """Judge automatic mutants (:mod:`sim.explore.auto_mutants`) by the head sweep alone and by the unit tests.
 
-Each mutant runs in a fresh process (:mod:`sim.explore.auto_worker`), ``workers`` at a time; the
-unmutated tree runs once the same way first, as the paired baseline (the same draws: one seed, the
-same scenarios, the same budgets). A mutant is
+Each mutant runs in a fresh process (:mod:`sim.explore.auto_worker`), ``workers`` at a time, or
+through an ``executor`` the caller gives (a Dask cluster's, as sweeps use: each task starts the same
+process where the cluster runs it, so a result does not depend on where it ran); the unmutated tree
+runs once the same way first, as the paired baseline (the same draws: one seed, the same scenarios,
+the same budgets). A mutant is
 
 - *crashing* when its module cannot be imported, when its runtime raises a Python error out of a
   simulation, or when its process outlives ``timeout_s`` (a loop that never ends); it is dropped
@@ -30,7 +32,8 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import Executor, ThreadPoolExecutor, as_completed
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -89,6 +92,8 @@ class AutoReport:
     simulations: int = 0
     elapsed_s: float = 0.0
     workers: int = 1
+    scheduler: str | None = None
+    """The Dask scheduler the mutants were judged on (None: ``workers`` local processes)."""
 
     @property
     def test_killed(self) -> list[Judged]:
@@ -117,6 +122,7 @@ class AutoReport:
             "sample": self.sample,
             "seed": self.seed,
             "workers": self.workers,
+            "scheduler": self.scheduler,
             "judged": len(self.judged),
             "equivalent": sum(1 for d in self.dropped if d.kind == "equivalent"),
             "crashing": sum(1 for d in self.dropped if d.kind == "crashing"),
@@ -232,14 +238,36 @@ def judge_all(
     timeout_s: float = TIMEOUT_S,
     progress: Progress | None = None,
     scenarios: Sequence[str] | None = None,
+    executor: Executor | None = None,
 ) -> AutoReport:
     """Judge ``mutants`` (already sampled, equivalents dropped); the report's sample fields are the caller's.
-    ``scenarios``: the sweep's scenarios (default: the whole library)."""
-    from checks import INVARIANTS
-
+    ``scenarios``: the sweep's scenarios (default: the whole library). ``executor``: where the worker
+    processes start (a Dask cluster's executor; default: ``workers`` threads here, each waiting on one)."""
     report = AutoReport(workers=workers)
     started = time.monotonic()
-    base_out, _ = _run(_spec(None, simulations, seed, (), scenarios), timeout_s)
+    with ExitStack() as stack:
+        pool = executor or stack.enter_context(ThreadPoolExecutor(max_workers=max(1, workers)))
+        base_out, _ = pool.submit(_run, _spec(None, simulations, seed, (), scenarios), timeout_s).result()
+        _judge_each(report, pool, base_out, mutants, simulations, seed, tests, timeout_s, progress, scenarios)
+    report.elapsed_s = time.monotonic() - started
+    return report
+
+
+def _judge_each(
+    report: AutoReport,
+    pool: Executor,
+    base_out: dict[str, Any],
+    mutants: Sequence[AutoMutant],
+    simulations: int,
+    seed: int,
+    tests: Sequence[str],
+    timeout_s: float,
+    progress: Progress | None,
+    scenarios: Sequence[str] | None,
+) -> None:
+    """Every mutant against the baseline's output, through ``pool``; results in the mutants' order."""
+    from checks import INVARIANTS
+
     if base_out.get("crashed"):
         raise RuntimeError(f"the unmutated tree's sweep failed: {base_out['crashed']}")
     baseline = draws_of(base_out)
@@ -249,32 +277,29 @@ def judge_all(
     if progress is not None:
         progress("", done, len(mutants))
     results: dict[int, Judged | Dropped] = {}
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        futures = {
-            pool.submit(_run, _spec(mutant, simulations, seed, tests, scenarios), timeout_s): i
-            for i, mutant in enumerate(mutants)
-        }
-        for future in as_completed(futures):
-            i = futures[future]
-            mutant = mutants[i]
-            out, cpu = future.result()
-            report.simulations += int(out.get("simulations", 0))
-            if out.get("crashed"):
-                results[i] = Dropped(mutant, "crashing", str(out["crashed"]))
-            else:
-                kill = sweep_kill(draws_of(out), baseline, len(INVARIANTS))
-                results[i] = Judged(mutant, kill, out.get("tests_failed"), round(cpu, 2))
-            done += 1
-            if progress is not None:
-                progress(mutant.name, done, len(mutants))
+    futures = {
+        pool.submit(_run, _spec(mutant, simulations, seed, tests, scenarios), timeout_s): i
+        for i, mutant in enumerate(mutants)
+    }
+    for future in as_completed(futures):
+        i = futures[future]
+        mutant = mutants[i]
+        out, cpu = future.result()
+        report.simulations += int(out.get("simulations", 0))
+        if out.get("crashed"):
+            results[i] = Dropped(mutant, "crashing", str(out["crashed"]))
+        else:
+            kill = sweep_kill(draws_of(out), baseline, len(INVARIANTS))
+            results[i] = Judged(mutant, kill, out.get("tests_failed"), round(cpu, 2))
+        done += 1
+        if progress is not None:
+            progress(mutant.name, done, len(mutants))
     for i in sorted(results):
         item = results[i]
         if isinstance(item, Judged):
             report.judged.append(item)
         else:
             report.dropped.append(item)
-    report.elapsed_s = time.monotonic() - started
-    return report
 
 
 __all__ = [

@@ -37,6 +37,7 @@ from sim.explore.discovery import mechanism_tag
 from sim.sweep.config import SweepConfig, as_config
 from sim.sweep.directory import COUNTEREXAMPLES, HISTORIES, SHARDS, load, locked, prepare, refuse_foreign
 from sim.sweep.engine import SweepProgress, local_pool, run_sweep, write_atomic
+from sim.sweep.met import met_comparison
 from sim.sweep.rows import Violation
 from sim.sweep.task import SweepTask
 from sim.sweep.toml_out import dumps
@@ -88,13 +89,16 @@ class JobResult:
 
     def summary(self, judged: str | None = None) -> dict[str, Any]:
         """Counts for people and pipelines; ``judged`` (default: the last policy) is the policy whose
-        failed invariants decide the verdict, with the simulations that violated each."""
+        failed invariants decide the verdict, with the simulations that violated each. ``register_met``:
+        the judged policy's cells against the register's record of where each entry was met
+        (:mod:`register.met_rates`: the entries no longer met, or met too rarely there to say)."""
         p = self.progress
         fresh, elapsed = self.fresh_simulations, self.elapsed_s
         label = judged_policy(self.config, judged)
         every, mine = violation_tallies(p.paths, label)
         why, simulations = explanation_tallies(p.paths, label)
         kept = read_mechanisms(self.out / COUNTEREXAMPLES)
+        met = met_comparison(p.paths, label)
         return {
             "name": self.config.name,
             "out": str(self.out),
@@ -123,6 +127,7 @@ class JobResult:
                 for e in kept
             ],
             "warnings": self.warnings,
+            "register_met": met.document(),
         }
 
 

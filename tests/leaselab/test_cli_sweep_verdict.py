@@ -54,7 +54,8 @@ def test_the_first_line_is_the_judged_policys_verdict_and_each_failure_says_what
     assert result.exit_code == 1
     first, written, *rest = result.stdout.splitlines()
     heading = next(i for i, line in enumerate(rest) if line.endswith(" of head, one counterexample each:"))
-    failures, mechanisms = rest[:heading], rest[heading + 1 :]
+    register = next(i for i, line in enumerate(rest) if line.startswith("register: "))  # then what it met before
+    failures, mechanisms = rest[:heading], rest[heading + 1 : register]
     assert first.startswith("head: ") and "exit 1 as for any violation" in first
     assert written.startswith(f"wrote {out}: 8 simulations in 4 shards (0 reused, 0 redone), ")
     assert failures and all(" simulations of head [" in line for line in failures)
