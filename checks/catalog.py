@@ -83,6 +83,7 @@ ORDER: tuple[str, ...] = (
     "requeued_row_per_spec",
     "fence_stamps_a_write",
     "audit_step_execution_true",
+    "approval_runs_as_decided",
 )
 """The catalogue's order (report columns, sweep rows, every listing): the one list an invariant joins
 besides its registration. A registered invariant missing here comes after these, in registration order."""

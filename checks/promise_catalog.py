@@ -105,6 +105,8 @@ PROMISES: tuple[Promise, ...] = (
             ("fence_stamps_a_write",), section="3.4, 3.3"),
     Promise("spec", "a tool step records its invocation's result; no other step records a tool execution",
             ("audit_step_execution_true",), section="3.2"),
+    Promise("spec", "an approval of the current turn is recorded and runs exactly the calls the approver approved; "
+            "only a stale approval is handed back", ("approval_runs_as_decided",), section="3.2, T10"),
 )  # fmt: skip
 
 

@@ -68,6 +68,7 @@ NAMES_AND_KINDS = [
     ("requeued_row_per_spec", "always"),
     ("fence_stamps_a_write", "always"),
     ("audit_step_execution_true", "always"),
+    ("approval_runs_as_decided", "always"),
 ]
 
 
