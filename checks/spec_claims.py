@@ -94,7 +94,7 @@ def _judge_claim(ix: Index, tally: Tally, span: Span) -> None:
                 _missed(tally, span, read, op, f"issued {op[VALUE].get('transition')!r} instead")
             return  # a statement after a refused pre-check: not this invariant's
         if found:
-            tally.hold()
+            _judge_after_claim(tally, span, op)
             return
         why = (
             "without reading the row first"
@@ -113,6 +113,32 @@ def _judge_claim(ix: Index, tally: Tally, span: Span) -> None:
         _missed(tally, span, read, completion, "returned without a statement")
     elif read is not None:
         tally.hold()
+
+
+def _judge_after_claim(tally: Tally, span: Span, claim: Op) -> None:
+    """A claim that matched is followed, before the segment returns, by a statement or an audit step of the
+    run (the position failure's settle, the decision or input step, the loop's steps): a segment that
+    returned right after its claim left the row RUNNING under an owner that is gone."""
+    completion = span.completion
+    if claim[TYPE] is not OpType.OK or not claim[VALUE].get("matched"):
+        tally.hold()
+        return
+    if completion is None or completion[TYPE] is not OpType.OK:
+        tally.hold()  # a crash or a throw: not this invariant's
+        return
+    for op in span.records:
+        if op[INDEX] <= claim[INDEX]:
+            continue
+        name, type_ = op[OP], op[TYPE]
+        if (name == STORE and type_ is not OpType.INVOKE and type_ is not OpType.INFO) or (
+            name == EVENT and type_ is OpType.INVOKE
+        ):
+            tally.hold()
+            return
+    tally.violate((claim.index, completion.index),
+                  f"the {span.entry} segment of run {span.run!r} claimed it at {claim.index} and returned at "
+                  f"{completion.index} without another statement or step; spec 3.1 goes on after the claim",
+                  at=completion.index)  # fmt: skip
 
 
 _PAYLOAD_WORDS = {"has_request": "a stored request", "has_state": "a suspended state"}

@@ -375,10 +375,68 @@ def test_a_claim_after_a_pre_check_that_found_the_row_queued_holds() -> None:
     b.segment("run_queued")
     _read(b, "queued")
     b.claim()
+    b.settle("completed")
     b.segment_done(outcome="completed")
     verdict = judge(CLAIM, b)
     assert verdict.valid is Validity.VALID
     assert verdict.explanation.startswith("1 ")
+
+
+@pytest.mark.parametrize("entry", ["run_queued", "submit_input", "approve"])
+def test_a_segment_that_returns_right_after_its_claim_is_a_violation(entry: str) -> None:
+    b = History()
+    b.enqueue()
+    status = {"run_queued": "queued", "submit_input": "waiting_for_input", "approve": "waiting_for_approval"}[entry]
+    if entry != "run_queued":
+        b.store("T9 suspendRun", status=status, claimed_by="", lease_expires=0, has_state=True)
+    b.segment(entry)
+    _read(b, status)
+    claim = b.store("T3 claimQueued" if entry == "run_queued" else "T10 claimForResume", status="running",
+                    claimed_by=WORKER, lease_expires=5)  # fmt: skip
+    b.add(READ, OK, what="MaxSequence", site="resume.position", result=2)
+    done = b.segment_done(outcome="awaiting_input")
+    verdict = judge(CLAIM, b)
+    assert verdict.valid is Validity.INVALID and verdict.witness == (claim, done)
+    assert "without another statement or step" in verdict.explanation
+
+
+@pytest.mark.parametrize("after", ["event", "settle", "renewal_refused"])
+def test_near_miss_a_claim_followed_by_a_step_or_a_statement_holds(after: str) -> None:
+    b = History()
+    b.enqueue()
+    b.segment("run_queued")
+    _read(b, "queued")
+    b.claim()
+    if after == "event":
+        b.add(EVENT, INVOKE, seq=0, kind="dropped", round=0, tool="", call="", execution=0, effect="",
+              true_effect="", identity=WORKER)  # fmt: skip
+    elif after == "settle":
+        b.settle("failed", error_class="RunPositionException")
+    else:
+        b.store("T4 renewLease", matched=False)
+    b.segment_done(outcome="lease_lost")
+    assert judge(CLAIM, b).valid is Validity.VALID
+
+
+@pytest.mark.parametrize("end", [FAIL, INFO])
+def test_near_miss_a_claim_then_a_crash_or_a_throw_is_not_judged_by_what_follows(end: object) -> None:
+    b = History()
+    b.enqueue()
+    b.segment("run_queued")
+    _read(b, "queued")
+    b.claim()
+    b.segment_done(end)  # type: ignore[arg-type]
+    assert judge(CLAIM, b).valid is Validity.VALID
+
+
+def test_near_miss_a_claim_that_did_not_match_is_followed_by_nothing() -> None:
+    b = History()
+    b.enqueue()
+    b.segment("run_queued")
+    _read(b, "queued")
+    b.store("T3 claimQueued", matched=False)
+    b.segment_done(outcome="none")
+    assert judge(CLAIM, b).valid is Validity.VALID
 
 
 @pytest.mark.parametrize("found", ["running", "completed", None])
