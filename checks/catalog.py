@@ -26,6 +26,7 @@ from checks import (  # noqa: F401 - importing a checker's module registers its 
     reasons,
     rows,
     spec_claims,
+    spec_columns,
     spec_promises,
     spec_rows,
     spec_rules,
@@ -79,6 +80,10 @@ ORDER: tuple[str, ...] = (
     "payload_failure_has_cause",
     "stale_selection_per_spec",
     "input_resume_runs_its_calls",
+    "requeued_row_per_spec",
+    "fence_stamps_a_write",
+    "audit_step_execution_true",
+    "approval_runs_as_decided",
 )
 """The catalogue's order (report columns, sweep rows, every listing): the one list an invariant joins
 besides its registration. A registered invariant missing here comes after these, in registration order."""

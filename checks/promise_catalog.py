@@ -99,6 +99,14 @@ PROMISES: tuple[Promise, ...] = (
             section="2 T12"),
     Promise("spec", "recovery: not retryable ⇒ dead-letter not_retryable; an unreadable row ⇒ retries_exhausted",
             ("recovery_per_spec", "dead_letter_reason_matches_cause"), section="5.2"),
+    Promise("spec", "a requeue leaves the row QUEUED, count+1, claim and lease cleared",
+            ("requeued_row_per_spec", "requeue_budget_respected"), section="2.1 T11, T13"),
+    Promise("spec", "a read-only call stamps no fence; a stamp holds the call's write effect, a clear ''",
+            ("fence_stamps_a_write",), section="3.4, 3.3"),
+    Promise("spec", "a tool step records its invocation's result; no other step records a tool execution",
+            ("audit_step_execution_true",), section="3.2"),
+    Promise("spec", "an approval of the current turn is recorded and runs exactly the calls the approver approved; "
+            "only a stale approval is handed back", ("approval_runs_as_decided",), section="3.2, T10"),
 )  # fmt: skip
 
 

@@ -15,6 +15,11 @@ Each is judged from the store's answers and the world's records, never from the 
   no-longer-offered / input-less calls are recorded as error tool steps ...; executed calls get
   onBeforeTool → invoke → tool step"): on a ``submit_input`` resume (the world's user always gives
   valid input), every pending call of a tool the process still has, and the run still offers, executes.
+- ``approval_runs_as_decided`` (spec 3.2: "Resume: pending calls are processed first — denied /
+  no-longer-offered / input-less calls are recorded as error tool steps **without** onBeforeTool;
+  executed calls get onBeforeTool → invoke → tool step"; T10 and ADR-101: an approval claims the row and
+  records its decision, and only a stale turn digest is handed back): judged against the approver's own
+  decision, which the world records on the approve segment's invoke (never the runtime's approval step).
 
 Pure checkers over the shared index of one history; they know only the history.
 """
@@ -30,7 +35,7 @@ from checks.index import Index, Span, row_of
 from checks.judgement import ADR_PROMISE, Finding, Tally, invariant
 from checks.own import UNKNOWN_EFFECT, spans_of_entries
 from checks.verdict import Kind
-from model.statements import CLAIM_FOR_RESUME, CLAIM_QUEUED
+from model.statements import CLAIM_FOR_RESUME, CLAIM_QUEUED, SUSPEND_RUN
 
 # ---- claims and their pre-checks ------------------------------------------------------------------
 
@@ -89,7 +94,7 @@ def _judge_claim(ix: Index, tally: Tally, span: Span) -> None:
                 _missed(tally, span, read, op, f"issued {op[VALUE].get('transition')!r} instead")
             return  # a statement after a refused pre-check: not this invariant's
         if found:
-            tally.hold()
+            _judge_after_claim(tally, span, op)
             return
         why = (
             "without reading the row first"
@@ -108,6 +113,32 @@ def _judge_claim(ix: Index, tally: Tally, span: Span) -> None:
         _missed(tally, span, read, completion, "returned without a statement")
     elif read is not None:
         tally.hold()
+
+
+def _judge_after_claim(tally: Tally, span: Span, claim: Op) -> None:
+    """A claim that matched is followed, before the segment returns, by a statement or an audit step of the
+    run (the position failure's settle, the decision or input step, the loop's steps): a segment that
+    returned right after its claim left the row RUNNING under an owner that is gone."""
+    completion = span.completion
+    if claim[TYPE] is not OpType.OK or not claim[VALUE].get("matched"):
+        tally.hold()
+        return
+    if completion is None or completion[TYPE] is not OpType.OK:
+        tally.hold()  # a crash or a throw: not this invariant's
+        return
+    for op in span.records:
+        if op[INDEX] <= claim[INDEX]:
+            continue
+        name, type_ = op[OP], op[TYPE]
+        if (name == STORE and type_ is not OpType.INVOKE and type_ is not OpType.INFO) or (
+            name == EVENT and type_ is OpType.INVOKE
+        ):
+            tally.hold()
+            return
+    tally.violate((claim.index, completion.index),
+                  f"the {span.entry} segment of run {span.run!r} claimed it at {claim.index} and returned at "
+                  f"{completion.index} without another statement or step; spec 3.1 goes on after the claim",
+                  at=completion.index)  # fmt: skip
 
 
 _PAYLOAD_WORDS = {"has_request": "a stored request", "has_state": "a suspended state"}
@@ -192,6 +223,97 @@ class InputResumeRunsItsCalls(Machine):
 
 
 _INPUT_ENTRIES = frozenset({"submit_input"})
+
+
+# ---- the approval path -----------------------------------------------------------------------------
+
+
+@invariant(
+    "approval_runs_as_decided",
+    Kind.ALWAYS,
+    "an approval of the turn the row waits on is recorded, not released, and runs exactly the pending calls "
+    "the approver approved, never a denied one (spec 3.2, T10, ADR-101)",
+    tags=(ADR_PROMISE,),
+)
+class ApprovalRunsAsDecided(Machine):
+    """On every ``approve`` segment, judged against the approver's decision as the world records it on the
+    segment's invoke (``denied``, and ``stale`` for a decision on a turn the row no longer waited on; an
+    approval of the current turn carries neither):
+
+    - a decision on the current turn that claimed the row (T10 matched) records its approval step before it
+      issues any T9: the spec releases only a stale approval, or a write turn whose approval step could not
+      be stored (after trying to store it);
+    - each pending call's ``tool`` step (recorded before the segment's first provider call) for a tool the
+      process has and the run offers follows an invocation of that call when the approver approved, and
+      none when the approver denied (a denied call is an error step without onBeforeTool or invoke)."""
+
+    __slots__ = ("plans",)
+    STREAMS: ClassVar[Mapping[str, Key]] = {"plans": (PLAN, OpType.OK)}
+    plans: list[Op]
+
+    def finish(self, ix: Index) -> Finding:
+        tally = Tally()
+        spans = spans_of_entries(ix, _APPROVE_ENTRIES)
+        if not spans:
+            return tally.finding("approvals")
+        offered = {op[RUN]: frozenset(op[VALUE]["offered"]) for op in self.plans if "offered" in op[VALUE]}
+        for span in spans:
+            truth = span.invoke[VALUE]
+            if truth.get("stale"):
+                continue  # a stale decision: released or not, it is not the approver's word on this turn
+            _judge_approval(tally, span, bool(truth.get("denied")), offered.get(span.run))
+        return tally.finding("approvals")
+
+
+def _judge_approval(tally: Tally, span: Span, denied: bool, subset: frozenset[str] | None) -> None:
+    claimed = recorded = False
+    invoked: set[object] = set()
+    for op in span.records:
+        name, type_, value = op[OP], op[TYPE], op[VALUE]
+        if name == PROVIDER:
+            return
+        if name == STORE and (type_ is OpType.OK or type_ is OpType.FAIL):
+            issued = str(value.get("transition", "")).partition(" ")[0]
+            if issued == CLAIM_FOR_RESUME and type_ is OpType.OK and value.get("matched"):
+                claimed = True
+            elif issued == SUSPEND_RUN and claimed and not recorded:
+                tally.violate((op.index,), f"the approve segment of run {span.run!r} claimed the turn its approver "
+                              f"decided and released it at {op.index} before recording the decision; the spec "
+                              "releases only a stale approval", at=op.index)  # fmt: skip
+                return
+            continue
+        if name == TOOL and type_ is OpType.INVOKE:
+            invoked.add(value.get("call"))
+            if denied:
+                tally.violate((op.index,), f"the approve segment of run {span.run!r} ran pending call "
+                              f"{value.get('call')!r} at {op.index}, which its approver denied",
+                              at=op.index)  # fmt: skip
+                return
+            continue
+        if name != EVENT or type_ is not OpType.INVOKE:
+            continue
+        kind = value.get("kind")
+        if kind == "approval":
+            recorded = True
+            continue
+        if kind != "tool":
+            continue
+        tool = value.get("tool")
+        if denied or value.get("true_effect") == UNKNOWN_EFFECT or (subset is not None and tool not in subset):
+            tally.hold()
+            continue
+        if value.get("call") in invoked:
+            tally.hold()
+            continue
+        tally.violate((op.index,), f"the approve segment of run {span.run!r} recorded pending call "
+                      f"{value.get('call')!r} ({tool}) at {op.index} without running it; its approver approved "
+                      "it", at=op.index)  # fmt: skip
+        return
+    if claimed and recorded:
+        tally.hold()
+
+
+_APPROVE_ENTRIES = frozenset({"approve"})
 
 
 __all__: list[str] = []

@@ -91,18 +91,73 @@ BLIND: tuple[BlindMutant, ...] = (
     BlindMutant("model/resume.py", "decision = Step(StepKind.APPROVAL, state.round_no, decision=\"approve\" if "
                 "approved else \"deny\")", "decision = Step(StepKind.APPROVAL, state.round_no, decision=\"approve\" "
                 "if not approved else \"deny\")", UNRECORDED,
-                "the approval event's decision is the runtime's label, and the approver's own decision is not "
-                "in the history"),
-    BlindMutant("model/segment.py", "for_input: bool = False", "for_input: bool = True", UNRECORDED,
-                "approved calls handled as input: which calls the approver approved is not in the history"),
-    BlindMutant("model/loop.py", "if runnable:", "if not runnable:", UNRECORDED,
-                "approved calls refused and denied ones run: the approver's decision is not in the history"),
+                "only the approval step's label changes, and the audit record the world keeps of a step holds "
+                "its kind, round, tool, call and execution, not the decision it names"),
     BlindMutant("model/executor.py", "return (yield from _suspend(seg, suspension.state, for_input=False))",
                 "return (yield from _suspend(seg, suspension.state, for_input=True))", UNRECORDED,
                 "an approval suspended as an input wait: which tools of a turn require approval (marker, "
                 "server flag) is not in the history"),
     BlindMutant("model/tools.py", "if spec.remote:", "if not spec.remote:", UNRECORDED,
                 "which tools require approval (marker, remote server flag, builtin write) is not in the history"),
+    BlindMutant("model/constants.py", "IDENTITY_MAX_CHARS = 64", "IDENTITY_MAX_CHARS = 63", UNREACHABLE,
+                "no identity reaches 63 characters: kind:host:pid with a hostname of at most 40 (the schema's "
+                "HostName) and a pid of at most 5 digits is at most 58, so neither limit truncates"),
+    BlindMutant("model/failures.py", "if code in (401, 403):", "if code in ( 400, 403):", SAME_OUTCOME,
+                "HTTP 400 classified auth and 401 clientError: neither is retryable nor trips a circuit, and the "
+                "row stores the exception's class, never the failure class"),
+    BlindMutant("model/failures.py", "if 400 <= code <= 499:", "if 400 <= code == 499:", SAME_OUTCOME,
+                "HTTP 400-498 classified unknown instead of clientError: the same outcome under every schedule"),
+    BlindMutant("model/transitions.py", "return row.status is RunStatus.RUNNING and 0 < row.lease_expires < now",
+                "return row.status is RunStatus.RUNNING and 0 <= row.lease_expires < now", UNREACHABLE,
+                "at head no RUNNING row has lease 0 (every segment is leased since ADR-141)"),
+    BlindMutant("model/transitions.py", "stale = [r for r in rows if r.status is running and 0 < r.lease_expires < "
+                "now]  # = is_stale, inlined", "stale = [r for r in rows if r.status is running and 0 <= "
+                "r.lease_expires < now]  # = is_stale, inlined", UNREACHABLE,
+                "the reaper's SELECT: at head no RUNNING row has lease 0 (every segment is leased since ADR-141)"),
+    BlindMutant("model/transitions.py", "terminal_guard: bool = True", "terminal_guard: bool = False", UNREACHABLE,
+                "an unused default: every settle passes terminal_guard (KB-1's flag)"),
+    BlindMutant("model/transitions.py", "if row.status is not RunStatus.RUNNING or row.claimed_by != self.me:",
+                "if row.status > RunStatus.RUNNING or row.claimed_by != self.me:", UNREACHABLE,
+                "no row other than a RUNNING one holds an owner, so the owner predicate alone refuses every row "
+                "the status predicate would"),
+    BlindMutant("model/transitions.py", "return _replace(row, status=RunStatus.RUNNING, claimed_by=\"\", "
+                "lease_expires=0, tstamp=self.now)", "return _replace(row, status=RunStatus.RUNNING, claimed_by=\"\", "
+                "lease_expires= 1, tstamp=self.now)", NOT_HEAD,
+                "KB-10's unleased claim for resume (leased=False): only the presets before ADR-141 run it"),
+    BlindMutant("model/entrypoints.py", "lease = 0 if unleased else now + LEASE_S",
+                "lease = -1 if unleased else now + LEASE_S", NOT_HEAD,
+                "an unleased interactive begin: only the presets before ADR-141 run it"),
+    BlindMutant("model/vocab.py", "return self is TerminationReason.PROVIDER_FAILED",
+                "return self >= TerminationReason.PROVIDER_FAILED", UNREACHABLE,
+                "TerminationReason.is_retryable has no caller in the runtime (recovery classifies the failure)"),
+    BlindMutant("model/vocab.py", "return self is TerminationReason.PROVIDER_FAILED",
+                "return self is not TerminationReason.PROVIDER_FAILED", UNREACHABLE,
+                "TerminationReason.is_retryable has no caller in the runtime (recovery classifies the failure)"),
+    BlindMutant("model/entrypoints.py", "if not request.decodable or not request.configuration_exists:",
+                "if not request.decodable and not request.configuration_exists:", UNREACHABLE,
+                "the world stores no undecodable request and deletes no configuration (payload_failure_has_cause "
+                "says so), so the rehydration check never fails"),
+    BlindMutant("model/resume.py", "return (yield from execute(seg, None, ResumeSeed(state, True, for_input=True, "
+                "input_valid=True)))", "return (yield from execute(seg, None, ResumeSeed(state, True, "
+                "for_input=False, input_valid=True)))", UNREACHABLE,
+                "it differs only for a pending input call whose tool now requires approval: the approval scan "
+                "runs before the input scan on the same turn, and a deploy renames or removes a tool, never "
+                "gives a name a new approval requirement"),
+    BlindMutant("model/resume.py", "if not policy.kb12_approval_not_audited and (digest is None or digest != "
+                "state.turn_digest):", "if not policy.kb12_approval_not_audited and (digest is None and digest != "
+                "state.turn_digest):", UNREACHABLE,
+                "it runs a stale approval: the world's approvers decide each turn once, on the turn the row waits "
+                "on, and nothing moves a waiting row but that decision or a cancel, so no approval is stale "
+                "(approval_runs_as_decided's record of a stale decision never fires)"),
+    BlindMutant("model/loop.py", "if spec is None or call.name not in request.offered:",
+                "if spec is None and call.name not in request.offered:", UNREACHABLE,
+                "no script calls a registered tool its run was not offered (a run offered no tool never reaches "
+                "invoke), so only an unknown name is refused, and both forms refuse it"),
+    BlindMutant("model/loop.py", "if turn.outcome is TurnOutcome.CONTEXT_TRUNCATED:  # the fit throws after its "
+                "step (spec 3.2 step 1)", "if turn.outcome >= TurnOutcome.CONTEXT_TRUNCATED:  # the fit throws "
+                "after its step (spec 3.2 step 1)", UNREACHABLE,
+                "the world wires no context-window manager (no context step is ever recorded), so this check "
+                "never runs; a scenario with one would reach it"),
 )  # fmt: skip
 
 

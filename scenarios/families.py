@@ -76,7 +76,7 @@ FailureClassName = Literal[
 with a status their name does not say (classified by the code); ``network`` a PSR-18 network error;
 ``unsupportedFeature`` and ``providerBase`` exceptions no rule names; ``fallbackEmpty`` a chain with no
 attempt, ``fallbackNested`` a chain whose last attempt is a chain ending in a 429, ``fallbackLastAuth`` a
-chain whose last attempt answered 401."""
+chain of three (503, 429, then 401) whose last attempt answered 401."""
 FAILURE_CLASSES: tuple[str, ...] = get_args(FailureClassName)
 FAULT_KINDS: dict[str, tuple[str, ...]] = {
     "audit": ("fire",),

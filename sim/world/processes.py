@@ -27,15 +27,26 @@ from sim.world.recorder import FAIL, INFO, INVOKE, OK
 from sim.world.workload import PlannedRun
 
 
-def run_segment(world: World, proc: Proc, entry: str, uuid: str, gen: Generator[Request, Any, Any]) -> SimGen:
+def run_segment(
+    world: World,
+    proc: Proc,
+    entry: str,
+    uuid: str,
+    gen: Generator[Request, Any, Any],
+    truth: dict[str, Any] | None = None,
+) -> SimGen:
     """Drive one entry-point call, recording it as a `segment` operation (a reaper tick that finds
-    nothing as one ``idle`` record: :meth:`Recorder.open_tick`)."""
+    nothing as one ``idle`` record: :meth:`Recorder.open_tick`). ``truth``: what the world knows of the
+    call that the runtime's records cannot tell (an approver's decision), added to the invoke record."""
     rec = world.recorder
     tick = entry == "reap"
     if tick:
         rec.open_tick(proc.name, proc.identity)
     else:
-        rec.add(proc.name, H.SEGMENT, uuid, INVOKE, {"entry": entry, "identity": proc.identity})
+        value = {"entry": entry, "identity": proc.identity}
+        if truth:
+            value.update(truth)
+        rec.add(proc.name, H.SEGMENT, uuid, INVOKE, value)
     world.busy += 1
     try:
         outcome = yield from world.drive(proc, gen)
@@ -156,14 +167,25 @@ def _decision(
     world.decisions += 1
     proc = world.procs.new("resume", f"approver{slot}-{world.decisions}", slot)
     ctx = world.procs.context(proc)
+    truth: dict[str, Any] = {}
     if for_input:
         gen = submit_input(ctx, uuid, input_valid=True)
         entry = "submit_input"
     else:
         gen = approve(ctx, uuid, approved=approved, digest=digest)
         entry = "approve"
+        row = world.db.find(uuid)
+        state = None if row is None else row.suspended_state
+        # ground truth the runtime's records cannot tell: a denial, and a decision on a turn the row no
+        # longer waits on. Recorded only when so (an approval of the current turn adds nothing), so a
+        # history whose approvers approved every turn they saw is what it always was (and its digest).
+        truth = {}
+        if not approved:
+            truth["denied"] = True
+        if state is None or state.turn_digest != digest:
+            truth["stale"] = True
     try:
-        yield from run_segment(world, proc, entry, uuid, gen)
+        yield from run_segment(world, proc, entry, uuid, gen, truth)
     except Crashed:
         _crashed(world, proc)
     world.procs.retire(proc)

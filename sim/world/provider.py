@@ -67,7 +67,10 @@ _PROVIDER_FAILURES: dict[str, Callable[[], RuntimeThrowable]] = {
             FallbackChainExhaustedError([ProviderResponseError(500), ProviderRateLimitError(429)]),
         ]
     ),
-    "fallbackLastAuth": lambda: FallbackChainExhaustedError([ProviderResponseError(503), ProviderResponseError(401)]),
+    # three providers: two retryable answers, then a 401 that ends the chain (the last attempt decides)
+    "fallbackLastAuth": lambda: FallbackChainExhaustedError(
+        [ProviderResponseError(503), ProviderRateLimitError(429), ProviderResponseError(401)]
+    ),
 }
 
 

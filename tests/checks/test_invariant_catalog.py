@@ -65,6 +65,10 @@ NAMES_AND_KINDS = [
     ("payload_failure_has_cause", "always"),
     ("stale_selection_per_spec", "always"),
     ("input_resume_runs_its_calls", "always"),
+    ("requeued_row_per_spec", "always"),
+    ("fence_stamps_a_write", "always"),
+    ("audit_step_execution_true", "always"),
+    ("approval_runs_as_decided", "always"),
 ]
 
 

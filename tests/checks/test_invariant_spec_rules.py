@@ -375,10 +375,68 @@ def test_a_claim_after_a_pre_check_that_found_the_row_queued_holds() -> None:
     b.segment("run_queued")
     _read(b, "queued")
     b.claim()
+    b.settle("completed")
     b.segment_done(outcome="completed")
     verdict = judge(CLAIM, b)
     assert verdict.valid is Validity.VALID
     assert verdict.explanation.startswith("1 ")
+
+
+@pytest.mark.parametrize("entry", ["run_queued", "submit_input", "approve"])
+def test_a_segment_that_returns_right_after_its_claim_is_a_violation(entry: str) -> None:
+    b = History()
+    b.enqueue()
+    status = {"run_queued": "queued", "submit_input": "waiting_for_input", "approve": "waiting_for_approval"}[entry]
+    if entry != "run_queued":
+        b.store("T9 suspendRun", status=status, claimed_by="", lease_expires=0, has_state=True)
+    b.segment(entry)
+    _read(b, status)
+    claim = b.store("T3 claimQueued" if entry == "run_queued" else "T10 claimForResume", status="running",
+                    claimed_by=WORKER, lease_expires=5)  # fmt: skip
+    b.add(READ, OK, what="MaxSequence", site="resume.position", result=2)
+    done = b.segment_done(outcome="awaiting_input")
+    verdict = judge(CLAIM, b)
+    assert verdict.valid is Validity.INVALID and verdict.witness == (claim, done)
+    assert "without another statement or step" in verdict.explanation
+
+
+@pytest.mark.parametrize("after", ["event", "settle", "renewal_refused"])
+def test_near_miss_a_claim_followed_by_a_step_or_a_statement_holds(after: str) -> None:
+    b = History()
+    b.enqueue()
+    b.segment("run_queued")
+    _read(b, "queued")
+    b.claim()
+    if after == "event":
+        b.add(EVENT, INVOKE, seq=0, kind="dropped", round=0, tool="", call="", execution=0, effect="",
+              true_effect="", identity=WORKER)  # fmt: skip
+    elif after == "settle":
+        b.settle("failed", error_class="RunPositionException")
+    else:
+        b.store("T4 renewLease", matched=False)
+    b.segment_done(outcome="lease_lost")
+    assert judge(CLAIM, b).valid is Validity.VALID
+
+
+@pytest.mark.parametrize("end", [FAIL, INFO])
+def test_near_miss_a_claim_then_a_crash_or_a_throw_is_not_judged_by_what_follows(end: object) -> None:
+    b = History()
+    b.enqueue()
+    b.segment("run_queued")
+    _read(b, "queued")
+    b.claim()
+    b.segment_done(end)  # type: ignore[arg-type]
+    assert judge(CLAIM, b).valid is Validity.VALID
+
+
+def test_near_miss_a_claim_that_did_not_match_is_followed_by_nothing() -> None:
+    b = History()
+    b.enqueue()
+    b.segment("run_queued")
+    _read(b, "queued")
+    b.store("T3 claimQueued", matched=False)
+    b.segment_done(outcome="none")
+    assert judge(CLAIM, b).valid is Validity.VALID
 
 
 @pytest.mark.parametrize("found", ["running", "completed", None])
@@ -820,3 +878,129 @@ def test_near_miss_an_approval_resume_is_not_judged() -> None:
     b.segment("approve", process=RESUMER)
     _pending(b, "2.0", ran=False)
     assert judge(INPUT, b).explanation.startswith("0 ")
+
+
+# ---- approval_runs_as_decided ---------------------------------------------------------------------
+
+DECIDED = "approval_runs_as_decided"
+
+
+def _approve(b: History, **truth: bool) -> int:
+    """A run waiting for approval, and an approve segment whose invoke carries the approver's decision."""
+    b.enqueue()
+    b.store("T9 suspendRun", status="waiting_for_approval", claimed_by="", lease_expires=0, has_state=True)
+    segment = b.add(SEGMENT, INVOKE, process=RESUMER, entry="approve", identity=RESUMER, **truth)
+    b.store("T10 claimForResume", identity=RESUMER, process=RESUMER, status="running", claimed_by=RESUMER)
+    return segment
+
+
+def _decision_step(b: History) -> int:
+    return b.add(EVENT, INVOKE, process=RESUMER, seq=3, kind="approval", round=1, tool="", call="", execution=0,
+                 effect="", true_effect="", identity=RESUMER)  # fmt: skip
+
+
+def _release(b: History) -> int:
+    return b.store("T9 suspendRun", identity=RESUMER, process=RESUMER, site="resume.release",
+                   status="waiting_for_approval", claimed_by="", lease_expires=0)  # fmt: skip
+
+
+def test_an_approval_that_runs_its_approved_calls_holds() -> None:
+    b = History()
+    _approve(b)
+    _decision_step(b)
+    _pending(b, "1.0", ran=True, tool="write_file", true_effect="idempotent_write")
+    _call(b, 2, process=RESUMER)
+    verdict = judge(DECIDED, b)
+    assert verdict.valid is Validity.VALID and verdict.judged == 1
+
+
+def test_an_approval_that_refuses_an_approved_call_is_a_violation() -> None:
+    b = History()
+    _approve(b)
+    _decision_step(b)
+    refused = _pending(b, "1.0", ran=False, tool="write_file", true_effect="idempotent_write")
+    verdict = judge(DECIDED, b)
+    assert verdict.valid is Validity.INVALID and verdict.witness == (refused,)
+    assert "its approver approved it" in verdict.explanation
+
+
+def test_a_denial_that_runs_a_denied_call_is_a_violation() -> None:
+    b = History()
+    _approve(b, denied=True)
+    _decision_step(b)
+    _pending(b, "1.0", ran=True, tool="write_file", true_effect="idempotent_write")
+    verdict = judge(DECIDED, b)
+    assert verdict.valid is Validity.INVALID and "which its approver denied" in verdict.explanation
+
+
+def test_a_denial_that_refuses_its_calls_holds() -> None:
+    b = History()
+    _approve(b, denied=True)
+    _decision_step(b)
+    _pending(b, "1.0", ran=False, tool="write_file", true_effect="idempotent_write")
+    _call(b, 2, process=RESUMER)
+    verdict = judge(DECIDED, b)
+    assert verdict.valid is Validity.VALID and verdict.judged == 1
+
+
+def test_a_current_approval_released_before_its_decision_is_recorded_is_a_violation() -> None:
+    b = History()
+    _approve(b)
+    release = _release(b)
+    verdict = judge(DECIDED, b)
+    assert verdict.valid is Validity.INVALID and verdict.witness == (release,)
+
+
+def test_near_miss_a_stale_approval_may_be_released() -> None:
+    b = History()
+    _approve(b, stale=True)
+    _release(b)
+    verdict = judge(DECIDED, b)
+    assert verdict.valid is Validity.VALID and verdict.judged == 0
+
+
+def test_near_miss_a_write_turn_whose_decision_could_not_be_stored_may_be_released() -> None:
+    """ADR-132: the release comes after the attempt to store the decision."""
+    b = History()
+    _approve(b)
+    _decision_step(b)
+    b.add(EVENT, FAIL, process=RESUMER, seq=3, kind="approval", error="StoreError")
+    _release(b)
+    assert judge(DECIDED, b).valid is Validity.VALID
+
+
+def test_near_miss_a_release_without_a_claim_is_not_judged() -> None:
+    b = History()
+    b.enqueue()
+    b.add(SEGMENT, INVOKE, process=RESUMER, entry="approve", identity=RESUMER)
+    b.store("T10 claimForResume", identity=RESUMER, process=RESUMER, matched=False)
+    _release(b)
+    verdict = judge(DECIDED, b)
+    assert verdict.valid is Validity.VALID and verdict.judged == 0
+
+
+def test_near_miss_calls_the_process_no_longer_has_or_the_run_does_not_offer_are_refused() -> None:
+    b = History()
+    b.add(PLAN, OK, process=WORLD, kind="queued", stops=[], stop_kinds=[], offered=["write_file", "gone_tool"])
+    _approve(b)
+    _decision_step(b)
+    _pending(b, "1.0", ran=False, true_effect="unknown", tool="gone_tool")
+    _pending(b, "1.1", ran=False, tool="search_pages")
+    assert judge(DECIDED, b).valid is Validity.VALID
+
+
+def test_near_miss_a_denials_loop_calls_after_the_first_provider_call_are_not_pending() -> None:
+    b = History()
+    _approve(b, denied=True)
+    _decision_step(b)
+    _call(b, 2, process=RESUMER)
+    _pending(b, "2.0", ran=True)
+    assert judge(DECIDED, b).valid is Validity.VALID
+
+
+def test_near_miss_an_input_resume_is_not_judged() -> None:
+    b = History()
+    _input_resume(b)
+    _pending(b, "2.0", ran=False)
+    verdict = judge(DECIDED, b)
+    assert verdict.valid is Validity.VALID and verdict.judged == 0

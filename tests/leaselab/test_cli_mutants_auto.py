@@ -73,3 +73,17 @@ def test_a_record_matches_only_its_own_change() -> None:
     other = {**moved, "diff": str(moved["diff"]).replace("= False", "= None")}
     assert reason_for(other) is None
     assert reason_for({**moved, "file": "model/hooks.py"}) is None
+
+
+def test_every_blind_record_names_a_line_of_its_file_once() -> None:
+    """A record whose line no longer exists would silently explain nothing; two alike would hide a typo."""
+    from pathlib import Path
+
+    from register.blind_mutants import BLIND
+
+    root = Path(__file__).resolve().parents[2]
+    for record in BLIND:
+        lines = {line.strip() for line in (root / record.file).read_text(encoding="utf-8").splitlines()}
+        assert record.before in lines, f"{record.file}: {record.before!r}"
+        assert record.after != record.before and record.reason
+    assert len({(r.file, r.before, r.after) for r in BLIND}) == len(BLIND)
