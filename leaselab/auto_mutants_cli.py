@@ -5,8 +5,11 @@ drops the equivalent and crashing ones with the reason, and judges each in its o
 head sweep alone and by ``tests/model`` (:mod:`sim.explore.auto_judge`). Prints the sweep-only score
 among the mutants the tests kill, with its 95 % Wilson interval, and every survivor (the tests kill it,
 the sweep does not) with its file, line and diff; a survivor ``register/blind_mutants.py`` records is
-listed with that reason, and the score is also given without those it records as equivalent under every
-schedule of head. JSON: :meth:`sim.explore.auto_judge.AutoReport.document` plus the interval and ``recorded_blind``.
+listed with that reason, and the score is also given without the equivalent mutants of head: those it
+records as behaving as head under every input a deployment gives AND whose every paired history in the
+sweep equals the unmutated tree's (the record is the reason, the identical histories its check).
+JSON: :meth:`sim.explore.auto_judge.AutoReport.document` plus the interval, ``recorded_blind`` and
+``equivalent_at_head``.
 Exit 0 always once the mutants are judged (the score is the result), 2 on bad input.
 """
 
@@ -16,12 +19,13 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from register.blind_mutants import BlindMutant
-    from sim.explore.auto_judge import AutoReport
+    from sim.explore.auto_judge import AutoReport, Judged
 
 
 EQUIVALENT_AT_HEAD = frozenset({"not head", "unreachable", "same outcome"})
 """Kinds of record whose mutant behaves as head does under every schedule (an "unrecorded" one does not:
-its behaviour differs where the history lacks the ground truth to see it)."""
+its behaviour differs where the history lacks the ground truth to see it; nor does a "world gap" one: a
+deployment takes the path the world does not)."""
 
 
 def recorded_blind(report: AutoReport) -> dict[str, BlindMutant]:
@@ -34,6 +38,19 @@ def recorded_blind(report: AutoReport) -> dict[str, BlindMutant]:
         if record is not None:
             found[judged.mutant.name] = record
     return found
+
+
+def equivalent_at_head(report: AutoReport, blind: dict[str, BlindMutant]) -> list[str]:
+    """The survivors dropped from the score as equivalent mutants of head: recorded with an equivalent kind,
+    and no paired history of the sweep differs from the unmutated tree's (unmeasured counts as differing)."""
+    same = {j.mutant.name for j in report.survivors if j.histories_differ == 0 and j.histories_paired > 0}
+    return sorted(name for name, record in blind.items() if record.kind in EQUIVALENT_AT_HEAD and name in same)
+
+
+def _histories(judged: Judged) -> str:
+    if judged.histories_differ is None:
+        return "histories not compared"
+    return f"histories differ in {judged.histories_differ} of {judged.histories_paired} paired draws"
 
 
 def auto_lines(report: AutoReport, interval: tuple[float, float]) -> list[str]:
@@ -57,22 +74,26 @@ def auto_lines(report: AutoReport, interval: tuple[float, float]) -> list[str]:
         found = ", ".join(report.baseline_unexplained)
         lines.append(f"WARNING: the unmutated sweep has unexplained violations: {found}")
     blind = recorded_blind(report)
-    equivalent_at_head = [name for name, record in blind.items() if record.kind in EQUIVALENT_AT_HEAD]
-    if equivalent_at_head and n > len(equivalent_at_head):
-        n_open = n - len(equivalent_at_head)
+    dropped_at_head = equivalent_at_head(report, blind)
+    if dropped_at_head and n > len(dropped_at_head):
+        n_open = n - len(dropped_at_head)
         low, high = wilson(k, n_open)
         lines.append(
-            f"without the {len(equivalent_at_head)} survivors register/blind_mutants.py records as equivalent under "
-            f"every schedule of head (not head's code, unreachable, or the same outcome): {k / n_open:.2f} "
-            f"({k} of {n_open}), "
-            f"95% Wilson interval [{low:.2f}, {high:.2f}]"
+            f"without the {len(dropped_at_head)} equivalent mutants of head (register/blind_mutants.py records them as "
+            f"not head's code, unreachable, or the same outcome, and every paired history equals head's): "
+            f"{k / n_open:.2f} ({k} of {n_open}), 95% Wilson interval [{low:.2f}, {high:.2f}]"
         )
     for judged in report.survivors:
         record = blind.get(judged.mutant.name)
         if record is None:
-            lines.append(f"  SURVIVED  {judged.mutant.name}: tests fail at {judged.tests_failed}")
+            lines.append(f"  SURVIVED  {judged.mutant.name}: tests fail at {judged.tests_failed}; {_histories(judged)}")
+        elif judged.mutant.name in dropped_at_head:
+            lines.append(f"  equiv.    {judged.mutant.name} ({record.kind}): {record.reason}; {_histories(judged)}")
         else:
-            lines.append(f"  blind     {judged.mutant.name} ({record.kind}): {record.reason}")
+            check = "; THE RECORD IS CONTRADICTED: " if record.kind in EQUIVALENT_AT_HEAD else "; "
+            lines.append(
+                f"  blind     {judged.mutant.name} ({record.kind}): {record.reason}{check}{_histories(judged)}"
+            )
         lines.extend("            " + line for line in judged.mutant.diff.splitlines()[2:])
     for judged in report.unkilled:
         lines.append(f"  unkilled  {judged.mutant.name} (neither the sweep nor the tests)")
@@ -122,7 +143,9 @@ def run_auto(
     document["recorded_blind"] = [
         {"mutant": name, "kind": record.kind, "reason": record.reason} for name, record in sorted(blind.items())
     ]
-    equivalent = sum(1 for record in blind.values() if record.kind in EQUIVALENT_AT_HEAD)
+    dropped_at_head = equivalent_at_head(report, blind)
+    document["equivalent_at_head"] = dropped_at_head
+    equivalent = len(dropped_at_head)
     if n > equivalent:
         low, high = wilson(k, n - equivalent)
         document["sweep_only_without_equivalent_at_head"] = {

@@ -4,10 +4,13 @@
 survivors are a promise no invariant judged, or a path no scenario took, and the fix is an oracle or a
 scenario. The ones recorded here are not: under every schedule of ``head`` the mutant behaves as the
 runtime does (the code it changes is not ``head``'s behaviour, or nothing in the world ever reaches it),
-or the world does not record the ground truth an oracle would need. They stay in the score's
-denominator; the command lists them apart, with the reason, and states the score without the ones that
-behave as head does under every schedule ("not head", "unreachable", "same outcome"): an "unrecorded"
-one does not, its behaviour differs where the history cannot show it, so it stays a gap.
+or the world does not record the ground truth an oracle would need, or does not take a path a
+deployment can take. The command lists them apart, with the reason. It drops from the score, as
+equivalent mutants of head, only the ones recorded as behaving as head does under every input a
+deployment can give ("not head", "unreachable", "same outcome") AND whose every history in the sweep
+equals the unmutated tree's: a record is a claim, the identical histories are its check. An
+"unrecorded" one (its behaviour differs where the history cannot show it) and a "world gap" one (a
+path a deployment takes and the world does not) stay in the score: they are gaps.
 
 A record names the mutated file and the source line before and after the mutation (stripped), so that
 it survives line moves; a mutant matches when its diff removes ``before`` and adds ``after`` in that
@@ -26,8 +29,10 @@ class BlindMutant:
     before: str
     after: str
     kind: str
-    """"not head": the code only a non-head policy runs; "unreachable": no schedule of head reaches it;
-    "same outcome": a reclassification between two failure classes the runtime treats alike;
+    """"not head": the code only a non-head policy runs; "unreachable": no input a deployment of head can
+    give reaches it (an unused default, a method with no caller, a state head never makes); "same outcome":
+    a reclassification between two failure classes the runtime treats alike; "world gap": a deployment
+    can reach it and the simulated world never does (a scenario or fault family the world lacks);
     "unrecorded": the history lacks the ground truth an oracle would need."""
     reason: str
 
@@ -36,6 +41,7 @@ NOT_HEAD = "not head"
 UNREACHABLE = "unreachable"
 SAME_OUTCOME = "same outcome"
 UNRECORDED = "unrecorded"
+WORLD_GAP = "world gap"
 
 BLIND: tuple[BlindMutant, ...] = (
     BlindMutant("model/transitions.py", "return _replace(row, status=RunStatus.RUNNING, claimed_by=\"\", "
@@ -49,14 +55,14 @@ BLIND: tuple[BlindMutant, ...] = (
                 "an unused default: the reaper and the recovery always pass clear_fence (KB-9's flag)"),
     BlindMutant("model/transitions.py", "leased: bool = True", "leased: bool = False", UNREACHABLE,
                 "an unused default: the resume always passes leased (KB-10's flag)"),
-    BlindMutant("model/constants.py", "REAPER_DEFAULT_LIMIT = 50", "REAPER_DEFAULT_LIMIT = 51", UNREACHABLE,
+    BlindMutant("model/constants.py", "REAPER_DEFAULT_LIMIT = 50", "REAPER_DEFAULT_LIMIT = 51", WORLD_GAP,
                 "an unused default: the world's reaper always passes the scenario's limit"),
-    BlindMutant("model/reaper.py", "return ReapReport(exit_code=2)", "return ReapReport(exit_code= 3)", UNREACHABLE,
+    BlindMutant("model/reaper.py", "return ReapReport(exit_code=2)", "return ReapReport(exit_code= 3)", WORLD_GAP,
                 "the world's reaper is always given a valid --limit, so the INVALID exit is never reached"),
     BlindMutant("model/vocab.py", "return self is TerminationReason.PROVIDER_FAILED",
                 "return self < TerminationReason.PROVIDER_FAILED", UNREACHABLE,
                 "TerminationReason.is_retryable has no caller in the runtime (recovery classifies the failure)"),
-    BlindMutant("model/entrypoints.py", "return False", "return True", UNREACHABLE,
+    BlindMutant("model/entrypoints.py", "return False", "return True", WORLD_GAP,
                 "cancel's failure returns (an unreadable or missing row, a failed T8): the world's user cancels "
                 "only runs the store holds, with no store fault"),
     BlindMutant("model/transitions.py", "return row.status is RunStatus.RUNNING and 0 < row.lease_expires < now",
@@ -85,7 +91,7 @@ BLIND: tuple[BlindMutant, ...] = (
                 "HTTP 403 classified clientError and 404 auth: auth and clientError lead to the same outcome "
                 "(neither retryable, neither trips a circuit)"),
     BlindMutant("model/resume.py", "if state is None or not state.decodable:",
-                "if state is None and not state.decodable:", UNREACHABLE,
+                "if state is None and not state.decodable:", WORLD_GAP,
                 "the state is None only when the fresh read failed, which returns first; the world stores "
                 "no undecodable state"),
     BlindMutant("model/resume.py", "decision = Step(StepKind.APPROVAL, state.round_no, decision=\"approve\" if "
@@ -99,7 +105,7 @@ BLIND: tuple[BlindMutant, ...] = (
                 "server flag) is not in the history"),
     BlindMutant("model/tools.py", "if spec.remote:", "if not spec.remote:", UNRECORDED,
                 "which tools require approval (marker, remote server flag, builtin write) is not in the history"),
-    BlindMutant("model/constants.py", "IDENTITY_MAX_CHARS = 64", "IDENTITY_MAX_CHARS = 63", UNREACHABLE,
+    BlindMutant("model/constants.py", "IDENTITY_MAX_CHARS = 64", "IDENTITY_MAX_CHARS = 63", WORLD_GAP,
                 "no identity reaches 63 characters: kind:host:pid with a hostname of at most 40 (the schema's "
                 "HostName) and a pid of at most 5 digits is at most 58, so neither limit truncates"),
     BlindMutant("model/failures.py", "if code in (401, 403):", "if code in ( 400, 403):", SAME_OUTCOME,
@@ -134,28 +140,28 @@ BLIND: tuple[BlindMutant, ...] = (
                 "return self is not TerminationReason.PROVIDER_FAILED", UNREACHABLE,
                 "TerminationReason.is_retryable has no caller in the runtime (recovery classifies the failure)"),
     BlindMutant("model/entrypoints.py", "if not request.decodable or not request.configuration_exists:",
-                "if not request.decodable and not request.configuration_exists:", UNREACHABLE,
+                "if not request.decodable and not request.configuration_exists:", WORLD_GAP,
                 "the world stores no undecodable request and deletes no configuration (payload_failure_has_cause "
                 "says so), so the rehydration check never fails"),
     BlindMutant("model/resume.py", "return (yield from execute(seg, None, ResumeSeed(state, True, for_input=True, "
                 "input_valid=True)))", "return (yield from execute(seg, None, ResumeSeed(state, True, "
-                "for_input=False, input_valid=True)))", UNREACHABLE,
+                "for_input=False, input_valid=True)))", WORLD_GAP,
                 "it differs only for a pending input call whose tool now requires approval: the approval scan "
                 "runs before the input scan on the same turn, and a deploy renames or removes a tool, never "
                 "gives a name a new approval requirement"),
     BlindMutant("model/resume.py", "if not policy.kb12_approval_not_audited and (digest is None or digest != "
                 "state.turn_digest):", "if not policy.kb12_approval_not_audited and (digest is None and digest != "
-                "state.turn_digest):", UNREACHABLE,
+                "state.turn_digest):", WORLD_GAP,
                 "it runs a stale approval: the world's approvers decide each turn once, on the turn the row waits "
                 "on, and nothing moves a waiting row but that decision or a cancel, so no approval is stale "
                 "(approval_runs_as_decided's record of a stale decision never fires)"),
     BlindMutant("model/loop.py", "if spec is None or call.name not in request.offered:",
-                "if spec is None and call.name not in request.offered:", UNREACHABLE,
+                "if spec is None and call.name not in request.offered:", WORLD_GAP,
                 "no script calls a registered tool its run was not offered (a run offered no tool never reaches "
                 "invoke), so only an unknown name is refused, and both forms refuse it"),
     BlindMutant("model/loop.py", "if turn.outcome is TurnOutcome.CONTEXT_TRUNCATED:  # the fit throws after its "
                 "step (spec 3.2 step 1)", "if turn.outcome >= TurnOutcome.CONTEXT_TRUNCATED:  # the fit throws "
-                "after its step (spec 3.2 step 1)", UNREACHABLE,
+                "after its step (spec 3.2 step 1)", WORLD_GAP,
                 "the world wires no context-window manager (no context step is ever recorded), so this check "
                 "never runs; a scenario with one would reach it"),
 )  # fmt: skip
@@ -178,4 +184,4 @@ def reason_for(mutant: Mapping[str, object]) -> BlindMutant | None:
     return None
 
 
-__all__ = ["BLIND", "NOT_HEAD", "SAME_OUTCOME", "UNREACHABLE", "UNRECORDED", "BlindMutant", "reason_for"]
+__all__ = ["BLIND", "NOT_HEAD", "SAME_OUTCOME", "UNREACHABLE", "UNRECORDED", "WORLD_GAP", "BlindMutant", "reason_for"]

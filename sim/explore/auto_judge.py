@@ -17,6 +17,12 @@ the same budgets). A mutant is
   (Bonferroni);
 - *killed by the tests* when ``tests/model`` fails (the first failing test is kept).
 
+Each judged mutant also counts the paired draws whose history (its digest) differs from the baseline's.
+A survivor whose histories differ is an oracle gap: the runtime behaved otherwise and no invariant
+said so. One whose every history is the baseline's was never told apart by the sweep at all: either no
+schedule of head can (an equivalent mutant of head) or the world never takes the path (a scenario gap);
+the command uses the count to check the reasons ``register/blind_mutants.py`` gives.
+
 The score the issue asks for is the sweep-only score among the mutants the tests kill; the survivors
 (the tests kill them, the sweep does not) are listed with file, line and diff. Knows the explorers
 and the register through the worker; sim.explore's layer rules hold (no sweep, no review, no reports).
@@ -66,6 +72,10 @@ class Judged:
     sweep: SweepKill | None
     tests_failed: str | None
     cpu_s: float
+    histories_differ: int | None = None
+    """Paired draws whose history differs from the baseline's (None: not measured)."""
+    histories_paired: int = 0
+    """Paired draws compared."""
 
     @property
     def tests_kill(self) -> bool:
@@ -76,6 +86,8 @@ class Judged:
             **self.mutant.document(),
             "sweep": None if self.sweep is None else self.sweep.document(),
             "tests_failed": self.tests_failed,
+            "histories_differ": self.histories_differ,
+            "histories_paired": self.histories_paired,
             "cpu_s": self.cpu_s,
         }
 
@@ -158,6 +170,19 @@ Draws = dict[tuple[str, int], tuple[bool, frozenset[str], frozenset[str]]]
 
 def draws_of(out: dict[str, Any]) -> Draws:
     return {(s, int(n)): (bool(f), frozenset(v), frozenset(u)) for s, n, f, v, u in out.get("draws", [])}
+
+
+def histories_of(out: dict[str, Any]) -> dict[tuple[str, int], str]:
+    return {(s, int(n)): str(d) for s, n, d in out.get("histories", [])}
+
+
+def differing(mutant: dict[tuple[str, int], str], baseline: dict[tuple[str, int], str]) -> tuple[int | None, int]:
+    """(paired draws whose history differs, paired draws): None when either side kept no histories."""
+    if not mutant or not baseline:
+        return None, 0
+    paired = set(mutant) & set(baseline)
+    missing = len(set(mutant) ^ set(baseline))
+    return sum(1 for key in paired if mutant[key] != baseline[key]) + missing, len(paired)
 
 
 def sweep_kill(mutant: Draws, baseline: Draws, invariants: int, alpha: float = PAIRED_ALPHA) -> SweepKill | None:
@@ -271,6 +296,7 @@ def _judge_each(
     if base_out.get("crashed"):
         raise RuntimeError(f"the unmutated tree's sweep failed: {base_out['crashed']}")
     baseline = draws_of(base_out)
+    base_histories = histories_of(base_out)
     report.baseline_unexplained = sorted({name for _f, _v, found in baseline.values() for name in found})
     report.simulations += int(base_out.get("simulations", 0))
     done = 0
@@ -290,7 +316,8 @@ def _judge_each(
             results[i] = Dropped(mutant, "crashing", str(out["crashed"]))
         else:
             kill = sweep_kill(draws_of(out), baseline, len(INVARIANTS))
-            results[i] = Judged(mutant, kill, out.get("tests_failed"), round(cpu, 2))
+            differ, paired = differing(histories_of(out), base_histories)
+            results[i] = Judged(mutant, kill, out.get("tests_failed"), round(cpu, 2), differ, paired)
         done += 1
         if progress is not None:
             progress(mutant.name, done, len(mutants))
@@ -309,7 +336,9 @@ __all__ = [
     "AutoReport",
     "Judged",
     "SweepKill",
+    "differing",
     "draws_of",
+    "histories_of",
     "judge_all",
     "sign_test",
     "sweep_kill",

@@ -82,6 +82,7 @@ def sweep(simulations: int, seed: int, scenarios: list[str] | None) -> dict[str,
     from sim.explore.sweep_mutants import SLOW_SCENARIOS
 
     draws: list[list[Any]] = []
+    histories: list[list[Any]] = []
     spent = fired = 0
     for scenario in scenarios or library_names():
         budget = max(1, simulations // 10) if scenario in SLOW_SCENARIOS else simulations
@@ -93,12 +94,13 @@ def sweep(simulations: int, seed: int, scenarios: list[str] | None) -> dict[str,
                 result = draw.result
                 under = any(result.faults_fired.values())
                 fired += under
+                histories.append([scenario, draw.number, result.digest[:16]])
                 if result.violations:
                     found = register.unexplained(result.history, result.verdicts)
                     draws.append([scenario, draw.number, under, list(result.violations), list(found)])
         except Exception as error:  # the runtime raised out of the world: the mutant crashes the harness
             return {"crashed": f"{scenario} draw {number + 1}: {_describe(error)}", "draws": draws}
-    return {"crashed": None, "draws": draws, "simulations": spent, "fired": fired}
+    return {"crashed": None, "draws": draws, "histories": histories, "simulations": spent, "fired": fired}
 
 
 class _FirstFailure:

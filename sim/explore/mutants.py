@@ -283,6 +283,29 @@ UNEXERCISED_REASONS: Mapping[str, str] = {
     "error escape (entrypoints.py, recovery.py, `leaselab mutants --auto`)",
     "event_sequence_without_gap": "violated by the automatic mutants of the stream position (resume.py, "
     "entrypoints.py, hooks.py; `leaselab mutants --auto`); no flag or code mutant skips a sequence number",
+    "recovery_per_spec": "violated by the automatic mutants of the recovery's classification (entrypoints.py, "
+    "failures.py, vocab.py; `leaselab mutants --auto`)",
+    "rounds_per_spec": "violated by the automatic mutants of the loop's rounds (loop.py, records.py, tools.py; "
+    "`leaselab mutants --auto`)",
+    "claim_follows_precheck": "violated by the automatic mutants of the claim's pre-check (entrypoints.py, resume.py; "
+    "`leaselab mutants --auto`)",
+    "inserted_row_per_spec": "violated by the automatic mutants of the inserted row's columns (entrypoints.py, "
+    "records.py; `leaselab mutants --auto`)",
+    "settled_totals_per_spec": "violated by the automatic mutants of the settled totals (settle.py; "
+    "`leaselab mutants --auto`)",
+    "payload_failure_has_cause": "violated by the automatic mutants of the resume's payload checks (resume.py; "
+    "`leaselab mutants --auto`)",
+    "stale_selection_per_spec": "violated by the automatic mutants of the reaper's stale selection (transitions.py; "
+    "`leaselab mutants --auto`)",
+    "input_resume_runs_its_calls": "violated by the automatic mutants of the input resume (`leaselab mutants --auto`)",
+    "requeued_row_per_spec": "violated by the automatic mutants of the requeue's columns (transitions.py; "
+    "`leaselab mutants --auto`)",
+    "approval_runs_as_decided": "violated by the automatic mutants of the approval path (hooks.py, loop.py, "
+    "resume.py, segment.py; `leaselab mutants --auto`)",
+    "audit_step_execution_true": "violated by the automatic mutants of the step records (records.py; "
+    "`leaselab mutants --auto`)",
+    "fence_stamps_a_write": "violated by the automatic mutants of the fence stamp (hooks.py; "
+    "`leaselab mutants --auto`)",
 }
 """Invariants that no flag mutant, code mutant, known defect or registered finding violates, each
 with the reason it is kept (or the mutant that would violate it)."""

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
+
 from leaselab.auto_mutants_cli import auto_lines
-from sim.explore.auto_judge import AutoReport, Judged, SweepKill
+from sim.explore.auto_judge import AutoReport, Judged, SweepKill, differing
 from sim.explore.auto_mutants import AutoMutant, Dropped, MutationSite
 
 
@@ -49,19 +51,57 @@ def _recorded(line: int) -> AutoMutant:
     return AutoMutant(site, "", diff)
 
 
-def test_a_survivor_on_record_is_listed_with_its_reason_and_the_score_is_given_without_it() -> None:
+def _with_recorded(differ: int | None, paired: int) -> AutoReport:
     report = AutoReport(sites=100, sample=3, seed=0)
     report.judged = [
         Judged(mutant(1), SweepKill("terminal_is_terminal", "unexplained", "default", 3), "tests/x.py::t", 1.0),
-        Judged(mutant(2), None, "tests/x.py::u", 1.0),
-        Judged(_recorded(346), None, "tests/x.py::v", 1.0),
+        Judged(mutant(2), None, "tests/x.py::u", 1.0, 4, 10),
+        Judged(_recorded(346), None, "tests/x.py::v", 1.0, differ, paired),
+    ]
+    return report
+
+
+def test_a_survivor_on_record_with_identical_histories_is_dropped_as_equivalent_at_head() -> None:
+    text = "\n".join(auto_lines(_with_recorded(0, 10), (0.1, 0.9)))
+    assert "0.33 (1 of 3)" in text
+    assert "without the 1 equivalent mutants of head" in text
+    assert "0.50 (1 of 2)" in text
+    assert "equiv.    transitions.py:346:ReplaceTrueWithFalse#26 (unreachable): an unused default" in text
+    assert "histories differ in 0 of 10 paired draws" in text
+    assert "SURVIVED  hooks.py:2:AddNot#0: tests fail at tests/x.py::u; histories differ in 4 of 10" in text
+
+
+@pytest.mark.parametrize(("differ", "paired"), [(1, 10), (None, 0), (0, 0)])
+def test_a_record_whose_histories_differ_or_were_not_compared_is_not_dropped(differ: int | None, paired: int) -> None:
+    """The record is a claim; identical histories are its check, and a claim nothing checked is not taken."""
+    text = "\n".join(auto_lines(_with_recorded(differ, paired), (0.1, 0.9)))
+    assert "equivalent mutants of head" not in text
+    assert "blind     transitions.py:346:ReplaceTrueWithFalse#26 (unreachable)" in text
+    if differ:
+        assert "THE RECORD IS CONTRADICTED: histories differ in 1 of 10" in text
+
+
+def test_a_world_gap_is_never_dropped_even_with_identical_histories() -> None:
+    from register.blind_mutants import BLIND, WORLD_GAP
+
+    gap = next(record for record in BLIND if record.kind == WORLD_GAP)
+    diff = f"--- a/{gap.file}\n+++ b/{gap.file}\n@@ -1 @@\n-    {gap.before}\n+    {gap.after}"
+    site = MutationSite(gap.file.removeprefix("model/"), "core/AddNot", 0, 1)
+    report = AutoReport(sites=100, sample=2, seed=0)
+    report.judged = [
+        Judged(mutant(1), SweepKill("terminal_is_terminal", "unexplained", "default", 3), "tests/x.py::t", 1.0),
+        Judged(AutoMutant(site, "", diff), None, "tests/x.py::v", 1.0, 0, 10),
     ]
     text = "\n".join(auto_lines(report, (0.1, 0.9)))
-    assert "0.33 (1 of 3)" in text
-    assert "without the 1 survivors register/blind_mutants.py records as equivalent" in text
-    assert "0.50 (1 of 2)" in text
-    assert "blind     transitions.py:346:ReplaceTrueWithFalse#26 (unreachable): an unused default" in text
-    assert "SURVIVED  hooks.py:2:AddNot#0" in text
+    assert "(world gap)" in text and "equivalent mutants of head" not in text
+
+
+def test_histories_differ_counts_changed_and_unpaired_draws() -> None:
+    base = {("a", 1): "x", ("a", 2): "y", ("b", 1): "z"}
+    assert differing(dict(base), base) == (0, 3)
+    assert differing({**base, ("a", 2): "w"}, base) == (1, 3)
+    assert differing({("a", 1): "x", ("a", 2): "y"}, base) == (1, 2)
+    assert differing({}, base) == (None, 0)
 
 
 def test_a_record_matches_only_its_own_change() -> None:
