@@ -20,7 +20,10 @@ import os
 import sys
 from pathlib import Path
 
-from sim.bench.mechanisms import RAREST, Cell, Run, entries, one_search, table, target_of
+from register.known_defects import KNOWN_DEFECTS
+from sim.bench.mechanisms import RAREST, SEARCHERS, Cell, Run, entries, one_search, table, target_of
+from sim.bench.search_runs import defect_target
+from sim.explore.base import Budget, Clock
 
 
 def _done(path: Path) -> dict[tuple[str, str, str, int], dict[str, object]]:
@@ -34,7 +37,7 @@ def _done(path: Path) -> dict[tuple[str, str, str, int], dict[str, object]]:
 
 
 def _cells(rows: dict[tuple[str, str, str, int], dict[str, object]]) -> list[Cell]:
-    order = [e.id for e in entries()]
+    order = [e.id for e in entries()] + [d.id for d in KNOWN_DEFECTS]
     keys = sorted({(k[0], k[1]) for k in rows}, key=lambda k: (order.index(k[0]), k[1] != "own"))
     cells = []
     for entry, origin in keys:
@@ -50,6 +53,21 @@ def _cells(rows: dict[tuple[str, str, str, int], dict[str, object]]) -> list[Cel
     return cells
 
 
+def known_defect_search(defect: str, explorer: str, seed: int, cap: int, budget_s: float) -> Run:
+    """One search for a known defect (KB-n) as ``leaselab bench --search`` has it (its catalogue scenario,
+    defective policy and families; found at the first violation of its invariant), by ``explorer``."""
+    entry = next(d for d in KNOWN_DEFECTS if d.id == defect)
+    budget = Budget(
+        seconds=budget_s, simulations=cap, seed=seed, stop_at_first=True, invariants=frozenset({entry.invariant})
+    )
+    clock = Clock()
+    candidates, simulations = SEARCHERS[explorer](defect_target(entry), budget, clock, None, None, None)
+    wanted = [c for c in candidates if c.invariant == entry.invariant]
+    if not wanted:
+        return Run(seed, False, simulations, clock.elapsed())
+    return Run(seed, True, wanted[0].simulations_until_found, wanted[0].found_after_s)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, required=True)
@@ -61,6 +79,7 @@ def main() -> int:
     parser.add_argument("--cap", type=int, default=2000, help="simulations after which a search is censored")
     parser.add_argument("--budget-s", type=float, default=600.0, help="wall seconds after which a search is censored")
     parser.add_argument("--table", action="store_true", help="print the table of what --out holds and stop")
+    parser.add_argument("--known-defects", action="store_true", help="search the known defects (KB-n) instead")
     args = parser.parse_args()
     rows = _done(args.out)
     if args.table:
@@ -74,6 +93,32 @@ def main() -> int:
                         for r in sorted(runs, key=lambda r: (not r.found, r.simulations))
                     )
                     print(f"{c.entry} {c.origin} {explorer}: {shown}")
+        return 0
+    if args.known_defects:
+        for defect in args.entry or [d.id for d in KNOWN_DEFECTS]:
+            for explorer in args.explorer or ["swarm", "guided"]:
+                for seed in range(args.first_seed, args.first_seed + args.seeds):
+                    if (defect, "catalogue", explorer, seed) in rows:
+                        continue
+                    run = known_defect_search(defect, explorer, seed, args.cap, args.budget_s)
+                    scenario = next(d.scenario for d in KNOWN_DEFECTS if d.id == defect)
+                    row = {
+                        "entry": defect,
+                        "origin": "catalogue",
+                        "scenario": scenario,
+                        "explorer": explorer,
+                        "seed": seed,
+                        "found": run.found,
+                        "simulations": run.simulations,
+                        "seconds": round(run.seconds, 3),
+                        "cap": args.cap,
+                        "budget_s": args.budget_s,
+                        "load": round(os.getloadavg()[0], 2),
+                    }
+                    with args.out.open("a") as f:
+                        f.write(json.dumps(row) + "\n")
+                    rows[(defect, "catalogue", explorer, seed)] = row
+                    print(json.dumps(row), file=sys.stderr, flush=True)
         return 0
     for entry in entries(args.entry):
         for origin in args.origin or ["own", "default"]:
