@@ -18,7 +18,7 @@ from sim.explore.base import Budget, Clock, Target
 from sim.explore.counterexample import read, write
 from sim.explore.discovery import Discovery
 from sim.explore.footholds import BRANCHES_PER_LEVEL, TIMED_BRANCHES, Drawn, Foothold, Footholds, branch
-from sim.explore.guided import GuidedExplorer, guided_search
+from sim.explore.guided import GuidedExplorer, chains, guided_search
 
 SCENARIO = "register/entries/sync/tool_outlives_lease_sync.toml"
 F18 = Path("register/entries/F-18-stale-snapshot-requeue-reruns-write.toml")
@@ -190,3 +190,11 @@ def test_guided_meets_f16_the_same_way_twice() -> None:
     guided_search(target, budget, Clock(), discovery=second)
     assert "F-16" in first.met and first.met["F-16"].simulations <= 600
     assert first.met["F-16"].simulations == second.met["F-16"].simulations
+
+
+def test_an_open_search_leaves_f16_to_a_search_that_names_it() -> None:
+    open_search = Budget(seconds=UNLIMITED_S, simulations=10, seed=0)
+    assert chains(open_search) == ("F-15", "F-18")
+    named = Budget(seconds=UNLIMITED_S, simulations=10, seed=0, stop_at_first=True, mechanisms=frozenset({"F-16"}))
+    assert chains(named) == ("F-16",)
+    assert chains(f18_budget(0, 10)) == ("F-18",)
