@@ -19,6 +19,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from register.known_defects import KNOWN_DEFECTS
 from sim.bench.mechanisms import RAREST, SEARCHERS, Cell, Run, entries, one_search, table, target_of
@@ -26,8 +27,8 @@ from sim.bench.search_runs import defect_target
 from sim.explore.base import Budget, Clock
 
 
-def _done(path: Path) -> dict[tuple[str, str, str, int], dict[str, object]]:
-    out: dict[tuple[str, str, str, int], dict[str, object]] = {}
+def _done(path: Path) -> dict[tuple[str, str, str, int], dict[str, Any]]:
+    out: dict[tuple[str, str, str, int], dict[str, Any]] = {}
     if path.exists():
         for line in path.read_text().splitlines():
             if line.strip():
@@ -36,7 +37,7 @@ def _done(path: Path) -> dict[tuple[str, str, str, int], dict[str, object]]:
     return out
 
 
-def _cells(rows: dict[tuple[str, str, str, int], dict[str, object]]) -> list[Cell]:
+def _cells(rows: dict[tuple[str, str, str, int], dict[str, Any]]) -> list[Cell]:
     order = [e.id for e in entries()] + [d.id for d in KNOWN_DEFECTS]
     keys = sorted({(k[0], k[1]) for k in rows}, key=lambda k: (order.index(k[0]), k[1] != "own"))
     cells = []
@@ -68,6 +69,21 @@ def known_defect_search(defect: str, explorer: str, seed: int, cap: int, budget_
     return Run(seed, True, wanted[0].simulations_until_found, wanted[0].found_after_s)
 
 
+def _table(cells: list[Cell], caps: dict[tuple[str, str], int]) -> str:
+    """The Markdown table of :func:`sim.bench.mechanisms.table`, with each cell's cap in simulations."""
+    cells = [c for c in cells if set(c.runs) >= {"swarm", "guided"}]
+    lines = table({"cells": [c.document() for c in cells]}).splitlines()
+    out = [
+        lines[0].replace("| swarm simulations", "| cap | swarm simulations"),
+        lines[1].replace("|---|---|", "|---|---|---:|"),
+    ]
+    for cell, line in zip(cells, lines[2:], strict=True):
+        head, _, tail = line[2:].partition(" | ")
+        origin, _, rest = tail.partition(" | ")
+        out.append(f"| {head} | {origin} | {caps[(cell.entry, cell.origin)]:,} | {rest}")
+    return "\n".join(out)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, required=True)
@@ -84,7 +100,8 @@ def main() -> int:
     rows = _done(args.out)
     if args.table:
         cells = _cells(rows)
-        print(table({"cells": [c.document() for c in cells]}))
+        caps = {(k[0], k[1]): max(int(str(r["cap"])) for q, r in rows.items() if q[:2] == k[:2]) for k in rows}
+        print(_table(cells, caps))
         for c in cells:
             if c.entry in RAREST:
                 for explorer, runs in c.runs.items():
