@@ -261,6 +261,88 @@ def lagging_clock_fence(history: Sequence[Op]) -> tuple[int, ...]:
     return _deepest(_lagging_clock_fence(history))
 
 
+def _reaper_ticks(history: Sequence[Op], after_s: float) -> list[float]:
+    """When the reaper's ticks began (true seconds), those at or after ``after_s``: a tick that found
+    something is a segment invoke, one that found nothing an ``idle`` record carrying its start."""
+    out = []
+    for op in history:
+        if op.op == H.SEGMENT and op.type is OpType.INVOKE and op.value.get("entry") == "reap":
+            at = op.time_s
+        elif op.op == H.IDLE:
+            raw = op.value.get("invoked_s")
+            at = float(raw) if isinstance(raw, (int, float)) else op.time_s
+        else:
+            continue
+        if at >= after_s:
+            out.append(at)
+    return out
+
+
+def _stamp_gap(history: Sequence[Op], stamp: Op) -> tuple[float, float] | None:
+    """One lagging stamp's distance from F-16's coincidence (see :func:`lagging_stamp_gap`)."""
+    issued = next(
+        (
+            op.time_s
+            for op in reversed(history[max(0, stamp.index - 64) : stamp.index])
+            if op.process == stamp.process and op.op == H.STORE and op.type is OpType.INVOKE
+        ),
+        stamp.time_s,
+    )
+    width = max(stamp.time_s - issued, 1e-6)
+    returned = None
+    for op in history[stamp.index + 1 :]:
+        if op.process != stamp.process:
+            continue
+        if op.op == H.TOOL and op.type is not OpType.INVOKE:
+            returned = op.time_s
+            break
+        if op.op == H.SEGMENT and op.type is not OpType.INVOKE:
+            break
+    if returned is None:
+        return None
+    ticks = _reaper_ticks(history, stamp.time_s)
+    if not ticks:
+        return None
+    gap = min(max(tick - width - returned, returned - tick, 0.0) for tick in ticks)
+    return gap, min(1.0, width / max(returned - stamp.time_s, width))
+
+
+def lagging_stamp_gap(history: Sequence[Op], marks: Sequence[int]) -> tuple[float, float] | None:
+    """How close a history that took F-16's last step (a lagging stamp at ``marks[-1]``) came to the
+    coincidence that is left: (the least distance, in seconds, between a lagging stamp's write returning
+    and the window of a reaper tick that would meet F-16, over that stamp and every later one, 0 inside
+    a window; the window's width over the write's duration, at the closest stamp). None when no stamp's
+    write returned before a tick.
+
+    The window, from the finding's own counterexample: the write returns, the cancellation probe reads
+    and the boundary's clear commits, one statement latency ``L`` each; the clear must commit after the
+    tick's snapshot (one statement after the tick) and before its dead-letter (two), so the write must
+    return within ``(tick - L, tick)``; ``L`` is read off the stamp (its invoke to its commit). Every
+    later stamp by a lagging clock is another chance (a fast worker stamps many), so the distance is the
+    least over them. A branch from the stamp redraws the write's duration and all after it: this
+    distance is the continuous level the explorer ranks footholds by (:mod:`sim.explore.footholds`), and
+    the width over the duration is about a branch's chance once its write may return at a tick."""
+    if len(marks) < 2 or marks[-1] >= len(history):
+        return None
+    best: tuple[float, float] | None = None
+    for trail in _lagging_clock_fence(history):
+        if len(trail.marks) < 2 or trail.marks[-1] < marks[-1]:
+            continue
+        measured = _stamp_gap(history, history[trail.marks[-1]])
+        if measured is not None and (best is None or measured[0] < best[0]):
+            best = measured
+    return best
+
+
+Measure = Callable[[Sequence[Op], Sequence[int]], "tuple[float, float] | None"]
+TIMED: dict[str, Measure] = {"F-16": lagging_stamp_gap}
+"""The chains whose last step leaves a timing coincidence, and how close a history that took every
+step came to it."""
+STEPS = {"F-15": 4, "F-16": 2, "F-18": 4}
+"""How many steps each chain has (a history at the last one is one decision from the finding, or, for a
+timed chain, one coincidence)."""
+
+
 Chain = Callable[[Sequence[Op]], tuple[int, ...]]
 Trails = Callable[[Sequence[Op]], list[_Trail]]
 
@@ -298,4 +380,4 @@ def progress(history: Sequence[Op], findings: Sequence[str] | None = None) -> li
     return out
 
 
-__all__ = ["PRECURSORS", "Progress", "progress", "reach"]
+__all__ = ["PRECURSORS", "STEPS", "TIMED", "Progress", "lagging_stamp_gap", "progress", "reach"]

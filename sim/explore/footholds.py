@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from model.policy import Policy
-from register.precursors import PRECURSORS, progress
+from register.precursors import PRECURSORS, STEPS, TIMED, progress
 from scenarios.intensity import Tempo
 from scenarios.schema import FaultsModel, Scenario
 from scenarios.script import Fault
@@ -38,6 +38,12 @@ from sim.world.simulate import SimulationResult
 
 BRANCHES_PER_LEVEL = 4
 """A foothold at level k gets at most k times this many branches."""
+TIMED_BRANCHES = 64
+"""A foothold at the end of a chain that leaves a timing coincidence (:data:`register.precursors.TIMED`)
+gets at most this many: its branches are chosen by their estimated chance, not by going deeper."""
+NEAR_SHARE = 0.2
+"""The adaptive level of a timed chain: a branch is *near* when its gap is within the lowest fifth of the
+gaps measured so far (or inside the window)."""
 FRESH_SHARE = 0.2
 """While footholds have branches left, this share of simulations is still spent elsewhere (fresh
 draws find new roots, which a foothold whose state is doomed cannot)."""
@@ -57,10 +63,29 @@ class Foothold:
     """The cuts the run was made with (empty for a fresh draw); a branch adds its own."""
     cut: int
     """Records a branch keeps."""
+    marks: tuple[int, ...] = ()
+    """The records that took the chain's steps (a timed chain's gap is measured from the last)."""
     branches: int = 0
+    gaps: list[float] = field(default_factory=list)
+    """A timed chain's: how close the run and each of its branches came to the coincidence (seconds), and"""
+    width: float = 0.0
+    """the coincidence's window over the spread of what a branch redraws (the run's own measure): the
+    wider, the likelier a branch that comes near meets it."""
+
+    @property
+    def timed(self) -> bool:
+        """At the last step of a chain that leaves a timing coincidence (:data:`register.precursors.TIMED`)."""
+        return self.finding in TIMED and self.last
+
+    @property
+    def last(self) -> bool:
+        """At its chain's last step (:data:`register.precursors.STEPS`)."""
+        return self.level >= STEPS[self.finding]
 
     @property
     def exhausted(self) -> bool:
+        if self.timed:
+            return self.branches >= TIMED_BRANCHES
         return self.branches >= BRANCHES_PER_LEVEL * self.level
 
 
@@ -84,6 +109,8 @@ class Footholds:
     tally: dict[str, list[int]] = field(default_factory=dict)
     """Per chain: [branches that went deeper or met the finding, branches that did not]."""
     branched: int = 0
+    gaps: dict[str, list[float]] = field(default_factory=dict)
+    """Per timed chain, every gap measured so far (what sets the adaptive level)."""
 
     def __post_init__(self) -> None:
         for finding in self.findings:
@@ -109,8 +136,56 @@ class Footholds:
             score = rng.betavariate(1 + deeper, 1 + not_deeper)
             if best is None or score > best[0]:
                 deepest = max(candidates, key=lambda f: (f.level, -f.branches))
+                if finding in TIMED and deepest.timed:
+                    deepest = self.closest(finding, candidates, rng) or deepest
                 best = (score, deepest)
         return None if best is None else best[1]
+
+    def closest(self, finding: str, candidates: Sequence[Foothold], rng: random.Random) -> Foothold | None:
+        """Of a timed chain's footholds at its last step, the one to branch from: Thompson sampling over
+        each one's share of *near* branches (gaps within the adaptive level, :data:`NEAR_SHARE`), times
+        its window's width (:class:`Foothold`). The level falls as the search finds closer gaps, so the
+        footholds that keep coming close are branched again: adaptive multilevel splitting on a
+        continuous distance, where no further step of the chain can be cut. None when no candidate was
+        measured at the last step (the chain is then climbed as any other)."""
+        measured = [f for f in candidates if f.timed and f.gaps]
+        if not measured:
+            return None
+        seen = sorted(self.gaps.get(finding, ()))
+        level = seen[int(NEAR_SHARE * (len(seen) - 1))] if seen else 0.0
+        best: tuple[float, Foothold] | None = None
+        for foothold in measured:
+            near = sum(1 for g in foothold.gaps if g <= level)
+            score = foothold.width * rng.betavariate(1 + near, 1 + len(foothold.gaps) - near)
+            if best is None or score > best[0]:
+                best = (score, foothold)
+        return None if best is None else best[1]
+
+    def timed_tempo(self) -> Tempo | None:
+        """The tempo fresh draws borrow while a timed chain is open: that of the measured foothold of most
+        width (a coincidence's chance per branch scales with its window over the spread of the redrawn
+        value, which the tempo sets: statement latency over call latency), or None before there is one.
+        Importance sampling of the tempo, as the cross-entropy method does: a fresh draw keeps its own
+        world seed and faults, and is a new foothold with its own offset to the coincidence."""
+        best: tuple[float, Foothold] | None = None
+        for finding in self.findings:
+            if finding not in TIMED:
+                continue
+            for foothold in self.pool[finding]:
+                if foothold.timed and foothold.gaps and (best is None or foothold.width > best[0]):
+                    best = (foothold.width, foothold)
+        return None if best is None else best[1].tempo
+
+    def _measure(self, foothold: Foothold, result: SimulationResult) -> None:
+        """Add how close ``result`` came to ``foothold``'s (a timed chain's) and to the chain's."""
+        measured = TIMED[foothold.finding](result.history, foothold.marks)
+        if measured is None:
+            return
+        gap, width = measured
+        if not foothold.gaps:
+            foothold.width = width
+        foothold.gaps.append(gap)
+        self.gaps.setdefault(foothold.finding, []).append(gap)
 
     def observe(self, result: SimulationResult, drawn: Drawn, met: Sequence[str]) -> int:
         """Add the footholds ``result`` gives (a step deeper than its parent's, on any chain) and score
@@ -124,19 +199,23 @@ class Footholds:
             if reached.level <= floor or reached.cut <= last_cut:
                 continue
             deeper = deeper or (parent is not None and parent.finding == reached.finding)
-            self.pool[reached.finding].append(
-                Foothold(
-                    reached.finding,
-                    reached.level,
-                    drawn.seed,
-                    drawn.profile,
-                    drawn.tempo,
-                    tuple(result.fault_script),
-                    drawn.cuts,
-                    reached.cut,
-                )
+            foothold = Foothold(
+                reached.finding,
+                reached.level,
+                drawn.seed,
+                drawn.profile,
+                drawn.tempo,
+                tuple(result.fault_script),
+                drawn.cuts,
+                reached.cut,
+                reached.marks,
             )
+            if foothold.timed:
+                self._measure(foothold, result)
+            self.pool[reached.finding].append(foothold)
             added += 1
+        if parent is not None and parent.timed:
+            self._measure(parent, result)
         if parent is not None:
             won = deeper or any(key == parent.finding or key.endswith(f"|{parent.finding}") for key in met)
             self.tally[parent.finding][0 if won else 1] += 1

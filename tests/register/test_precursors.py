@@ -16,7 +16,10 @@ import pytest
 from checks.history import Op
 from register.precursors import (
     PRECURSORS,
+    STEPS,
+    TIMED,
     lagging_clock_fence,
+    lagging_stamp_gap,
     progress,
     stale_snapshot_requeue,
     stalled_position_read,
@@ -116,3 +119,60 @@ def test_f16_a_fence_for_an_idempotent_write_is_no_second_step() -> None:
 @pytest.mark.parametrize("chain", [stalled_position_read, stale_snapshot_requeue, lagging_clock_fence])
 def test_an_empty_history_takes_no_step(chain: Callable[[list[Op]], tuple[int, ...]]) -> None:
     assert chain([]) == ()
+
+
+def retimed(history: tuple[Op, ...], index: int, time_s: float) -> list[Op]:
+    """``history`` with record ``index`` stamped at ``time_s`` (nothing else moves)."""
+    out = list(history)
+    out[index] = out[index]._replace(time_s=time_s)
+    return out
+
+
+def f16_write_return() -> int:
+    """The record at which F-16's stamped write returned (the worker's tool ok after the stamp)."""
+    history = history_of(CASES["F-16"][0])
+    stamp = history[lagging_clock_fence(history)[-1]]
+    return next(
+        op.index
+        for op in history[stamp.index + 1 :]
+        if op.process == stamp.process and op.op == "tool" and op.type.value == "ok"
+    )
+
+
+def test_f16_the_counterexample_is_inside_the_window_of_its_coincidence() -> None:
+    history = history_of(CASES["F-16"][0])
+    marks = lagging_clock_fence(history)
+    measured = lagging_stamp_gap(history, marks)
+    assert measured is not None
+    gap, width = measured
+    stamp, returned = history[marks[-1]], history[f16_write_return()]
+    statement = stamp.time_s - history[stamp.index - 1].time_s  # the stamp's own latency: the window
+    assert gap == 0.0
+    assert width == pytest.approx(statement / (returned.time_s - stamp.time_s))
+
+
+def test_f16_a_write_returning_earlier_is_a_near_miss_by_its_distance_from_the_window() -> None:
+    """The write returning half a second sooner: the fence is cleared before the tick's snapshot."""
+    history = history_of(CASES["F-16"][0])
+    marks = lagging_clock_fence(history)
+    index = f16_write_return()
+    _, width = lagging_stamp_gap(history, marks) or (0.0, 0.0)
+    tick = next(op.time_s for op in history[index:] if op.process.startswith("reaper") and op.op == "segment")
+    stamp = history[marks[-1]]
+    latency = stamp.time_s - history[stamp.index - 1].time_s
+    early = retimed(history, index, tick - latency - 0.5)
+    measured = lagging_stamp_gap(early, marks)
+    assert measured is not None
+    assert measured[0] == pytest.approx(0.5)
+    late = retimed(history, index, tick + 0.25)  # after the tick: the dead-letter commits on the fence
+    assert (lagging_stamp_gap(late, marks) or (9.0, 0.0))[0] == pytest.approx(0.25)
+    assert width > 0
+
+
+def test_f16_no_gap_without_the_last_step_or_a_returning_write() -> None:
+    history = history_of(CASES["F-16"][0])
+    marks = lagging_clock_fence(history)
+    assert lagging_stamp_gap(history, marks[:1]) is None
+    unreturned = [op for op in history if op.index != f16_write_return()]
+    assert lagging_stamp_gap(unreturned, marks) is None  # the segment ended before its write returned
+    assert set(TIMED) <= set(STEPS) == set(PRECURSORS)

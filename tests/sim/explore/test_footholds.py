@@ -17,8 +17,8 @@ from scenarios.loader import load_scenario
 from sim.explore.base import Budget, Clock, Target
 from sim.explore.counterexample import read, write
 from sim.explore.discovery import Discovery
-from sim.explore.footholds import BRANCHES_PER_LEVEL, Drawn, Footholds, branch
-from sim.explore.guided import GuidedExplorer, guided_search
+from sim.explore.footholds import BRANCHES_PER_LEVEL, TIMED_BRANCHES, Drawn, Foothold, Footholds, branch
+from sim.explore.guided import GuidedExplorer, chains, guided_search
 
 SCENARIO = "register/entries/sync/tool_outlives_lease_sync.toml"
 F18 = Path("register/entries/F-18-stale-snapshot-requeue-reruns-write.toml")
@@ -116,3 +116,85 @@ def test_a_chain_whose_finding_was_met_is_closed() -> None:
     holds.close(["F-01", "F-18"])
     assert holds.findings == ("F-15",)
     assert holds.pick(random.Random(0)) is None  # F-18's foothold is no longer climbed
+
+
+def timed_foothold(gaps: list[float], width: float, tempo: Tempo | None = None) -> Foothold:
+    """An F-16 foothold at its last step, measured by hand (what its run and branches came to)."""
+    cx = read(F18)
+    return Foothold("F-16", 2, cx.seed, cx.profile, tempo or Tempo(), (), (), 10, (3, 9), gaps=list(gaps), width=width)
+
+
+def test_a_timed_foothold_whose_branches_come_near_is_branched_before_one_whose_do_not() -> None:
+    holds = Footholds(("F-16",))
+    near, far = timed_foothold([0.05, 0.1, 0.2, 0.1], 0.1), timed_foothold([30.0, 31.0, 29.5, 30.2], 0.1)
+    holds.pool["F-16"] = [far, near]
+    holds.gaps["F-16"] = [*far.gaps, *near.gaps]
+    rng = random.Random(0)
+    picks = [holds.pick(rng) for _ in range(50)]
+    assert picks.count(near) >= 45  # Thompson sampling: mostly the near one, by chance the other
+    # the same gaps with a window a hundred times narrower: a branch that comes near seldom meets it,
+    # and the far one's wider window wins most picks
+    narrow = timed_foothold(near.gaps, 0.001)
+    holds.pool["F-16"] = [far, narrow]
+    picks = [holds.pick(rng) for _ in range(50)]
+    assert picks.count(far) >= 40
+
+
+def test_a_timed_foothold_gets_its_own_budget_of_branches() -> None:
+    foothold = timed_foothold([1.0], 0.1)
+    assert foothold.timed and not foothold.exhausted
+    foothold.branches = TIMED_BRANCHES - 1
+    assert not foothold.exhausted
+    foothold.branches = TIMED_BRANCHES
+    assert foothold.exhausted
+    step = Foothold("F-16", 1, 0, foothold.profile, Tempo(), (), (), 5, (3,))
+    assert not step.timed and step.last is False
+
+
+def test_fresh_draws_borrow_the_tempo_of_the_widest_timed_foothold() -> None:
+    holds = Footholds(("F-16",))
+    assert holds.timed_tempo() is None
+    wide, narrow = Tempo(0.05, 0.3), Tempo(1.0, 0.01)
+    holds.pool["F-16"] = [timed_foothold([2.0], 0.01, narrow), timed_foothold([9.0], 0.4, wide)]
+    assert holds.timed_tempo() == wide
+    holds.close(["F-16"])
+    assert holds.timed_tempo() is None  # met: fresh draws are the swarm's again
+
+
+def test_a_branch_of_a_timed_foothold_adds_its_gap() -> None:
+    cx = read(Path("register/entries/F-16-lagging-clock-dead-letter.toml"))
+    result = cx.run()
+    holds = Footholds(("F-16",))
+    assert holds.observe(result, Drawn(cx.seed, cx.profile, cx.tempo or Tempo()), []) == 1
+    foothold = holds.pool["F-16"][0]
+    assert foothold.timed and foothold.gaps == [0.0] and 0 < foothold.width < 1
+    holds.observe(result, Drawn(cx.seed, cx.profile, cx.tempo or Tempo(), ((foothold.cut, 1),), foothold), [])
+    assert foothold.gaps == [0.0, 0.0] and holds.gaps["F-16"] == [0.0, 0.0]
+
+
+@pytest.mark.slow
+def test_guided_meets_f16_the_same_way_twice() -> None:
+    """Seed 5 met F-16 at simulation 54 when written (the swarm's median over seeds 0-9: 1,664)."""
+    scenario = load_scenario("default").at_deployment_ranges()
+    target = Target("default", "head", {}, ("clock_skew",), scenario)
+    budget = Budget(
+        seconds=UNLIMITED_S,
+        simulations=600,
+        seed=5,
+        stop_at_first=True,
+        invariants=frozenset({"dead_letter_reason_matches_cause"}),
+        mechanisms=frozenset({"F-16"}),
+    )
+    first, second = Discovery(), Discovery()
+    guided_search(target, budget, Clock(), discovery=first)
+    guided_search(target, budget, Clock(), discovery=second)
+    assert "F-16" in first.met and first.met["F-16"].simulations <= 600
+    assert first.met["F-16"].simulations == second.met["F-16"].simulations
+
+
+def test_an_open_search_leaves_f16_to_a_search_that_names_it() -> None:
+    open_search = Budget(seconds=UNLIMITED_S, simulations=10, seed=0)
+    assert chains(open_search) == ("F-15", "F-18")
+    named = Budget(seconds=UNLIMITED_S, simulations=10, seed=0, stop_at_first=True, mechanisms=frozenset({"F-16"}))
+    assert chains(named) == ("F-16",)
+    assert chains(f18_budget(0, 10)) == ("F-18",)
