@@ -26,6 +26,7 @@ from checks import (  # noqa: F401 - importing a checker's module registers its 
     reasons,
     rows,
     spec_claims,
+    spec_classes,
     spec_columns,
     spec_promises,
     spec_rows,
@@ -84,6 +85,7 @@ ORDER: tuple[str, ...] = (
     "fence_stamps_a_write",
     "audit_step_execution_true",
     "approval_runs_as_decided",
+    "failure_classified_per_spec",
 )
 """The catalogue's order (report columns, sweep rows, every listing): the one list an invariant joins
 besides its registration. A registered invariant missing here comes after these, in registration order."""

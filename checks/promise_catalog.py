@@ -35,7 +35,8 @@ PROMISES: tuple[Promise, ...] = (
     Promise("ADR-092", "status and reason are separate fields; only provider_failed is retryable",
             ("dead_letter_reason_matches_cause", "terminal_reason_names_cause")),
     Promise("ADR-095", "a single taxonomy; 5xx retries, auth, config and other 4xx do not",
-            ("retryable_failure_retried", "dead_letter_reason_matches_cause", "recovery_per_spec")),
+            ("retryable_failure_retried", "dead_letter_reason_matches_cause", "recovery_per_spec",
+             "failure_classified_per_spec")),
     Promise("ADR-095", "5xx trips the circuit; an open circuit never trips it again", (),
             "the provider's circuit breaker is not modelled: the world injects circuitOpen as a failure class"),
     Promise("ADR-101", "run() and approve() do not throw to report an outcome", ("entry_points_throw_as_specified",)),
@@ -107,6 +108,9 @@ PROMISES: tuple[Promise, ...] = (
             ("audit_step_execution_true",), section="3.2"),
     Promise("spec", "an approval of the current turn is recorded and runs exactly the calls the approver approved; "
             "only a stale approval is handed back", ("approval_runs_as_decided",), section="3.2, T10"),
+    Promise("spec", "a provider failure is classified by its exception family, then its status code: 401/403 auth, "
+            "429 rateLimit, 5xx serverError, other 4xx clientError, else unknown", ("failure_classified_per_spec",),
+            section="4"),
 )  # fmt: skip
 
 
