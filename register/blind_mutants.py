@@ -108,11 +108,6 @@ BLIND: tuple[BlindMutant, ...] = (
     BlindMutant("model/constants.py", "IDENTITY_MAX_CHARS = 64", "IDENTITY_MAX_CHARS = 63", WORLD_GAP,
                 "no identity reaches 63 characters: kind:host:pid with a hostname of at most 40 (the schema's "
                 "HostName) and a pid of at most 5 digits is at most 58, so neither limit truncates"),
-    BlindMutant("model/failures.py", "if code in (401, 403):", "if code in ( 400, 403):", SAME_OUTCOME,
-                "HTTP 400 classified auth and 401 clientError: neither is retryable nor trips a circuit, and the "
-                "row stores the exception's class, never the failure class"),
-    BlindMutant("model/failures.py", "if 400 <= code <= 499:", "if 400 <= code == 499:", SAME_OUTCOME,
-                "HTTP 400-498 classified unknown instead of clientError: the same outcome under every schedule"),
     BlindMutant("model/transitions.py", "return row.status is RunStatus.RUNNING and 0 < row.lease_expires < now",
                 "return row.status is RunStatus.RUNNING and 0 <= row.lease_expires < now", UNREACHABLE,
                 "at head no RUNNING row has lease 0 (every segment is leased since ADR-141)"),
