@@ -80,16 +80,6 @@ BLIND: tuple[BlindMutant, ...] = (
                 "return row.status <= RunStatus.RUNNING and 0 < row.lease_expires < now", UNREACHABLE,
                 "only a RUNNING row holds a lease (T7, T8, T9, T11, T13 and T14 all clear lease_expires), so the "
                 "lease predicate alone refuses every row the status predicate would"),
-    BlindMutant("model/failures.py", "if 400 <= code <= 499:", "if 400 <= code < 499:", SAME_OUTCOME,
-                "HTTP 499 classified unknown instead of clientError: neither is retryable nor trips a circuit, "
-                "and the row stores the exception's class, never the failure class"),
-    BlindMutant("model/failures.py", "if 400 <= code <= 499:", "if 400 < code <= 499:", SAME_OUTCOME,
-                "HTTP 400 classified unknown instead of clientError: the same outcome under every schedule"),
-    BlindMutant("model/failures.py", "if 400 <= code <= 499:", "if 400 != code <= 499:", SAME_OUTCOME,
-                "HTTP 400 (and below) classified unknown instead of clientError: the same outcome"),
-    BlindMutant("model/failures.py", "if code in (401, 403):", "if code in (401, 404):", SAME_OUTCOME,
-                "HTTP 403 classified clientError and 404 auth: auth and clientError lead to the same outcome "
-                "(neither retryable, neither trips a circuit)"),
     BlindMutant("model/resume.py", "if state is None or not state.decodable:",
                 "if state is None and not state.decodable:", WORLD_GAP,
                 "the state is None only when the fresh read failed, which returns first; the world stores "

@@ -307,8 +307,9 @@ UNEXERCISED_REASONS: Mapping[str, str] = {
     "fence_stamps_a_write": "violated by the automatic mutants of the fence stamp (hooks.py; "
     "`leaselab mutants --auto`)",
     "failure_classified_per_spec": "violated by the automatic mutants of the status classifier that move a code "
-    "between auth, clientError and unknown (failures.py:196 NumberReplacer, failures.py:202 "
-    "ReplaceComparisonOperator; `leaselab mutants --auto`) and by the KB-13 flag (an exhausted 5xx chain unknown)",
+    "between auth, clientError and unknown (failures.py:196 NumberReplacer#5 and #6, failures.py:202 "
+    "ReplaceComparisonOperator_LtE_Eq#3, _LtE_Lt#2, _LtE_Lt#3, _LtE_NotEq#2; `leaselab mutants --auto`) and by "
+    "the KB-13 flag (an exhausted 5xx chain classified unknown)",
 }
 """Invariants that no flag mutant, code mutant, known defect or registered finding violates, each
 with the reason it is kept (or the mutant that would violate it)."""

@@ -111,3 +111,13 @@ def test_the_runtimes_classifier_agrees_with_the_worlds_truth_for_every_injected
     b.provider()
     b.provider_fail(TRUE_CLASS[kind], classify(_PROVIDER_FAILURES[kind]()).value)
     assert judge(CLASSIFIED, b).valid is Validity.VALID
+
+
+def test_the_kb13_flags_classification_of_an_exhausted_5xx_chain_is_a_violation() -> None:
+    b = History()
+    b.start()
+    b.provider()
+    given_class = classify(_PROVIDER_FAILURES["fallbackServerError"](), fallback_chain_is_unknown=True).value
+    fail = b.provider_fail(TRUE_CLASS["fallbackServerError"], given_class)
+    verdict = judge(CLASSIFIED, b)
+    assert verdict.valid is Validity.INVALID and verdict.witness == (fail,)
