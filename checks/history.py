@@ -24,9 +24,10 @@ becomes an ``invoke`` record when issued and a completion when answered:
              that tool name: an effect value, 'unknown' for a name no tool has, '' for a
              non-tool step), identity}; fail adds {error}.
 ``provider`` invoke {round, synthesis}; ok {tokens}; fail {error, failure_class (spec 4's classifier under
-             the policy's KB-13 flag, for display only: a code mutant of the runtime's classifier
-             does not change it), true_class (the class of the failure the fault plan injected:
-             the ground truth the invariants read)}.
+             the policy's KB-13 flag: the runtime's label, judged against true_class by
+             failure_classified_per_spec; a code mutant that patches only the recovery's
+             classifier does not change it), true_class (the class of the failure the fault plan
+             injected: the ground truth the invariants read)}.
 ``tool``     invoke {call, tool, effect, true_effect, identity, key, remote}; ok {execution, landed,
              replayed}; fail {error}; info {crashed}.
 ``landing``  process ``world``, type ok: a side effect actually landed in the external
