@@ -25,6 +25,7 @@ from checks import (  # noqa: F401 - importing a checker's module registers its 
     promises,
     reasons,
     rows,
+    spec_calls,
     spec_claims,
     spec_columns,
     spec_promises,
@@ -84,6 +85,7 @@ ORDER: tuple[str, ...] = (
     "fence_stamps_a_write",
     "audit_step_execution_true",
     "approval_runs_as_decided",
+    "invoked_tool_known_and_offered",
 )
 """The catalogue's order (report columns, sweep rows, every listing): the one list an invariant joins
 besides its registration. A registered invariant missing here comes after these, in registration order."""

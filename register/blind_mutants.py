@@ -155,10 +155,6 @@ BLIND: tuple[BlindMutant, ...] = (
                 "it runs a stale approval: the world's approvers decide each turn once, on the turn the row waits "
                 "on, and nothing moves a waiting row but that decision or a cancel, so no approval is stale "
                 "(approval_runs_as_decided's record of a stale decision never fires)"),
-    BlindMutant("model/loop.py", "if spec is None or call.name not in request.offered:",
-                "if spec is None and call.name not in request.offered:", WORLD_GAP,
-                "no script calls a registered tool its run was not offered (a run offered no tool never reaches "
-                "invoke), so only an unknown name is refused, and both forms refuse it"),
     BlindMutant("model/loop.py", "if turn.outcome is TurnOutcome.CONTEXT_TRUNCATED:  # the fit throws after its "
                 "step (spec 3.2 step 1)", "if turn.outcome >= TurnOutcome.CONTEXT_TRUNCATED:  # the fit throws "
                 "after its step (spec 3.2 step 1)", WORLD_GAP,

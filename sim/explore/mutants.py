@@ -306,6 +306,8 @@ UNEXERCISED_REASONS: Mapping[str, str] = {
     "`leaselab mutants --auto`)",
     "fence_stamps_a_write": "violated by the automatic mutants of the fence stamp (hooks.py; "
     "`leaselab mutants --auto`)",
+    "invoked_tool_known_and_offered": "violated by the automatic mutant of invoke's refusal (loop.py:74 "
+    "ReplaceOrWithAnd, `leaselab mutants --auto`): a call of a tool a deploy renamed away still runs",
 }
 """Invariants that no flag mutant, code mutant, known defect or registered finding violates, each
 with the reason it is kept (or the mutant that would violate it)."""

@@ -69,6 +69,7 @@ NAMES_AND_KINDS = [
     ("fence_stamps_a_write", "always"),
     ("audit_step_execution_true", "always"),
     ("approval_runs_as_decided", "always"),
+    ("invoked_tool_known_and_offered", "always"),
 ]
 
 
