@@ -25,9 +25,11 @@ from checks import (  # noqa: F401 - importing a checker's module registers its 
     promises,
     reasons,
     rows,
+    spec_calls,
     spec_claims,
     spec_classes,
     spec_columns,
+    spec_position,
     spec_promises,
     spec_rows,
     spec_rules,
@@ -86,6 +88,8 @@ ORDER: tuple[str, ...] = (
     "audit_step_execution_true",
     "approval_runs_as_decided",
     "failure_classified_per_spec",
+    "invoked_tool_known_and_offered",
+    "position_reresolved_after_claim",
 )
 """The catalogue's order (report columns, sweep rows, every listing): the one list an invariant joins
 besides its registration. A registered invariant missing here comes after these, in registration order."""

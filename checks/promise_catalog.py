@@ -96,6 +96,10 @@ PROMISES: tuple[Promise, ...] = (
             ("settled_totals_per_spec",), section="2 T7"),
     Promise("spec", "a resume with the user's input runs its pending calls (no approval gates such a turn)",
             ("input_resume_runs_its_calls",), section="3.2"),
+    Promise("spec", "invoke refuses an unknown tool name and a tool the run was not offered (error result, "
+            "never run)", ("invoked_tool_known_and_offered",), section="3.2"),
+    Promise("spec", "a won claim re-resolves the event position from a fresh read (MAX+1 after the claim)",
+            ("position_reresolved_after_claim",), section="1.2, 3.1"),
     Promise("spec", "the reaper selects running leased rows, oldest lease first", ("stale_selection_per_spec",),
             section="2 T12"),
     Promise("spec", "recovery: not retryable ⇒ dead-letter not_retryable; an unreadable row ⇒ retries_exhausted",

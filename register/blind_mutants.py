@@ -140,10 +140,13 @@ BLIND: tuple[BlindMutant, ...] = (
                 "it runs a stale approval: the world's approvers decide each turn once, on the turn the row waits "
                 "on, and nothing moves a waiting row but that decision or a cancel, so no approval is stale "
                 "(approval_runs_as_decided's record of a stale decision never fires)"),
-    BlindMutant("model/loop.py", "if spec is None or call.name not in request.offered:",
-                "if spec is None and call.name not in request.offered:", WORLD_GAP,
-                "no script calls a registered tool its run was not offered (a run offered no tool never reaches "
-                "invoke), so only an unknown name is refused, and both forms refuse it"),
+    BlindMutant("model/transitions.py", "if self.status_guard and row.status is not RunStatus.RUNNING:",
+                "if self.status_guard and row.status < RunStatus.RUNNING:", WORLD_GAP,
+                "the statuses compare as strings, so it differs only on a row WAITING when T9 lands (it still "
+                "refuses queued and terminal rows): a segment outliving its row's reclaim. A deployment reaches "
+                "it: a T9 stalled past the lease lands after the reaper requeued the row and another worker "
+                "claimed it and suspended it (T9 has no owner guard); the world can stall a statement that "
+                "long, but the sweep's draws never line the stall up with a second suspend"),
     BlindMutant("model/loop.py", "if turn.outcome is TurnOutcome.CONTEXT_TRUNCATED:  # the fit throws after its "
                 "step (spec 3.2 step 1)", "if turn.outcome >= TurnOutcome.CONTEXT_TRUNCATED:  # the fit throws "
                 "after its step (spec 3.2 step 1)", WORLD_GAP,

@@ -310,6 +310,10 @@ UNEXERCISED_REASONS: Mapping[str, str] = {
     "between auth, clientError and unknown (failures.py:196 NumberReplacer#5 and #6, failures.py:202 "
     "ReplaceComparisonOperator_LtE_Eq#3, _LtE_Lt#2, _LtE_Lt#3, _LtE_NotEq#2; `leaselab mutants --auto`) and by "
     "the KB-13 flag (an exhausted 5xx chain classified unknown)",
+    "invoked_tool_known_and_offered": "violated by the automatic mutant of invoke's refusal (loop.py:74 "
+    "ReplaceOrWithAnd, `leaselab mutants --auto`): a call of a tool a deploy renamed away still runs",
+    "position_reresolved_after_claim": "violated by the automatic mutant of the resume's position (resume.py:74 "
+    "AddNot, `leaselab mutants --auto`) and by KB-2's flag: a resume that keeps its pre-claim probe",
 }
 """Invariants that no flag mutant, code mutant, known defect or registered finding violates, each
 with the reason it is kept (or the mutant that would violate it)."""

@@ -70,6 +70,8 @@ NAMES_AND_KINDS = [
     ("audit_step_execution_true", "always"),
     ("approval_runs_as_decided", "always"),
     ("failure_classified_per_spec", "always"),
+    ("invoked_tool_known_and_offered", "always"),
+    ("position_reresolved_after_claim", "always"),
 ]
 
 
