@@ -84,6 +84,34 @@ def _table(cells: list[Cell], caps: dict[tuple[str, str], int]) -> str:
     return "\n".join(out)
 
 
+def _record(
+    args: argparse.Namespace,
+    rows: dict[tuple[str, str, str, int], dict[str, Any]],
+    key: tuple[str, str, str, int],
+    scenario: str,
+    run: Run,
+) -> None:
+    """Append one search's line to ``args.out`` (the resumable record) and echo it on stderr."""
+    entry, origin, explorer, seed = key
+    row = {
+        "entry": entry,
+        "origin": origin,
+        "scenario": scenario,
+        "explorer": explorer,
+        "seed": seed,
+        "found": run.found,
+        "simulations": run.simulations,
+        "seconds": round(run.seconds, 3),
+        "cap": args.cap,
+        "budget_s": args.budget_s,
+        "load": round(os.getloadavg()[0], 2),
+    }
+    with args.out.open("a") as f:
+        f.write(json.dumps(row) + "\n")
+    rows[key] = row
+    print(json.dumps(row), file=sys.stderr, flush=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, required=True)
@@ -119,23 +147,7 @@ def main() -> int:
                         continue
                     run = known_defect_search(defect, explorer, seed, args.cap, args.budget_s)
                     scenario = next(d.scenario for d in KNOWN_DEFECTS if d.id == defect)
-                    row = {
-                        "entry": defect,
-                        "origin": "catalogue",
-                        "scenario": scenario,
-                        "explorer": explorer,
-                        "seed": seed,
-                        "found": run.found,
-                        "simulations": run.simulations,
-                        "seconds": round(run.seconds, 3),
-                        "cap": args.cap,
-                        "budget_s": args.budget_s,
-                        "load": round(os.getloadavg()[0], 2),
-                    }
-                    with args.out.open("a") as f:
-                        f.write(json.dumps(row) + "\n")
-                    rows[(defect, "catalogue", explorer, seed)] = row
-                    print(json.dumps(row), file=sys.stderr, flush=True)
+                    _record(args, rows, (defect, "catalogue", explorer, seed), scenario, run)
         return 0
     for entry in entries(args.entry):
         for origin in args.origin or ["own", "default"]:
@@ -149,23 +161,7 @@ def main() -> int:
                     if (entry.id, origin, explorer, seed) in rows:
                         continue
                     run = one_search(entry, origin, explorer, seed, args.cap, args.budget_s)
-                    row = {
-                        "entry": entry.id,
-                        "origin": origin,
-                        "scenario": scenario,
-                        "explorer": explorer,
-                        "seed": seed,
-                        "found": run.found,
-                        "simulations": run.simulations,
-                        "seconds": round(run.seconds, 3),
-                        "cap": args.cap,
-                        "budget_s": args.budget_s,
-                        "load": round(os.getloadavg()[0], 2),
-                    }
-                    with args.out.open("a") as f:
-                        f.write(json.dumps(row) + "\n")
-                    rows[(entry.id, origin, explorer, seed)] = row
-                    print(json.dumps(row), file=sys.stderr, flush=True)
+                    _record(args, rows, (entry.id, origin, explorer, seed), scenario, run)
     return 0
 
 
