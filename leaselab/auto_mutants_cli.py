@@ -47,6 +47,17 @@ def equivalent_at_head(report: AutoReport, blind: dict[str, BlindMutant]) -> lis
     return sorted(name for name, record in blind.items() if record.kind in EQUIVALENT_AT_HEAD and name in same)
 
 
+def without_equivalents(report: AutoReport, dropped: list[str]) -> tuple[int, int, tuple[float, float]] | None:
+    """(sweep kills, mutants, Wilson interval) of the score without ``dropped``; None when nothing is left
+    to drop or nothing would remain."""
+    from reports.stats import wilson
+
+    k, n = report.sweep_only
+    if not dropped or n <= len(dropped):
+        return None
+    return k, n - len(dropped), wilson(k, n - len(dropped))
+
+
 def _histories(judged: Judged) -> str:
     if judged.histories_differ is None:
         return "histories not compared"
@@ -54,8 +65,6 @@ def _histories(judged: Judged) -> str:
 
 
 def auto_lines(report: AutoReport, interval: tuple[float, float]) -> list[str]:
-    from reports.stats import wilson
-
     k, n = report.sweep_only
     equivalent = sum(1 for d in report.dropped if d.kind == "equivalent")
     crashing = sum(1 for d in report.dropped if d.kind == "crashing")
@@ -75,9 +84,9 @@ def auto_lines(report: AutoReport, interval: tuple[float, float]) -> list[str]:
         lines.append(f"WARNING: the unmutated sweep has unexplained violations: {found}")
     blind = recorded_blind(report)
     dropped_at_head = equivalent_at_head(report, blind)
-    if dropped_at_head and n > len(dropped_at_head):
-        n_open = n - len(dropped_at_head)
-        low, high = wilson(k, n_open)
+    score_without = without_equivalents(report, dropped_at_head)
+    if score_without is not None:
+        _, n_open, (low, high) = score_without
         lines.append(
             f"without the {len(dropped_at_head)} equivalent mutants of head (register/blind_mutants.py records them as "
             f"not head's code, unreachable, or the same outcome, and every paired history equals head's): "
@@ -90,7 +99,8 @@ def auto_lines(report: AutoReport, interval: tuple[float, float]) -> list[str]:
         elif judged.mutant.name in dropped_at_head:
             lines.append(f"  equiv.    {judged.mutant.name} ({record.kind}): {record.reason}; {_histories(judged)}")
         else:
-            check = "; THE RECORD IS CONTRADICTED: " if record.kind in EQUIVALENT_AT_HEAD else "; "
+            contradicted = record.kind in EQUIVALENT_AT_HEAD and bool(judged.histories_differ)
+            check = "; THE RECORD IS CONTRADICTED: " if contradicted else "; "
             lines.append(
                 f"  blind     {judged.mutant.name} ({record.kind}): {record.reason}{check}{_histories(judged)}"
             )
@@ -145,15 +155,15 @@ def run_auto(
     ]
     dropped_at_head = equivalent_at_head(report, blind)
     document["equivalent_at_head"] = dropped_at_head
-    equivalent = len(dropped_at_head)
-    if n > equivalent:
-        low, high = wilson(k, n - equivalent)
+    score_without = without_equivalents(report, dropped_at_head)
+    if score_without is not None:
+        k_open, n_open, (low, high) = score_without
         document["sweep_only_without_equivalent_at_head"] = {
-            "score": round(k / (n - equivalent), 4),
+            "score": round(k_open / n_open, 4),
             "interval": [round(low, 4), round(high, 4)],
-            "of": n - equivalent,
+            "of": n_open,
         }
     return auto_lines(report, interval), document
 
 
-__all__ = ["auto_lines", "run_auto"]
+__all__ = ["auto_lines", "equivalent_at_head", "run_auto", "without_equivalents"]

@@ -179,7 +179,6 @@ def _decision(
         # ground truth the runtime's records cannot tell: a denial, and a decision on a turn the row no
         # longer waits on. Recorded only when so (an approval of the current turn adds nothing), so a
         # history whose approvers approved every turn they saw is what it always was (and its digest).
-        truth = {}
         if not approved:
             truth["denied"] = True
         if state is None or state.turn_digest != digest:

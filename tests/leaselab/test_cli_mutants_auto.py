@@ -79,6 +79,8 @@ def test_a_record_whose_histories_differ_or_were_not_compared_is_not_dropped(dif
     assert "blind     transitions.py:346:ReplaceTrueWithFalse#26 (unreachable)" in text
     if differ:
         assert "THE RECORD IS CONTRADICTED: histories differ in 1 of 10" in text
+    else:
+        assert "CONTRADICTED" not in text, "a record nothing checked is unchecked, not contradicted"
 
 
 def test_a_world_gap_is_never_dropped_even_with_identical_histories() -> None:
