@@ -29,7 +29,6 @@ from model.constants import LEASE_S
 
 CLAIMS = ("T3", "T10")
 POSITION_SITES = frozenset({"run_queued.position", "resume.position"})
-TERMINAL = frozenset({"completed", "failed", "cancelled"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,14 +96,29 @@ def _earliest(trails: Sequence[_Trail]) -> tuple[int, ...]:
         out.append(min(at))
 
 
+def _quiet_s(history: Sequence[Op]) -> float:
+    """When the nemesis went quiet (true seconds; infinity if the history never got there): no fault
+    strikes after it. The moment is the scenario's chaos phase, the same in every branch of a run."""
+    for op in reversed(history):
+        if op.op == H.PHASE and op.value.get("phase") == "quiet":
+            return op.time_s
+    return float("inf")
+
+
 def _stalled_position_read(history: Sequence[Op]) -> list[_Trail]:
     """F-15's chain: (1) a segment's first statement after its claim (T3, T10), the post-claim position
     read, stalls past the claim's lease; while it is stalled (2) the reaper requeues the run (T13) and
     (3) another segment claims it; (4) the stalled read returns 'running' while that other segment still
-    holds the run. What is left is the next position read failing (the unguarded settle follows)."""
+    holds the run. What is left is the next position read failing (the unguarded settle follows).
+
+    Two conditions keep the explorer off states that cannot go on: the stall must end before the nemesis
+    goes quiet (:func:`_quiet_s`: every route left needs one more store fault, and none strikes after
+    that), and the read must return to a row still ``running`` (the settle fails a RUNNING row; one the
+    other segment suspended or requeued is settled by nobody's rule)."""
     last: dict[str, Op] = {}
     trails: list[_Trail] = []
     rows: dict[str, dict[str, object]] = {}
+    quiet = _quiet_s(history)
     for op in history:
         v = op.value
         if op.op == H.FAULT:
@@ -118,6 +132,7 @@ def _stalled_position_read(history: Sequence[Op]) -> list[_Trail]:
                 and before.type is OpType.OK
                 and _number(before) in CLAIMS
                 and op.time_s + stall > before.time_s + LEASE_S
+                and op.time_s + stall < quiet
             ):
                 trails.append(_Trail(op.run, target, [op.index], until=op.time_s + stall))
             continue
@@ -133,7 +148,7 @@ def _stalled_position_read(history: Sequence[Op]) -> list[_Trail]:
                     and op.op == H.READ
                     and op.type is OpType.OK
                     and v.get("site") in POSITION_SITES
-                    and str(rows.get(op.run, {}).get("status", "")) not in TERMINAL
+                    and rows.get(op.run, {}).get("status") == "running"
                 ):
                     trail.marks.append(op.index)
                 trail.done = True  # the stalled segment is back: the chain ends here either way
