@@ -101,20 +101,24 @@ def _quiet_s(history: Sequence[Op]) -> float:
     strikes after it. The moment is the scenario's chaos phase, the same in every branch of a run."""
     for op in reversed(history):
         if op.op == H.PHASE and op.value.get("phase") == "quiet":
-            return op.time_s
+            return float(op.time_s)
     return float("inf")
 
 
 def _stalled_position_read(history: Sequence[Op]) -> list[_Trail]:
-    """F-15's chain: (1) a segment's first statement after its claim (T3, T10), the post-claim position
-    read, stalls past the claim's lease; while it is stalled (2) the reaper requeues the run (T13) and
-    (3) another segment claims it; (4) the stalled read returns 'running' while that other segment still
-    holds the run. What is left is the next position read failing (the unguarded settle follows).
+    """F-15's chain: (1) a segment claims a run (T3, T10); (2) its first statement after the claim, the
+    post-claim position read, stalls past the claim's lease; while it is stalled (3) the reaper requeues
+    the run (T13) and (4) another segment claims it; (5) the stalled read returns to the run's row, still
+    ``running`` under that other segment. What is left is the next position read failing (the unguarded
+    settle follows).
 
-    Two conditions keep the explorer off states that cannot go on: the stall must end before the nemesis
+    The claim is a step of its own so that a branch cut right after it has the position read, the very
+    next request, decided at raised fault rates: a stall there is the chain's first rare event.
+    Conditions keep the explorer off states that cannot go on: the stall must end before the nemesis
     goes quiet (:func:`_quiet_s`: every route left needs one more store fault, and none strikes after
-    that), and the read must return to a row still ``running`` (the settle fails a RUNNING row; one the
-    other segment suspended or requeued is settled by nobody's rule)."""
+    that), so a claim within a lease of it is no step; and the read must return to a row still
+    ``running`` (the settle fails a RUNNING row; one the other segment suspended or requeued is settled
+    by nobody's rule)."""
     last: dict[str, Op] = {}
     trails: list[_Trail] = []
     rows: dict[str, dict[str, object]] = {}
@@ -123,18 +127,16 @@ def _stalled_position_read(history: Sequence[Op]) -> list[_Trail]:
         v = op.value
         if op.op == H.FAULT:
             target = str(v.get("target", ""))
-            before = last.get(target)
             stall = _stall(op)
-            if (
-                stall
-                and before is not None
-                and before.op == H.STORE
-                and before.type is OpType.OK
-                and _number(before) in CLAIMS
-                and op.time_s + stall > before.time_s + LEASE_S
-                and op.time_s + stall < quiet
-            ):
-                trails.append(_Trail(op.run, target, [op.index], until=op.time_s + stall))
+            for trail in trails:
+                if trail.done or len(trail.marks) != 1 or trail.process != target:
+                    continue
+                claim = history[trail.marks[0]]
+                if stall and claim.time_s + LEASE_S < op.time_s + stall < quiet:
+                    trail.marks.append(op.index)
+                    trail.until = op.time_s + stall
+                else:
+                    trail.done = True  # the first statement after the claim did not stall past the lease
             continue
         if op.op == H.STORE and op.type is OpType.OK and isinstance(v.get("row"), dict):
             rows[op.run] = v["row"]
@@ -144,20 +146,28 @@ def _stalled_position_read(history: Sequence[Op]) -> list[_Trail]:
             level = len(trail.marks)
             if op.process == trail.process:
                 if (
-                    level == 3
+                    level == 4
                     and op.op == H.READ
                     and op.type is OpType.OK
                     and v.get("site") in POSITION_SITES
                     and rows.get(op.run, {}).get("status") == "running"
                 ):
                     trail.marks.append(op.index)
-                trail.done = True  # the stalled segment is back: the chain ends here either way
+                trail.done = True  # the segment went on without a stall, or the stalled one is back
             elif op.op == H.STORE and op.type is OpType.OK:
-                if level == 1 and _number(op) == "T13":
+                if level == 2 and _number(op) == "T13":
                     trail.marks.append(op.index)
-                elif level == 2 and _number(op) in CLAIMS:
+                elif level == 3 and _number(op) in CLAIMS:
                     trail.marks.append(op.index)
                     trail.other = op.process
+        if (
+            op.op == H.STORE
+            and op.type is OpType.OK
+            and _number(op) in CLAIMS
+            and v.get("matched")
+            and op.time_s + LEASE_S < quiet
+        ):
+            trails.append(_Trail(op.run, op.process, [op.index]))
         last[op.process] = op
     return trails
 
@@ -353,9 +363,20 @@ Measure = Callable[[Sequence[Op], Sequence[int]], "tuple[float, float] | None"]
 TIMED: dict[str, Measure] = {"F-16": lagging_stamp_gap}
 """The chains whose last step leaves a timing coincidence, and how close a history that took every
 step came to it."""
-STEPS = {"F-15": 4, "F-16": 2, "F-18": 4}
+STEPS = {"F-15": 5, "F-16": 2, "F-18": 4}
 """How many steps each chain has (a history at the last one is one decision from the finding, or, for a
 timed chain, one coincidence)."""
+AIMS: dict[str, dict[int, str]] = {"F-15": {1: "slow", 2: "", 3: "", 4: "", 5: "fail"}}
+"""Per chain and level, what the request right after a cut there must be for the next step
+(:data:`sim.explore.profiles.AIMS`): F-15's claimed segment's position read stalling past the lease; then
+no fault (the requeue, the other claim and the read's return are timing, which a raised fault only
+breaks: a stalled reaper read delays the requeue); at the last step the next position read failing. A
+chain or level not named: every enabled family raised, as a cut always had. Measured from F-15's own
+footholds (seeds 10-23, 12 branches each): the last step met the finding in 125 of 168 branches aimed,
+against 51 of 156 raised; the claim stalled past the lease in 81 of 192."""
+COMMON = {"F-15": 1}
+"""Per chain, how many of its first steps nearly every run takes (F-15's claim): a foothold there gets
+:data:`sim.explore.footholds.COMMON_BRANCHES` branches, as the next fresh draw brings another."""
 
 
 Chain = Callable[[Sequence[Op]], tuple[int, ...]]
@@ -395,4 +416,4 @@ def progress(history: Sequence[Op], findings: Sequence[str] | None = None) -> li
     return out
 
 
-__all__ = ["PRECURSORS", "STEPS", "TIMED", "Progress", "lagging_stamp_gap", "progress", "reach"]
+__all__ = ["AIMS", "COMMON", "PRECURSORS", "STEPS", "TIMED", "Progress", "lagging_stamp_gap", "progress", "reach"]

@@ -28,11 +28,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from model.policy import Policy
-from register.precursors import PRECURSORS, STEPS, TIMED, progress
+from register.precursors import AIMS as CHAIN_AIMS
+from register.precursors import COMMON, PRECURSORS, STEPS, TIMED, progress
 from scenarios.intensity import Tempo
 from scenarios.schema import FaultsModel, Scenario
 from scenarios.script import Fault
-from sim.explore.profiles import BURST, raised
+from sim.explore.profiles import BURST, aim_of, aimable, aimed, aimed_seed
 from sim.world.conditioned import Cut, simulate_cuts
 from sim.world.simulate import SimulationResult
 
@@ -44,6 +45,12 @@ gets at most this many: its branches are chosen by their estimated chance, not b
 NEAR_SHARE = 0.2
 """The adaptive level of a timed chain: a branch is *near* when its gap is within the lowest fifth of the
 gaps measured so far (or inside the window)."""
+FRUITLESS = 4
+"""A foothold whose next step is timing alone (aim ``""``) is given up after this many branches none of
+which went a step deeper: its state most likely cannot go on (F-15's requeue with no worker to claim
+the run before the stall ends), and more branches only redraw the same timing."""
+COMMON_BRANCHES = 2
+"""Branches of a foothold at a step nearly every run takes (:data:`register.precursors.COMMON`)."""
 FRESH_SHARE = 0.2
 """While footholds have branches left, this share of simulations is still spent elsewhere (fresh
 draws find new roots, which a foothold whose state is doomed cannot)."""
@@ -66,6 +73,8 @@ class Foothold:
     marks: tuple[int, ...] = ()
     """The records that took the chain's steps (a timed chain's gap is measured from the last)."""
     branches: int = 0
+    deeper: int = 0
+    """Branches that went a step deeper (or met the finding)."""
     gaps: list[float] = field(default_factory=list)
     """A timed chain's: how close the run and each of its branches came to the coincidence (seconds), and"""
     width: float = 0.0
@@ -83,9 +92,18 @@ class Foothold:
         return self.level >= STEPS[self.finding]
 
     @property
+    def aim(self) -> str:
+        """What the request right after this foothold's cut is decided at (:data:`register.precursors.AIMS`)."""
+        return CHAIN_AIMS.get(self.finding, {}).get(self.level, "raise")
+
+    @property
     def exhausted(self) -> bool:
         if self.timed:
             return self.branches >= TIMED_BRANCHES
+        if self.level <= COMMON.get(self.finding, 0):
+            return self.branches >= COMMON_BRANCHES
+        if self.aim == "" and not self.deeper and self.branches >= FRUITLESS:
+            return True
         return self.branches >= BRANCHES_PER_LEVEL * self.level
 
 
@@ -210,6 +228,8 @@ class Footholds:
                 reached.cut,
                 reached.marks,
             )
+            if not aimable(foothold.profile, foothold.aim):
+                continue  # the fault its next step needs cannot strike under its profile
             if foothold.timed:
                 self._measure(foothold, result)
             self.pool[reached.finding].append(foothold)
@@ -219,6 +239,7 @@ class Footholds:
         if parent is not None:
             won = deeper or any(key == parent.finding or key.endswith(f"|{parent.finding}") for key in met)
             self.tally[parent.finding][0 if won else 1] += 1
+            parent.deeper += won
         return added
 
 
@@ -228,24 +249,35 @@ def branch(
     """One branch of ``foothold`` (``scenario`` already at its tempo and profile): its prefix exactly,
     the rest drawn from a fresh suffix seed at raised fault rates."""
     foothold.branches += 1
-    cuts = (*foothold.cuts, (foothold.cut, rng.getrandbits(32)))
-    result = simulate_cuts(
-        scenario,
-        policy,
-        foothold.seed,
-        script=foothold.script,
-        cuts=cuts,
-        suffix_faults=raised(foothold.profile),
-        burst=BURST,
+    cuts = (*foothold.cuts, (foothold.cut, aimed_seed(rng.getrandbits(32), foothold.aim)))
+    return replay(scenario, policy, foothold.seed, foothold.script, cuts, foothold.profile), Drawn(
+        foothold.seed, foothold.profile, foothold.tempo, cuts, foothold
     )
-    return result, Drawn(foothold.seed, foothold.profile, foothold.tempo, cuts, foothold)
 
 
 def replay(
     scenario: Scenario, policy: Policy, seed: int, script: Sequence[Fault], cuts: Sequence[Cut], profile: FaultsModel
 ) -> SimulationResult:
-    """A branch again, from what a counterexample file holds (``scenario`` at its tempo and profile)."""
-    return simulate_cuts(scenario, policy, seed, script=script, cuts=cuts, suffix_faults=raised(profile), burst=BURST)
+    """A branch again, from what a counterexample file holds (``scenario`` at its tempo and profile):
+    after each cut, the request its seed aims at (:func:`aim_of`), then the drawn rates."""
+    return simulate_cuts(
+        scenario,
+        policy,
+        seed,
+        script=script,
+        cuts=cuts,
+        burst=BURST,
+        suffix_for=lambda suffix_seed: aimed(profile, aim_of(suffix_seed)),
+    )
 
 
-__all__ = ["BRANCHES_PER_LEVEL", "FRESH_SHARE", "Drawn", "Foothold", "Footholds", "branch", "replay"]
+__all__ = [
+    "BRANCHES_PER_LEVEL",
+    "COMMON_BRANCHES",
+    "FRESH_SHARE",
+    "Drawn",
+    "Foothold",
+    "Footholds",
+    "branch",
+    "replay",
+]
