@@ -7,14 +7,16 @@ becomes a *foothold* at that level: the run is cut right after the step's record
 replays that prefix exactly and draws the rest afresh (:func:`sim.world.conditioned.simulate_cuts`:
 a fresh suffix seed, the scenario's targeted faults still ahead, and the very next request decided
 with every enabled fault family at :func:`sim.explore.profiles.raised` rates, the rest at the drawn
-ones). A branch that takes a further step is a foothold one level
+ones; a chain that names what its next step needs, :data:`register.precursors.AIMS`, has that request
+aimed instead, :func:`sim.explore.profiles.aimed`). A branch that takes a further step is a foothold one level
 deeper, cut again after that step: the chain is climbed a level at a time, and each level's rare step
 is paid for once per foothold rather than once per the product of all.
 
 Which foothold: the deepest one that has branches left (each gets :data:`BRANCHES_PER_LEVEL` times its
-level: a foothold whose state cannot go on, e.g. a stall that ends before the reaper's tick, is given
-up), of the chain a bandit picks by what its branches yielded (Thompson sampling over the share of
-branches that went a level deeper or met the finding).
+level, one at a step nearly every run takes :data:`COMMON_BRANCHES`: a foothold whose state cannot go
+on, e.g. a stall that ends before the reaper's tick, is given up, one whose next step is timing alone
+after :data:`FRUITLESS` branches that went no deeper), of the chain a bandit picks by what its branches
+yielded (Thompson sampling over the share of branches that went a level deeper or met the finding).
 
 Every branch is replayable: it is the root's seed, profile, tempo and fault script with the list of
 cuts (records kept, suffix seed), which a counterexample file carries (``cuts``) and ``replay`` runs.
@@ -247,7 +249,7 @@ def branch(
     foothold: Foothold, scenario: Scenario, policy: Policy, rng: random.Random
 ) -> tuple[SimulationResult, Drawn]:
     """One branch of ``foothold`` (``scenario`` already at its tempo and profile): its prefix exactly,
-    the rest drawn from a fresh suffix seed at raised fault rates."""
+    the rest drawn from a fresh suffix seed, the request right after the cut at the foothold's aim."""
     foothold.branches += 1
     cuts = (*foothold.cuts, (foothold.cut, aimed_seed(rng.getrandbits(32), foothold.aim)))
     return replay(scenario, policy, foothold.seed, foothold.script, cuts, foothold.profile), Drawn(
