@@ -366,15 +366,15 @@ step came to it."""
 STEPS = {"F-15": 5, "F-16": 2, "F-18": 4}
 """How many steps each chain has (a history at the last one is one decision from the finding, or, for a
 timed chain, one coincidence)."""
-AIMS: dict[str, dict[int, str]] = {"F-15": {1: "slow", 2: "", 3: "", 4: "", 5: "fail"}}
+NEEDS: dict[str, dict[int, str]] = {"F-15": {1: "slow", 2: "", 3: "", 4: "", 5: "fail"}}
 """Per chain and level, what the request right after a cut there must be for the next step
-(:data:`sim.explore.profiles.AIMS`): F-15's claimed segment's position read stalling past the lease; then
+(:data:`sim.explore.profiles.NEEDS`): F-15's claimed segment's position read stalling past the lease; then
 no fault (the requeue, the other claim and the read's return are timing, which a raised fault only
 breaks: a stalled reaper read delays the requeue); at the last step the next position read failing. A
 chain or level not named: every enabled family raised, as a cut always had. Measured on F-15's
 footholds (the first eight of each search, seeds 10-23, 12 branches each): from the last step 132 of
-156 branches met the finding aimed, 90 of 168 with every family raised (a raised store fault is a stall
-one time in three); from the claim 221 of 264 went a step deeper or more aimed, 97 of 252 raised."""
+156 branches met the finding so decided, 90 of 168 with every family raised (a raised store fault is a stall
+one time in three); from the claim 221 of 264 went a step deeper or more so decided, 97 of 252 raised."""
 COMMON = {"F-15": 1}
 """Per chain, how many of its first steps nearly every run takes (F-15's claim): a foothold there gets
 :data:`sim.explore.footholds.COMMON_BRANCHES` branches, as the next fresh draw brings another."""
@@ -417,4 +417,4 @@ def progress(history: Sequence[Op], findings: Sequence[str] | None = None) -> li
     return out
 
 
-__all__ = ["AIMS", "COMMON", "PRECURSORS", "STEPS", "TIMED", "Progress", "lagging_stamp_gap", "progress", "reach"]
+__all__ = ["COMMON", "NEEDS", "PRECURSORS", "STEPS", "TIMED", "Progress", "lagging_stamp_gap", "progress", "reach"]

@@ -33,7 +33,7 @@ from scenarios.schema import FaultsModel, Scenario
 from scenarios.script import Fault, parse_script
 from scenarios.user_files import read_toml
 from sim.explore.costs import check_cost, is_cost, with_cost
-from sim.explore.profiles import AIMS, BURST, aim_of, aimed
+from sim.explore.profiles import BURST, NEEDS, for_need, need_of
 from sim.world.conditioned import simulate_cuts
 from sim.world.kernel import TieControl, TieKey
 from sim.world.simulate import SimulationResult, simulate
@@ -70,7 +70,7 @@ class Counterexample:
     cuts: tuple[tuple[int, int], ...] = ()
     """A guided branch's cuts (records kept, suffix seed; :mod:`sim.explore.footholds`): after each,
     the run is drawn afresh from the suffix seed (its first request at the profile's raised rates, or
-    aimed as the seed says, :func:`sim.explore.profiles.aim_of`). Empty for a plain run."""
+    decided by the need its seed carries, :func:`sim.explore.profiles.need_of`). Empty for a plain run."""
 
     def effective_scenario(self) -> Scenario:
         return with_tempo(load_scenario(self.scenario), self.tempo).with_faults(self.profile)
@@ -85,7 +85,7 @@ class Counterexample:
                 script=self.faults,
                 cuts=self.cuts,
                 burst=BURST,
-                suffix_for=lambda suffix_seed: aimed(self.profile, aim_of(suffix_seed)),
+                suffix_for=lambda suffix_seed: for_need(self.profile, need_of(suffix_seed)),
                 flags=dict(self.flags),
             )
         else:
@@ -179,11 +179,11 @@ Tie = Annotated[
 
 
 CutPair = Annotated[
-    tuple[Annotated[int, Field(ge=1, le=10**9)], Annotated[int, Field(ge=0, lt=len(AIMS) << 32)]],
+    tuple[Annotated[int, Field(ge=1, le=10**9)], Annotated[int, Field(ge=0, lt=len(NEEDS) << 32)]],
     BeforeValidator(_as_tuple),
 ]
-"""A guided branch's cut: records kept, suffix seed (32 random bits, an aim's code above them,
-:func:`sim.explore.profiles.aimed_seed`)."""
+"""A guided branch's cut: records kept, suffix seed (32 random bits, a need's code above them,
+:func:`sim.explore.profiles.seed_with_need`)."""
 
 
 class CounterexampleFile(_Strict):

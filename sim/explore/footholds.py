@@ -7,10 +7,10 @@ becomes a *foothold* at that level: the run is cut right after the step's record
 replays that prefix exactly and draws the rest afresh (:func:`sim.world.conditioned.simulate_cuts`:
 a fresh suffix seed, the scenario's targeted faults still ahead, and the very next request decided
 with every enabled fault family at :func:`sim.explore.profiles.raised` rates, the rest at the drawn
-ones; a chain that names what its next step needs, :data:`register.precursors.AIMS`, has that request
-aimed instead, :func:`sim.explore.profiles.aimed`). A branch that takes a further step is a foothold one level
-deeper, cut again after that step: the chain is climbed a level at a time, and each level's rare step
-is paid for once per foothold rather than once per the product of all.
+ones; a chain that names what its next step needs, :data:`register.precursors.NEEDS`, has that request
+decided by that instead, :func:`sim.explore.profiles.for_need`). A branch that takes a further step is
+a foothold one level deeper, cut again after that step: the chain is climbed a level at a time, and
+each level's rare step is paid for once per foothold rather than once per the product of all.
 
 Which foothold: the deepest one that has branches left (each gets :data:`BRANCHES_PER_LEVEL` times its
 level, one at a step nearly every run takes :data:`COMMON_BRANCHES`: a foothold whose state cannot go
@@ -30,12 +30,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from model.policy import Policy
-from register.precursors import AIMS as CHAIN_AIMS
 from register.precursors import COMMON, PRECURSORS, STEPS, TIMED, progress
+from register.precursors import NEEDS as CHAIN_NEEDS
 from scenarios.intensity import Tempo
 from scenarios.schema import FaultsModel, Scenario
 from scenarios.script import Fault
-from sim.explore.profiles import BURST, aim_of, aimable, aimed, aimed_seed
+from sim.explore.profiles import BURST, can_strike, for_need, need_of, seed_with_need
 from sim.world.conditioned import Cut, simulate_cuts
 from sim.world.simulate import SimulationResult
 
@@ -48,7 +48,7 @@ NEAR_SHARE = 0.2
 """The adaptive level of a timed chain: a branch is *near* when its gap is within the lowest fifth of the
 gaps measured so far (or inside the window)."""
 FRUITLESS = 4
-"""A foothold whose next step is timing alone (aim ``""``) is given up after this many branches none of
+"""A foothold whose next step is timing alone (need ``""``) is given up after this many branches none of
 which went a step deeper: its state most likely cannot go on (F-15's requeue with no worker to claim
 the run before the stall ends), and more branches only redraw the same timing."""
 COMMON_BRANCHES = 2
@@ -94,9 +94,9 @@ class Foothold:
         return self.level >= STEPS[self.finding]
 
     @property
-    def aim(self) -> str:
-        """What the request right after this foothold's cut is decided at (:data:`register.precursors.AIMS`)."""
-        return CHAIN_AIMS.get(self.finding, {}).get(self.level, "raise")
+    def need(self) -> str:
+        """What the request right after this foothold's cut is decided at (:data:`register.precursors.NEEDS`)."""
+        return CHAIN_NEEDS.get(self.finding, {}).get(self.level, "raise")
 
     @property
     def exhausted(self) -> bool:
@@ -104,7 +104,7 @@ class Foothold:
             return self.branches >= TIMED_BRANCHES
         if self.level <= COMMON.get(self.finding, 0):
             return self.branches >= COMMON_BRANCHES
-        if self.aim == "" and not self.deeper and self.branches >= FRUITLESS:
+        if self.need == "" and not self.deeper and self.branches >= FRUITLESS:
             return True
         return self.branches >= BRANCHES_PER_LEVEL * self.level
 
@@ -131,6 +131,10 @@ class Footholds:
     branched: int = 0
     gaps: dict[str, list[float]] = field(default_factory=dict)
     """Per timed chain, every gap measured so far (what sets the adaptive level)."""
+    named: tuple[str, ...] = ()
+    """The chains whose common first steps (:data:`register.precursors.COMMON`) are footholds: those of the
+    findings a search names. In an open search every fresh draw would be one (F-15's claim), and their
+    branches would take the budget the other mechanisms need."""
 
     def __post_init__(self) -> None:
         for finding in self.findings:
@@ -218,6 +222,8 @@ class Footholds:
             floor = parent.level if parent is not None and parent.finding == reached.finding else 0
             if reached.level <= floor or reached.cut <= last_cut:
                 continue
+            if reached.level <= COMMON.get(reached.finding, 0) and reached.finding not in self.named:
+                continue
             deeper = deeper or (parent is not None and parent.finding == reached.finding)
             foothold = Foothold(
                 reached.finding,
@@ -230,7 +236,7 @@ class Footholds:
                 reached.cut,
                 reached.marks,
             )
-            if not aimable(foothold.profile, foothold.aim):
+            if not can_strike(foothold.profile, foothold.need):
                 continue  # the fault its next step needs cannot strike under its profile
             if foothold.timed:
                 self._measure(foothold, result)
@@ -249,9 +255,10 @@ def branch(
     foothold: Foothold, scenario: Scenario, policy: Policy, rng: random.Random
 ) -> tuple[SimulationResult, Drawn]:
     """One branch of ``foothold`` (``scenario`` already at its tempo and profile): its prefix exactly,
-    the rest drawn from a fresh suffix seed, the request right after the cut at the foothold's aim."""
+    the rest drawn from a fresh suffix seed, the request right after the cut decided by what the
+    foothold's next step needs."""
     foothold.branches += 1
-    cuts = (*foothold.cuts, (foothold.cut, aimed_seed(rng.getrandbits(32), foothold.aim)))
+    cuts = (*foothold.cuts, (foothold.cut, seed_with_need(rng.getrandbits(32), foothold.need)))
     return replay(scenario, policy, foothold.seed, foothold.script, cuts, foothold.profile), Drawn(
         foothold.seed, foothold.profile, foothold.tempo, cuts, foothold
     )
@@ -261,7 +268,7 @@ def replay(
     scenario: Scenario, policy: Policy, seed: int, script: Sequence[Fault], cuts: Sequence[Cut], profile: FaultsModel
 ) -> SimulationResult:
     """A branch again, from what a counterexample file holds (``scenario`` at its tempo and profile):
-    after each cut, the request its seed aims at (:func:`aim_of`), then the drawn rates."""
+    after each cut, the request decided by the need its seed carries (:func:`need_of`), then the drawn rates."""
     return simulate_cuts(
         scenario,
         policy,
@@ -269,7 +276,7 @@ def replay(
         script=script,
         cuts=cuts,
         burst=BURST,
-        suffix_for=lambda suffix_seed: aimed(profile, aim_of(suffix_seed)),
+        suffix_for=lambda suffix_seed: for_need(profile, need_of(suffix_seed)),
     )
 
 

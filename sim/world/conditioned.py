@@ -123,7 +123,7 @@ def simulate_cuts(
     scenario names (:meth:`FaultPlan.count_targeted`), and simpy's own order of same-instant events is
     kept: a suffix is then a run of the plain process from that state, at the suffix's fault rates.
     With ``suffix_for``, each cut's suffix profile is ``suffix_for(its suffix seed)`` instead (a guided
-    branch aims the request after each cut by what its chain needs there, and says so in the seed).
+    branch decides the request after each cut by what its chain needs there, and says so in the seed).
     The same arguments give the same digest in any process; a cut at or below the one before it is
     refused."""
     if not cuts:
