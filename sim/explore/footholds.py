@@ -40,7 +40,8 @@ from sim.world.conditioned import Cut, simulate_cuts
 from sim.world.simulate import SimulationResult
 
 BRANCHES_PER_LEVEL = 4
-"""A foothold at level k gets at most k times this many branches."""
+"""A foothold at level k gets at most k times this many branches (k counted past its chain's common
+steps, :data:`register.precursors.COMMON`)."""
 TIMED_BRANCHES = 64
 """A foothold at the end of a chain that leaves a timing coincidence (:data:`register.precursors.TIMED`)
 gets at most this many: its branches are chosen by their estimated chance, not by going deeper."""
@@ -106,7 +107,7 @@ class Foothold:
             return self.branches >= COMMON_BRANCHES
         if self.need == "" and not self.deeper and self.branches >= FRUITLESS:
             return True
-        return self.branches >= BRANCHES_PER_LEVEL * self.level
+        return self.branches >= BRANCHES_PER_LEVEL * (self.level - COMMON.get(self.finding, 0))
 
 
 @dataclass(frozen=True, slots=True)

@@ -154,7 +154,10 @@ def test_a_timing_only_foothold_is_given_up_after_fruitless_branches() -> None:
     assert foothold.exhausted
     foothold.deeper = 1  # one branch went deeper: the state can go on, its whole budget is kept
     assert not foothold.exhausted
-    foothold.branches = BRANCHES_PER_LEVEL * foothold.level
+    budget = BRANCHES_PER_LEVEL * (foothold.level - COMMON["F-15"])  # the claim, a common step, not counted
+    foothold.branches = budget - 1
+    assert not foothold.exhausted
+    foothold.branches = budget
     assert foothold.exhausted
     raised_step = Foothold("F-18", 2, 1, FaultsModel(), Tempo(), (), (), 10, (3, 9), branches=FRUITLESS)
     assert not raised_step.exhausted  # a chain without needs keeps its budget
