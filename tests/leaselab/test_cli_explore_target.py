@@ -132,3 +132,16 @@ def test_a_cost_target_still_works_beside_register_ids(tmp_path: Path) -> None:
     args = ["explore", "tool_outlives_lease", "--target", "cost:requeues", "--simulations", "20"]
     result = explore(*args, "--out", str(tmp_path))
     assert result.exit_code == 1 and "cost:requeues found" in result.stdout
+
+
+def test_the_first_line_after_ctrl_c_says_whether_the_target_was_met() -> None:
+    from leaselab.cmd_explore import first_line
+    from sim.explore.aims import check_aim, outcome
+    from sim.explore.base import ExploreReport, Target
+
+    report = ExploreReport("guided", Target("default", "head"), simulations=40, elapsed_s=1.5)
+    report.extra.update(interrupted=True, mechanisms=[])
+    outcome(report, check_aim("F-16"))
+    line = first_line(report)
+    assert line.startswith("guided: 40 simulations in 1.5 s before Ctrl-C: target F-16 not met")
+    assert line.endswith("(exit 130)")
