@@ -79,7 +79,7 @@ def test_the_outcome_is_the_first_meeting_of_that_mechanism() -> None:
     doc = outcome(report, check_aim("F-18"))
     assert report.extra["target"] is doc
     assert (doc["met"], doc["first_simulation"], doc["first_s"]) == (True, 20, 1.0)
-    assert outcome_text(doc) == "target F-18 met after 20 simulations / 1.00 s"
+    assert outcome_text(doc) == "target F-18 met after 20 simulations / 1.000 s"
 
 
 def test_another_mechanism_of_the_same_invariant_is_not_the_target() -> None:
