@@ -10,8 +10,8 @@ search over N processes (:mod:`sim.explore.parallel`). ``--ranges deployment`` w
 fault ranges to those of real deployments. ``--target cost:NAME`` searches for one instance of a cost
 the report counts (:mod:`sim.explore.costs`) and writes it like a violation (exit 1 when found).
 ``--target F-16`` (any registered finding or recorded non-guarantee) spends the search on that one
-mechanism, as the mechanism bench does (:mod:`sim.explore.aims`: its invariants judged, stopped at its
-first meeting, its chain climbed by the guided explorer); the first line says whether and when it was
+mechanism, as the mechanism bench does (:mod:`sim.explore.aims`: only its invariants' violations kept,
+stopped at its first meeting, its chain climbed by the guided explorer); the first line says whether and when it was
 met, and its counterexample is shrunk while it keeps the mechanism (exit 1 when met).
 Progress (simulations, violations, the budget left) goes to
 stderr.

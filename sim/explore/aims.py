@@ -1,13 +1,14 @@
 """Register entries as search targets: ``explore --target F-16`` searches for that one mechanism.
 
 A user who names a registered finding or a recorded non-guarantee wants the search to spend itself on
-that mechanism, as the mechanism bench does (:func:`sim.bench.mechanisms.one_search`): the budget
-(:meth:`Aim.budget`) judges only the invariants behind the entry (other invariants cost nothing to
-ignore), stops at its first meeting (``stop_at_first``) and names the entry in ``Budget.mechanisms``,
-which is what makes the guided explorer climb that entry's chain (:func:`sim.explore.guided.chains`:
-F-16's only when it is named). The find is then shrunk while it keeps its mechanism and written like
-any other; :func:`outcome` says whether it was met and when (simulations and seconds, from the
-search's :class:`sim.explore.discovery.Discovery`).
+that mechanism, as the mechanism bench does (:func:`sim.bench.mechanisms.one_search`). The budget
+(:meth:`Aim.budget`) names and keeps only violations of the invariants behind the entry (another
+invariant's violations are never matched against the register, so they cost nothing), stops at its
+first meeting (``stop_at_first``) and names the entry in ``Budget.mechanisms``, which is what makes
+the guided explorer climb that entry's chain (:func:`sim.explore.guided.chains`: F-16's only when it
+is named). The find is then shrunk while it keeps its mechanism and written like any other;
+:func:`outcome` says whether it was met and when (simulations and seconds, from the search's
+:class:`sim.explore.discovery.Discovery`).
 
 Why the search's scenario, ranges and families stay the user's: the register's own set-up
 (:attr:`Aim.setup`) is one place the entry is met, not the only one; a search that does not meet it
@@ -47,7 +48,7 @@ class Aim:
     non-guarantee)."""
 
     def budget(self, budget: Budget) -> Budget:
-        """``budget`` spent on this entry alone: its invariants judged, stopped at its first meeting."""
+        """``budget`` spent on this entry alone: only its invariants' violations kept, stopped at its first meeting."""
         return replace(
             budget,
             stop_at_first=True,
