@@ -10,7 +10,7 @@ search over N processes (:mod:`sim.explore.parallel`). ``--ranges deployment`` w
 fault ranges to those of real deployments. ``--target cost:NAME`` searches for one instance of a cost
 the report counts (:mod:`sim.explore.costs`) and writes it like a violation (exit 1 when found).
 ``--target F-16`` (any registered finding or recorded non-guarantee) spends the search on that one
-mechanism, as the mechanism bench does (:mod:`sim.explore.aims`: only its invariants' violations kept,
+mechanism, as the mechanism bench does (:mod:`sim.explore.entry_target`: only its invariants' violations kept,
 stopped at its first meeting, its chain climbed by the guided explorer); the first line says whether and when it was
 met, and its counterexample is shrunk while it keeps the mechanism (exit 1 when met).
 Progress (simulations, violations, the budget left) goes to
@@ -91,7 +91,7 @@ def first_line(report: ExploreReport) -> str:
         return f"{head.rsplit(',', 1)[0]}: {report.target.cost} {found} (exit {1 if report.violations else 0})"
     aimed = report.extra.get("target")
     if aimed:
-        from sim.explore.aims import outcome_text
+        from sim.explore.entry_target import outcome_text
 
         if report.extra.get("interrupted"):
             return f"{head.rsplit(',', 1)[0]} before Ctrl-C: {outcome_text(aimed)} (exit 130)"
@@ -177,15 +177,15 @@ def explore(
     from sim.explore.registry import explorer_named
 
     wanted: frozenset[str] | None = None
-    aim = None
+    entry = None
     if target_name is not None:
-        from sim.explore.aims import check_aim
         from sim.explore.costs import check_cost, is_cost
+        from sim.explore.entry_target import check_entry_target
 
         if is_cost(target_name):
             wanted = frozenset({check_cost(target_name)})
         else:
-            aim = check_aim(target_name)
+            entry = check_entry_target(target_name)
         if explorer not in ("guided", "swarm"):
             what = f"--target applies to the guided and swarm explorers, not {explorer}"
             raise LeaselabError(what, field="--target", hint="add --explorer guided")
@@ -201,8 +201,8 @@ def explore(
             raise LeaselabError(what, field="--workers", hint="add --explorer guided")
         search = ParallelSwarmExplorer(workers, explorer)
     budget = Budget(seconds=budget_s, simulations=simulations, seed=seed, invariants=wanted)
-    if aim is not None:
-        budget = aim.budget(budget)
+    if entry is not None:
+        budget = entry.budget(budget)
     started = time.perf_counter()
     with meter("explore") as show:
 
@@ -216,10 +216,10 @@ def explore(
         except KeyboardInterrupt:  # an explorer that cannot stop mid-search (hypothesis): nothing to keep
             typer.echo(f"interrupted: the {explorer} explorer keeps nothing mid-search; nothing written", err=True)
             raise typer.Exit(INTERRUPTED_EXIT_CODE) from None
-    if aim is not None:
-        from sim.explore.aims import outcome
+    if entry is not None:
+        from sim.explore.entry_target import outcome
 
-        outcome(report, aim)
+        outcome(report, entry)
     write_counterexamples(report, out)
     interrupted = bool(report.extra.get("interrupted"))
     if interrupted:

@@ -28,10 +28,10 @@ from register.nonguarantees import NON_GUARANTEES
 from scenarios.families import FAMILIES
 from scenarios.loader import load_scenario
 from sim.bench.stats import Median, Speedup, censored_median
-from sim.explore.aims import Aim
 from sim.explore.base import Budget, Clock, Target
 from sim.explore.counterexample import read
 from sim.explore.discovery import Discovery
+from sim.explore.entry_target import EntryTarget
 from sim.explore.guided import guided_search
 from sim.explore.swarm import search
 
@@ -71,9 +71,9 @@ def target_of(entry: Entry, origin: str) -> Target:
     return Target(name, "head", {}, tuple(entry.families), scenario)
 
 
-def aim_of(entry: Entry) -> Aim:
+def entry_target_of(entry: Entry) -> EntryTarget:
     """The entry as ``explore --target`` names it: one budget for the bench and the CLI."""
-    return Aim(entry.id, entry.invariants, entry.families, entry.deployment, entry.scenario or "default")
+    return EntryTarget(entry.id, entry.invariants, entry.families, entry.deployment, entry.scenario or "default")
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +87,7 @@ class Run:
 def one_search(entry: Entry, origin: str, explorer: str, seed: int, max_simulations: int, budget_s: float) -> Run:
     """One search of ``explorer`` for ``entry`` from ``origin``, stopped at its first meeting."""
     found = Discovery()
-    budget = aim_of(entry).budget(Budget(seconds=budget_s, simulations=max_simulations, seed=seed))
+    budget = entry_target_of(entry).budget(Budget(seconds=budget_s, simulations=max_simulations, seed=seed))
     clock = Clock()
     _, simulations = SEARCHERS[explorer](target_of(entry, origin), budget, clock, None, None, found)
     met = found.met.get(entry.id)

@@ -136,12 +136,12 @@ def test_a_cost_target_still_works_beside_register_ids(tmp_path: Path) -> None:
 
 def test_the_first_line_after_ctrl_c_says_whether_the_target_was_met() -> None:
     from leaselab.cmd_explore import first_line
-    from sim.explore.aims import check_aim, outcome
     from sim.explore.base import ExploreReport, Target
+    from sim.explore.entry_target import check_entry_target, outcome
 
     report = ExploreReport("guided", Target("default", "head"), simulations=40, elapsed_s=1.5)
     report.extra.update(interrupted=True, mechanisms=[])
-    outcome(report, check_aim("F-16"))
+    outcome(report, check_entry_target("F-16"))
     line = first_line(report)
     assert line.startswith("guided: 40 simulations in 1.5 s before Ctrl-C: target F-16 not met")
     assert line.endswith("(exit 130)")

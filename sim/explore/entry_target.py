@@ -2,7 +2,7 @@
 
 A user who names a registered finding or a recorded non-guarantee wants the search to spend itself on
 that mechanism, as the mechanism bench does (:func:`sim.bench.mechanisms.one_search`). The budget
-(:meth:`Aim.budget`) names and keeps only violations of the invariants behind the entry (another
+(:meth:`EntryTarget.budget`) names and keeps only violations of the invariants behind the entry (another
 invariant's violations are never matched against the register, so they cost nothing), stops at its
 first meeting (``stop_at_first``) and names the entry in ``Budget.mechanisms``, which is what makes
 the guided explorer climb that entry's chain (:func:`sim.explore.guided.chains`: F-16's only when it
@@ -11,7 +11,7 @@ is named). The find is then shrunk while it keeps its mechanism and written like
 :class:`sim.explore.discovery.Discovery`).
 
 Why the search's scenario, ranges and families stay the user's: the register's own set-up
-(:attr:`Aim.setup`) is one place the entry is met, not the only one; a search that does not meet it
+(:attr:`EntryTarget.setup`) is one place the entry is met, not the only one; a search that does not meet it
 says where the register did.
 
 Knows the register's entries, never the CLI.
@@ -32,7 +32,7 @@ FIELD = "--target"
 
 
 @dataclass(frozen=True)
-class Aim:
+class EntryTarget:
     """One register entry as a search target."""
 
     id: str
@@ -64,23 +64,23 @@ class Aim:
         return f"{self.scenario}{ranges} --faults {faults}"
 
 
-def aim_ids() -> list[str]:
+def entry_target_ids() -> list[str]:
     """Every id ``--target`` takes besides ``cost:NAME``: the findings', then the non-guarantees'."""
     return [f.id for f in FINDINGS] + [n.id for n in NON_GUARANTEES]
 
 
-def check_aim(name: str) -> Aim:
+def check_entry_target(name: str) -> EntryTarget:
     """The register entry ``name`` names; else a one-line error naming ``--target``."""
     from sim.explore.counterexample import read
 
     for finding in FINDINGS:
         if finding.id == name:
             scenario = read(finding.path).scenario
-            return Aim(finding.id, finding.invariants, finding.families, finding.deployment_ranges, scenario)
+            return EntryTarget(finding.id, finding.invariants, finding.families, finding.deployment_ranges, scenario)
     for ng in NON_GUARANTEES:
         if ng.id == name:
-            return Aim(ng.id, ng.invariants, FAMILIES, False, "default")
-    what, _ = unknown_name("target", name, [*aim_ids(), "cost:NAME"], see="")
+            return EntryTarget(ng.id, ng.invariants, FAMILIES, False, "default")
+    what, _ = unknown_name("target", name, [*entry_target_ids(), "cost:NAME"], see="")
     raise LeaselabError(what, field=FIELD, hint=f"give {_span()} or cost:NAME")
 
 
@@ -90,16 +90,16 @@ def _span() -> str:
     return f"a finding {findings}, a non-guarantee ({NON_GUARANTEES[0].id}, ...: register/nonguarantees.py)"
 
 
-def outcome(report: ExploreReport, aim: Aim) -> dict[str, Any]:
-    """Whether the search met ``aim`` and when it first did (the search's own count and seconds, before
+def outcome(report: ExploreReport, entry: EntryTarget) -> dict[str, Any]:
+    """Whether the search met ``entry`` and when it first did (the search's own count and seconds, before
     shrinking), recorded in ``report.extra["target"]`` for the JSON and the text line."""
-    met = next((m for m in report.extra.get("mechanisms", ()) if m.get("mechanism") == aim.id), None)
-    doc: dict[str, Any] = {"mechanism": aim.id, "met": met is not None, "invariants": list(aim.invariants)}
+    met = next((m for m in report.extra.get("mechanisms", ()) if m.get("mechanism") == entry.id), None)
+    doc: dict[str, Any] = {"mechanism": entry.id, "met": met is not None, "invariants": list(entry.invariants)}
     if met is not None:
         doc["first_simulation"] = met["first_simulation"]
         doc["first_s"] = met["first_s"]
     else:
-        doc["register_setup"] = aim.setup
+        doc["register_setup"] = entry.setup
     report.extra["target"] = doc
     return doc
 
@@ -113,4 +113,4 @@ def outcome_text(doc: dict[str, Any]) -> str:
     return f"target {doc['mechanism']} not met (the register meets it on {doc['register_setup']})"
 
 
-__all__ = ["Aim", "aim_ids", "check_aim", "outcome", "outcome_text"]
+__all__ = ["EntryTarget", "check_entry_target", "entry_target_ids", "outcome", "outcome_text"]
