@@ -32,6 +32,7 @@ from register.precursors import PRECURSORS, STEPS, TIMED, progress
 from scenarios.intensity import Tempo
 from scenarios.schema import FaultsModel, Scenario
 from scenarios.script import Fault
+from sim.explore.aim import Aim, aim_at, seed_for
 from sim.explore.profiles import BURST, raised
 from sim.world.conditioned import Cut, simulate_cuts
 from sim.world.simulate import SimulationResult
@@ -71,6 +72,8 @@ class Foothold:
     width: float = 0.0
     """the coincidence's window over the spread of what a branch redraws (the run's own measure): the
     wider, the likelier a branch that comes near meets it."""
+    aim: Aim | None = None
+    """A timed foothold's: where its first branches are aimed at the coincidence (:mod:`sim.explore.aim`)."""
 
     @property
     def timed(self) -> bool:
@@ -98,6 +101,8 @@ class Drawn:
     tempo: Tempo
     cuts: tuple[Cut, ...] = ()
     parent: Foothold | None = None
+    aimed: bool = False
+    """A branch whose suffix seed was chosen to meet the coincidence (not a measure of how near branches come)."""
 
 
 @dataclass
@@ -111,6 +116,8 @@ class Footholds:
     branched: int = 0
     gaps: dict[str, list[float]] = field(default_factory=dict)
     """Per timed chain, every gap measured so far (what sets the adaptive level)."""
+    spans: dict[str, tuple[float, float]] = field(default_factory=dict)
+    """The scenario's tool latency spans as written, by tool (a timed foothold's aim needs them; none: no aim)."""
 
     def __post_init__(self) -> None:
         for finding in self.findings:
@@ -137,7 +144,7 @@ class Footholds:
             if best is None or score > best[0]:
                 deepest = max(candidates, key=lambda f: (f.level, -f.branches))
                 if finding in TIMED and deepest.timed:
-                    deepest = self.closest(finding, candidates, rng) or deepest
+                    deepest = aimed(candidates) or self.closest(finding, candidates, rng) or deepest
                 best = (score, deepest)
         return None if best is None else best[1]
 
@@ -187,6 +194,15 @@ class Footholds:
         foothold.gaps.append(gap)
         self.gaps.setdefault(foothold.finding, []).append(gap)
 
+    def _aim(self, result: SimulationResult, foothold: Foothold, tempo: Tempo) -> Aim | None:
+        """Where ``foothold``'s branches can be aimed (:func:`sim.explore.aim.aim_at`), its tools' spans at
+        its tempo (as :func:`scenarios.intensity.with_tempo` scales them)."""
+        if not self.spans:
+            return None
+        factor = tempo.latency_factor
+        spans = {name: (lo * factor, hi * factor) for name, (lo, hi) in self.spans.items()}
+        return aim_at(result.history, foothold.marks[-1], spans)
+
     def observe(self, result: SimulationResult, drawn: Drawn, met: Sequence[str]) -> int:
         """Add the footholds ``result`` gives (a step deeper than its parent's, on any chain) and score
         the parent's branch. Returns how many footholds were added."""
@@ -212,9 +228,10 @@ class Footholds:
             )
             if foothold.timed:
                 self._measure(foothold, result)
+                foothold.aim = self._aim(result, foothold, drawn.tempo)
             self.pool[reached.finding].append(foothold)
             added += 1
-        if parent is not None and parent.timed:
+        if parent is not None and parent.timed and not drawn.aimed:
             self._measure(parent, result)
         if parent is not None:
             won = deeper or any(key == parent.finding or key.endswith(f"|{parent.finding}") for key in met)
@@ -222,13 +239,31 @@ class Footholds:
         return added
 
 
+def aimed(candidates: Sequence[Foothold]) -> Foothold | None:
+    """Of a timed chain's footholds, one whose branches can still be aimed at the coincidence
+    (:mod:`sim.explore.aim`): the least aimed so far, the earliest of equal ones. An aimed branch meets
+    the finding at odds no plain one has, so these go before any ranked by how near they came."""
+    best: tuple[int, Foothold] | None = None
+    for foothold in candidates:
+        aim = foothold.aim
+        if foothold.timed and aim is not None and aim.open and (best is None or aim.aimed < best[0]):
+            best = (aim.aimed, foothold)
+    return None if best is None else best[1]
+
+
 def branch(
     foothold: Foothold, scenario: Scenario, policy: Policy, rng: random.Random
 ) -> tuple[SimulationResult, Drawn]:
     """One branch of ``foothold`` (``scenario`` already at its tempo and profile): its prefix exactly,
-    the rest drawn from a fresh suffix seed at raised fault rates."""
+    the rest drawn from a fresh suffix seed at raised fault rates; while the foothold has an open aim,
+    cut at the aimed write's invoke with a suffix seed chosen to meet the coincidence (:mod:`sim.explore.aim`)."""
     foothold.branches += 1
-    cuts = (*foothold.cuts, (foothold.cut, rng.getrandbits(32)))
+    aim = foothold.aim if foothold.timed and foothold.aim is not None and foothold.aim.open else None
+    if aim is not None:
+        aim.aimed += 1
+        cuts = (*foothold.cuts, (aim.cut, seed_for(aim, rng)))
+    else:
+        cuts = (*foothold.cuts, (foothold.cut, rng.getrandbits(32)))
     result = simulate_cuts(
         scenario,
         policy,
@@ -238,7 +273,7 @@ def branch(
         suffix_faults=raised(foothold.profile),
         burst=BURST,
     )
-    return result, Drawn(foothold.seed, foothold.profile, foothold.tempo, cuts, foothold)
+    return result, Drawn(foothold.seed, foothold.profile, foothold.tempo, cuts, foothold, aim is not None)
 
 
 def replay(
@@ -248,4 +283,4 @@ def replay(
     return simulate_cuts(scenario, policy, seed, script=script, cuts=cuts, suffix_faults=raised(profile), burst=BURST)
 
 
-__all__ = ["BRANCHES_PER_LEVEL", "FRESH_SHARE", "Drawn", "Foothold", "Footholds", "branch", "replay"]
+__all__ = ["BRANCHES_PER_LEVEL", "FRESH_SHARE", "Drawn", "Foothold", "Footholds", "aimed", "branch", "replay"]

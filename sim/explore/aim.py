@@ -1,0 +1,127 @@
+"""Aiming a timed foothold's branches at its coincidence: a suffix seed chosen so the write returns in time.
+
+F-16's last step (a fence stamped by a lagging clock) leaves one timing coincidence
+(:func:`register.precursors.lagging_stamp_gap`): the stamped write must return within one statement
+latency ``L`` before a reaper tick. A branch cut at the stamp redraws the write's duration uniformly over
+the tool's latency span, so it lands in a window with chance ``L`` per tick in reach over the span: from
+about 1 in 100 to 1 in 100,000 (a tick a minute, ``L`` from 2 ms to half a second, spans up to minutes).
+
+Two facts of the world make that draw steerable. The tool server draws the duration right after it
+records the call's invoke, from the world's one stream, and a cut re-seeds that stream the moment its last
+kept record is appended (:func:`sim.world.conditioned.simulate_cuts`): a cut right after the invoke makes
+the duration the suffix seed's *first* draw, ``lo + (hi - lo) * Random(seed).random()``. And the reaper's
+ticks ahead of the cut are already placed: a sleeping reaper's wake-up is scheduled, and an idle tick
+lasts one statement. So a branch's suffix seed can be screened, a few microseconds a candidate, until its
+first draw returns the write inside a window: rejection sampling of the duration conditioned on the
+window, paid in draws of ``random.Random`` instead of simulations.
+
+An aimed branch is an ordinary branch: its cuts (records, suffix seed) replay it exactly, and its history
+is one the world makes (the duration lies in the tool's span). It is not a draw of the plain process: the
+search uses it to meet the finding sooner, never to estimate a rate (the splitting estimator,
+:mod:`sim.explore.splitting`, draws its suffix seeds plainly); its importance weight would be the
+windows' share of the span. Knows the history's records and the world's order of draws; runs nothing.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from checks import history as H
+from checks.history import Op, OpType
+from register.precursors import lagging_stamps, reaper_ticks, stamp_latency
+
+AIMED_BRANCHES = 4
+"""Aimed branches per foothold. Most aims meet at the first (measured: 67 of 96 aimed branches from 12
+footholds met F-16, against 1 of 96 plain ones); an aim that misses four times has a window its world
+does not honour (an earlier tick that dead-letters the run first, a tick moved by one that found work)."""
+SCREENED = 1 << 17
+"""Candidate suffix seeds tried for one aimed branch before it is drawn plainly (about 0.6 s: the
+narrowest windows, 2 ms in a 270 s span, need about 135,000)."""
+
+
+@dataclass
+class Aim:
+    """Where a timed foothold's branches can be aimed: a lagging stamp whose write can return at a tick."""
+
+    lag: int
+    """The record of the clock fault the stamp lagged by."""
+    stamp: int
+    """The lagging stamp's record."""
+    cut: int
+    """Records an aimed branch keeps: through the stamped write's invoke."""
+    invoked_s: float
+    span: tuple[float, float]
+    """The tool's latency span at the foothold's tempo."""
+    windows: tuple[tuple[float, float], ...]
+    """When the write may return to meet the finding (true seconds), one per reaper tick in reach."""
+    aimed: int = 0
+
+    @property
+    def open(self) -> bool:
+        return self.aimed < AIMED_BRANCHES
+
+    def bands(self) -> list[tuple[float, float]]:
+        """The windows as ranges of the duration's uniform draw."""
+        lo, width = self.span[0], self.span[1] - self.span[0]
+        return [((a - self.invoked_s - lo) / width, (b - self.invoked_s - lo) / width) for a, b in self.windows]
+
+
+def _write_invoke(history: Sequence[Op], stamp: Op) -> Op | None:
+    """The stamped write's invoke (the stamping process's next record), when its duration is drawn there:
+    not for a call a slow fault fixed, nor one replayed from its idempotency key."""
+    mine = (op for op in history[stamp.index + 1 :] if op.process == stamp.process)
+    invoke = next(mine, None)
+    if invoke is None or invoke.op != H.TOOL or invoke.type is not OpType.INVOKE:
+        return None
+    after = next(mine, None)
+    if after is not None and after.op == H.TOOL and after.value.get("replayed"):
+        return None
+    slowed = any(
+        op.op == H.FAULT and op.value.get("family") == "slow" and op.value.get("target") == stamp.process
+        for op in history[invoke.index + 1 : invoke.index + 4]
+    )
+    return None if slowed else invoke
+
+
+def aim_at(history: Sequence[Op], after: int, spans: Mapping[str, tuple[float, float]]) -> Aim | None:
+    """The first lagging stamp at or after record ``after`` whose write, drawn over its tool's latency
+    span (``spans``, at the history's tempo), can return in the window of a reaper tick; None when none can."""
+    for lag, index in lagging_stamps(history):
+        if index < after:
+            continue
+        stamp = history[index]
+        invoke = _write_invoke(history, stamp)
+        span = spans.get(str(invoke.value.get("tool", ""))) if invoke is not None else None
+        if invoke is None or span is None or span[1] <= span[0]:
+            continue
+        latency = stamp_latency(history, stamp)
+        lo, hi = invoke.time_s + span[0], invoke.time_s + span[1]
+        windows = tuple(
+            (max(tick - latency, lo), min(tick, hi))
+            for tick in reaper_ticks(history, invoke.time_s)
+            if tick - latency < hi and tick > lo
+        )
+        if windows:
+            return Aim(lag, index, invoke.index + 1, invoke.time_s, span, windows)
+    return None
+
+
+def seed_for(aim: Aim, rng: random.Random) -> int:
+    """A suffix seed whose first draw returns the aimed write inside one of its windows: the first of
+    :data:`SCREENED` consecutive candidates from a random start that does, or the start itself (a plain
+    branch) when none does."""
+    start = rng.getrandbits(32)
+    bands = aim.bands()
+    draw = random.Random()
+    for i in range(SCREENED):
+        seed = (start + i) & 0xFFFFFFFF
+        draw.seed(seed)
+        u = draw.random()
+        if any(a < u < b for a, b in bands):
+            return seed
+    return start
+
+
+__all__ = ["AIMED_BRANCHES", "SCREENED", "Aim", "aim_at", "seed_for"]
