@@ -24,12 +24,14 @@ windows' share of the span. Knows the history's records and the world's order of
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from checks import history as H
 from checks.history import Op, OpType
+from checks.index import epoch_in
 from register.precursors import lagging_stamps, reaper_ticks, stamp_latency
 
 AIMED_BRANCHES = 4
@@ -37,8 +39,8 @@ AIMED_BRANCHES = 4
 footholds met F-16, against 1 of 96 plain ones); an aim that misses four times has a window its world
 does not honour (an earlier tick that dead-letters the run first, a tick moved by one that found work)."""
 SCREENED = 1 << 17
-"""Candidate suffix seeds tried for one aimed branch before it is drawn plainly (about 0.6 s: the
-narrowest windows, 2 ms in a 270 s span, need about 135,000)."""
+"""Candidate suffix seeds tried for one aimed branch before it is drawn plainly (about 0.7 s at most; a
+window of 10 ms in a span of 90 s takes about 9,000, one of 2 ms in 270 s about 135,000)."""
 
 
 @dataclass
@@ -89,29 +91,56 @@ def aim_at(history: Sequence[Op], after: int, spans: Mapping[str, tuple[float, f
     """The first lagging stamp at or after record ``after`` whose write, drawn over its tool's latency
     span (``spans``, at the history's tempo), can return in the window of a reaper tick; None when none can."""
     for lag, index in lagging_stamps(history):
-        if index < after:
-            continue
         stamp = history[index]
+        row = stamp.value.get("row")
+        if index < after or not (isinstance(row, dict) and row.get("has_request")):
+            continue  # a run with no stored request (an interactive one) is rightly dead-lettered not_retryable
         invoke = _write_invoke(history, stamp)
         span = spans.get(str(invoke.value.get("tool", ""))) if invoke is not None else None
         if invoke is None or span is None or span[1] <= span[0]:
             continue
+        tick = first_stale_tick(history, stamp, invoke.index + 1)
         latency = stamp_latency(history, stamp)
         lo, hi = invoke.time_s + span[0], invoke.time_s + span[1]
-        windows = tuple(
-            (max(tick - latency, lo), min(tick, hi))
-            for tick in reaper_ticks(history, invoke.time_s)
-            if tick - latency < hi and tick > lo
-        )
-        if windows:
-            return Aim(lag, index, invoke.index + 1, invoke.time_s, span, windows)
+        if tick is not None and tick - latency < hi and tick > lo:
+            window = (max(tick - latency, lo), min(tick, hi))
+            return Aim(lag, index, invoke.index + 1, invoke.time_s, span, (window,))
+    return None
+
+
+def first_stale_tick(history: Sequence[Op], stamp: Op, cut: int) -> float | None:
+    """The first reaper tick after ``stamp`` whose clock reads the stamped lease as past (T12 selects
+    ``0 < lease_expires < now``, ``now`` read when the tick begins): the only one whose window can meet
+    F-16, since that tick dead-letters the run (on the fence, while the write is out, before the window;
+    the run is settled after). The reaper's clock as the faults before ``cut`` left it (healed in the
+    quiet phase); None when no tick in ``history`` would select the run."""
+    row = stamp.value.get("row")
+    lease = row.get("lease_expires") if isinstance(row, dict) else None
+    if not isinstance(lease, (int, float)) or lease <= 0:
+        return None
+    epoch = epoch_in(history)
+    skew = 0.0
+    for op in history[:cut]:
+        if (
+            op.op == H.FAULT
+            and op.value.get("family") == "clock_skew"
+            and str(op.value.get("target", "")).startswith("reaper")
+        ):
+            offset = op.value.get("offset_s")
+            skew = float(offset) if isinstance(offset, (int, float)) else 0.0
+    quiet = next((op.time_s for op in history if op.op == H.PHASE and op.value.get("phase") == "quiet"), math.inf)
+    for tick in reaper_ticks(history, stamp.time_s):
+        if lease < epoch + math.floor(tick + (skew if tick < quiet else 0.0)):
+            return tick
     return None
 
 
 def seed_for(aim: Aim, rng: random.Random) -> int:
     """A suffix seed whose first draw returns the aimed write inside one of its windows: the first of
     :data:`SCREENED` consecutive candidates from a random start that does, or the start itself (a plain
-    branch) when none does."""
+    branch) when none does. (Sparing the next request the branch's raised fault rates too, by its draw,
+    was tried and dropped: no gain over seeds 10-69, and with several families enabled a draw above
+    any one cap still strikes.)"""
     start = rng.getrandbits(32)
     bands = aim.bands()
     draw = random.Random()
@@ -124,4 +153,4 @@ def seed_for(aim: Aim, rng: random.Random) -> int:
     return start
 
 
-__all__ = ["AIMED_BRANCHES", "SCREENED", "Aim", "aim_at", "seed_for"]
+__all__ = ["AIMED_BRANCHES", "SCREENED", "Aim", "aim_at", "first_stale_tick", "seed_for"]
