@@ -199,6 +199,31 @@ def test_guided_meets_f16_the_same_way_twice() -> None:
     assert first.met["F-16"].simulations == second.met["F-16"].simulations
 
 
+def test_guided_meets_f16_on_an_aimed_branch_and_its_file_replays(tmp_path: Path) -> None:
+    """The counterexample of an aimed branch is an ordinary branch's: its cuts (the write's invoke, the
+    screened suffix seed) replay it from the file to the same digest."""
+    scenario = load_scenario("default").at_deployment_ranges()
+    target = Target("default", "head", {}, ("clock_skew",), scenario)
+    budget = Budget(
+        seconds=UNLIMITED_S,
+        simulations=60,
+        seed=5,
+        stop_at_first=True,
+        invariants=frozenset({"dead_letter_reason_matches_cause"}),
+        mechanisms=frozenset({"F-16"}),
+    )
+    report = GuidedExplorer().explore(target, budget)
+    v = next(v for v in report.violations if v.mechanism == "F-16")
+    assert v.counterexample.cuts, "met on a branch"
+    again = read(write(v.counterexample, tmp_path / "f16.toml"))
+    assert again.cuts == v.counterexample.cuts
+    replayed = again.run()
+    assert replayed.digest == v.counterexample.digest
+    assert "dead_letter_reason_matches_cause" in replayed.violations
+    invoke = replayed.history[v.counterexample.cuts[-1][0] - 1]
+    assert (invoke.op, invoke.type.value) == ("tool", "invoke")  # cut at the stamped write's invoke: aimed
+
+
 def test_an_open_search_leaves_f16_to_a_search_that_names_it() -> None:
     open_search = Budget(seconds=UNLIMITED_S, simulations=10, seed=0)
     assert chains(open_search) == ("F-15", "F-18")
