@@ -9,6 +9,10 @@ histories (:mod:`sim.explore.guided`), ``swarm`` draws afresh every time; ``--wo
 search over N processes (:mod:`sim.explore.parallel`). ``--ranges deployment`` widens the scenario's
 fault ranges to those of real deployments. ``--target cost:NAME`` searches for one instance of a cost
 the report counts (:mod:`sim.explore.costs`) and writes it like a violation (exit 1 when found).
+``--target F-16`` (any registered finding or recorded non-guarantee) spends the search on that one
+mechanism, as the mechanism bench does (:mod:`sim.explore.entry_target`: only its invariants' violations kept,
+stopped at its first meeting, its chain climbed by the guided explorer); the first line says whether and when it was
+met, and its counterexample is shrunk while it keeps the mechanism (exit 1 when met).
 Progress (simulations, violations, the budget left) goes to
 stderr.
 
@@ -85,6 +89,13 @@ def first_line(report: ExploreReport) -> str:
     if report.target.cost:
         found = "found" if report.violations else "not found"
         return f"{head.rsplit(',', 1)[0]}: {report.target.cost} {found} (exit {1 if report.violations else 0})"
+    aimed = report.extra.get("target")
+    if aimed:
+        from sim.explore.entry_target import outcome_text
+
+        if report.extra.get("interrupted"):
+            return f"{head.rsplit(',', 1)[0]} before Ctrl-C: {outcome_text(aimed)} (exit 130)"
+        return f"{head.rsplit(',', 1)[0]}: {outcome_text(aimed)} (exit {1 if report.violations else 0})"
     if report.extra.get("interrupted"):
         return f"{head} before Ctrl-C: {known} known to the register, {unexplained} unexplained (exit 130)"
     if not report.violations:
@@ -129,8 +140,9 @@ def explore(
         str | None,
         typer.Option(
             "--target",
-            help="cost:NAME: find one instance of a cost the report counts (e.g. cost:progressing_reaped) "
-            "instead of violations.",
+            help="A register id (F-16, NG-identity: search for that mechanism alone, stop at its first "
+            "meeting) or cost:NAME (find one instance of a cost the report counts, e.g. "
+            "cost:progressing_reaped), instead of every violation.",
         ),
     ] = None,
     budget_s: Annotated[float, typer.Option("--budget-s", min=0.1, max=MAX_BUDGET_S, help="Wall-clock budget.")] = 30.0,
@@ -165,20 +177,23 @@ def explore(
     from sim.explore.registry import explorer_named
 
     wanted: frozenset[str] | None = None
+    entry = None
     if target_name is not None:
         from sim.explore.costs import check_cost, is_cost
+        from sim.explore.entry_target import check_entry_target
 
-        if not is_cost(target_name):
-            raise LeaselabError(f"unknown target '{target_name}'", field="--target", hint="give cost:NAME (see --help)")
-        wanted = frozenset({check_cost(target_name)})
+        if is_cost(target_name):
+            wanted = frozenset({check_cost(target_name)})
+        else:
+            entry = check_entry_target(target_name)
         if explorer not in ("guided", "swarm"):
             what = f"--target applies to the guided and swarm explorers, not {explorer}"
             raise LeaselabError(what, field="--target", hint="add --explorer guided")
     target = target_from_cli(scenario, policy, flag or [], faults)
     if ranges == "deployment":
         target = replace(target, scenario_override=target.scenario.at_deployment_ranges())
-    if target_name is not None:
-        target = replace(target, cost=target_name)
+    if wanted is not None:
+        target = replace(target, cost=target_name or "")
     search = explorer_named(explorer)
     if workers > 1:
         if explorer not in ("guided", "swarm"):
@@ -186,6 +201,8 @@ def explore(
             raise LeaselabError(what, field="--workers", hint="add --explorer guided")
         search = ParallelSwarmExplorer(workers, explorer)
     budget = Budget(seconds=budget_s, simulations=simulations, seed=seed, invariants=wanted)
+    if entry is not None:
+        budget = entry.budget(budget)
     started = time.perf_counter()
     with meter("explore") as show:
 
@@ -199,6 +216,10 @@ def explore(
         except KeyboardInterrupt:  # an explorer that cannot stop mid-search (hypothesis): nothing to keep
             typer.echo(f"interrupted: the {explorer} explorer keeps nothing mid-search; nothing written", err=True)
             raise typer.Exit(INTERRUPTED_EXIT_CODE) from None
+    if entry is not None:
+        from sim.explore.entry_target import outcome
+
+        outcome(report, entry)
     write_counterexamples(report, out)
     interrupted = bool(report.extra.get("interrupted"))
     if interrupted:

@@ -286,6 +286,18 @@ def lagging_clock_fence(history: Sequence[Op]) -> tuple[int, ...]:
     return _deepest(_lagging_clock_fence(history))
 
 
+def lagging_stamps(history: Sequence[Op]) -> list[tuple[int, int]]:
+    """Every lagging stamp of F-16's chain in ``history``, in order: (the lag's record, the stamp's record).
+    Each is a place where the coincidence can still happen (:func:`lagging_stamp_gap`); the explorer
+    aims branches at one whose write can return at a reaper tick (:mod:`sim.explore.aim`)."""
+    return [(t.marks[0], t.marks[1]) for t in _lagging_clock_fence(history) if len(t.marks) == 2]
+
+
+def reaper_ticks(history: Sequence[Op], after_s: float) -> list[float]:
+    """When the reaper's ticks began (true seconds), those at or after ``after_s`` (see :func:`_reaper_ticks`)."""
+    return _reaper_ticks(history, after_s)
+
+
 def _reaper_ticks(history: Sequence[Op], after_s: float) -> list[float]:
     """When the reaper's ticks began (true seconds), those at or after ``after_s``: a tick that found
     something is a segment invoke, one that found nothing an ``idle`` record carrying its start."""
@@ -303,8 +315,8 @@ def _reaper_ticks(history: Sequence[Op], after_s: float) -> list[float]:
     return out
 
 
-def _stamp_gap(history: Sequence[Op], stamp: Op) -> tuple[float, float] | None:
-    """One lagging stamp's distance from F-16's coincidence (see :func:`lagging_stamp_gap`)."""
+def stamp_latency(history: Sequence[Op], stamp: Op) -> float:
+    """A stamp's statement latency, its invoke to its commit: the width ``L`` of F-16's window."""
     issued = next(
         (
             op.time_s
@@ -313,7 +325,12 @@ def _stamp_gap(history: Sequence[Op], stamp: Op) -> tuple[float, float] | None:
         ),
         stamp.time_s,
     )
-    width = max(stamp.time_s - issued, 1e-6)
+    return max(stamp.time_s - issued, 1e-6)
+
+
+def _stamp_gap(history: Sequence[Op], stamp: Op) -> tuple[float, float] | None:
+    """One lagging stamp's distance from F-16's coincidence (see :func:`lagging_stamp_gap`)."""
+    width = stamp_latency(history, stamp)
     returned = None
     for op in history[stamp.index + 1 :]:
         if op.process != stamp.process:
@@ -417,4 +434,17 @@ def progress(history: Sequence[Op], findings: Sequence[str] | None = None) -> li
     return out
 
 
-__all__ = ["COMMON", "NEEDS", "PRECURSORS", "STEPS", "TIMED", "Progress", "lagging_stamp_gap", "progress", "reach"]
+__all__ = [
+    "COMMON",
+    "NEEDS",
+    "PRECURSORS",
+    "STEPS",
+    "TIMED",
+    "Progress",
+    "lagging_stamp_gap",
+    "lagging_stamps",
+    "progress",
+    "reach",
+    "reaper_ticks",
+    "stamp_latency",
+]

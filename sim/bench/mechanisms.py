@@ -31,6 +31,7 @@ from sim.bench.stats import Median, Speedup, censored_median
 from sim.explore.base import Budget, Clock, Target
 from sim.explore.counterexample import read
 from sim.explore.discovery import Discovery
+from sim.explore.entry_target import EntryTarget
 from sim.explore.guided import guided_search
 from sim.explore.swarm import search
 
@@ -70,6 +71,11 @@ def target_of(entry: Entry, origin: str) -> Target:
     return Target(name, "head", {}, tuple(entry.families), scenario)
 
 
+def entry_target_of(entry: Entry) -> EntryTarget:
+    """The entry as ``explore --target`` names it: one budget for the bench and the CLI."""
+    return EntryTarget(entry.id, entry.invariants, entry.families, entry.deployment, entry.scenario or "default")
+
+
 @dataclass(frozen=True, slots=True)
 class Run:
     seed: int
@@ -81,14 +87,7 @@ class Run:
 def one_search(entry: Entry, origin: str, explorer: str, seed: int, max_simulations: int, budget_s: float) -> Run:
     """One search of ``explorer`` for ``entry`` from ``origin``, stopped at its first meeting."""
     found = Discovery()
-    budget = Budget(
-        seconds=budget_s,
-        simulations=max_simulations,
-        seed=seed,
-        stop_at_first=True,
-        invariants=frozenset(entry.invariants),
-        mechanisms=frozenset({entry.id}),
-    )
+    budget = entry_target_of(entry).budget(Budget(seconds=budget_s, simulations=max_simulations, seed=seed))
     clock = Clock()
     _, simulations = SEARCHERS[explorer](target_of(entry, origin), budget, clock, None, None, found)
     met = found.met.get(entry.id)

@@ -62,9 +62,6 @@ DECAY = 0.98
 """Weight of the past in the yield averages that set the branch share."""
 PAIRS = 8
 """Pairs are formed among a history's first PAIRS faults (a chain worth climbing is short)."""
-TIMED_FRESH = 0.5
-"""While a chain that leaves a timing coincidence is open, this share of fresh draws takes the tempo of
-its most promising foothold (:meth:`sim.explore.footholds.Footholds.timed_tempo`)."""
 TOURNAMENT = 8
 """Milestones drawn per branch, of which the rarest (least branched) is taken (:meth:`Pool.pick`)."""
 
@@ -251,7 +248,11 @@ def guided_search(
     timed: dict[Tempo, Scenario] = {}
     yields = {"fresh": 1.0, "branch": 1.0}
     simulations = branched = 0
-    holds = Footholds(chains(budget), named=chains(budget) if budget.stop_at_first and budget.mechanisms else ())
+    holds = Footholds(
+        chains(budget),
+        spans={tool.name: tool.latency_s for tool in base.tools},
+        named=chains(budget) if budget.stop_at_first and budget.mechanisms else (),
+    )
     try:
         while clock.elapsed() < budget.seconds and (budget.simulations is None or simulations < budget.simulations):
             if stop is not None and stop():
@@ -294,9 +295,6 @@ def guided_search(
                 branched += 1
             else:
                 seed, profile, tempo = next(draws)
-                borrowed = holds.timed_tempo()
-                if borrowed is not None and rng.random() < TIMED_FRESH:
-                    tempo = borrowed
             scenario = timed.get(tempo)
             if scenario is None:
                 scenario = with_tempo(base, tempo)
@@ -325,10 +323,11 @@ def guided_search(
 
 CLIMBED = ("F-15", "F-16", "F-18")
 """The chains the explorer climbs. F-16's last step (a lagging stamp) leaves a timing coincidence that
-no further step splits: its footholds there are ranked by how close their branches came to it
-(:meth:`sim.explore.footholds.Footholds.closest`), and fresh draws borrow the tempo of the most
-promising one (:data:`TIMED_FRESH`). Climbed by steps alone it did worse than not at all (median 738
-simulations to F-16 over 10 seeds, against 577 for the milestone search and 1,664 for the swarm)."""
+no further step splits: its branches are aimed at it where the stamp's write can return at a tick
+(:mod:`sim.explore.aim`), and ranked by how close they came to it where not
+(:meth:`sim.explore.footholds.Footholds.closest`). Climbed by steps alone it did worse than not at all
+(median 738 simulations to F-16 over 10 seeds, against 577 for the milestone search and 1,664 for the
+swarm)."""
 
 
 def chains(budget: Budget) -> tuple[str, ...]:

@@ -22,9 +22,11 @@ from register.precursors import (
     _stalled_position_read,
     lagging_clock_fence,
     lagging_stamp_gap,
+    lagging_stamps,
     progress,
     stale_snapshot_requeue,
     stalled_position_read,
+    stamp_latency,
 )
 from sim.explore.counterexample import read
 
@@ -213,3 +215,13 @@ def test_f16_no_gap_without_the_last_step_or_a_returning_write() -> None:
     unreturned = [op for op in history if op.index != f16_write_return()]
     assert lagging_stamp_gap(unreturned, marks) is None  # the segment ended before its write returned
     assert set(TIMED) <= set(STEPS) == set(PRECURSORS)
+
+
+def test_f16_every_lagging_stamp_is_listed_with_its_lag() -> None:
+    history = history_of(CASES["F-16"][0])
+    marks = lagging_clock_fence(history)
+    assert lagging_stamps(history) == [(marks[0], marks[1])]
+    stamp = history[marks[-1]]
+    assert stamp_latency(history, stamp) == pytest.approx(stamp.time_s - history[stamp.index - 1].time_s)
+    unlagged = [op for op in history if op.index != marks[0]]  # no clock fault: no lagging stamp
+    assert lagging_stamps(unlagged) == []

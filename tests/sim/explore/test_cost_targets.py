@@ -85,8 +85,8 @@ def test_cli_target_writes_a_file_replay_reproduces(tmp_path: Path) -> None:
     assert replayed.exit_code == 1 and "reproduced: cost:requeues" in replayed.stdout
 
 
-def test_cli_refuses_a_target_that_is_not_a_cost(tmp_path: Path) -> None:
-    result = runner.invoke(app, ["explore", "--target", "F-18", "--out", str(tmp_path)])
+def test_cli_refuses_a_target_that_is_neither_a_cost_nor_a_register_id(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["explore", "--target", "progressing_reaped", "--out", str(tmp_path)])
     assert result.exit_code == 2 and "--target" in result.stderr
 
 
