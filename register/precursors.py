@@ -29,7 +29,6 @@ from model.constants import LEASE_S
 
 CLAIMS = ("T3", "T10")
 POSITION_SITES = frozenset({"run_queued.position", "resume.position"})
-TERMINAL = frozenset({"completed", "failed", "cancelled"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,29 +96,47 @@ def _earliest(trails: Sequence[_Trail]) -> tuple[int, ...]:
         out.append(min(at))
 
 
+def _quiet_s(history: Sequence[Op]) -> float:
+    """When the nemesis went quiet (true seconds; infinity if the history never got there): no fault
+    strikes after it. The moment is the scenario's chaos phase, the same in every branch of a run."""
+    for op in reversed(history):
+        if op.op == H.PHASE and op.value.get("phase") == "quiet":
+            return float(op.time_s)
+    return float("inf")
+
+
 def _stalled_position_read(history: Sequence[Op]) -> list[_Trail]:
-    """F-15's chain: (1) a segment's first statement after its claim (T3, T10), the post-claim position
-    read, stalls past the claim's lease; while it is stalled (2) the reaper requeues the run (T13) and
-    (3) another segment claims it; (4) the stalled read returns 'running' while that other segment still
-    holds the run. What is left is the next position read failing (the unguarded settle follows)."""
+    """F-15's chain: (1) a segment claims a run (T3, T10); (2) its first statement after the claim, the
+    post-claim position read, stalls past the claim's lease; while it is stalled (3) the reaper requeues
+    the run (T13) and (4) another segment claims it; (5) the stalled read returns to the run's row, still
+    ``running`` under that other segment. What is left is the next position read failing (the unguarded
+    settle follows).
+
+    The claim is a step of its own so that a branch cut right after it has the position read, the very
+    next request, decided at raised fault rates: a stall there is the chain's first rare event.
+    Conditions keep the explorer off states that cannot go on: the stall must end before the nemesis
+    goes quiet (:func:`_quiet_s`: every route left needs one more store fault, and none strikes after
+    that), so a claim within a lease of it is no step; and the read must return to a row still
+    ``running`` (the settle fails a RUNNING row; one the other segment suspended or requeued is settled
+    by nobody's rule)."""
     last: dict[str, Op] = {}
     trails: list[_Trail] = []
     rows: dict[str, dict[str, object]] = {}
+    quiet = _quiet_s(history)
     for op in history:
         v = op.value
         if op.op == H.FAULT:
             target = str(v.get("target", ""))
-            before = last.get(target)
             stall = _stall(op)
-            if (
-                stall
-                and before is not None
-                and before.op == H.STORE
-                and before.type is OpType.OK
-                and _number(before) in CLAIMS
-                and op.time_s + stall > before.time_s + LEASE_S
-            ):
-                trails.append(_Trail(op.run, target, [op.index], until=op.time_s + stall))
+            for trail in trails:
+                if trail.done or len(trail.marks) != 1 or trail.process != target:
+                    continue
+                claim = history[trail.marks[0]]
+                if stall and claim.time_s + LEASE_S < op.time_s + stall < quiet:
+                    trail.marks.append(op.index)
+                    trail.until = op.time_s + stall
+                else:
+                    trail.done = True  # the first statement after the claim did not stall past the lease
             continue
         if op.op == H.STORE and op.type is OpType.OK and isinstance(v.get("row"), dict):
             rows[op.run] = v["row"]
@@ -129,20 +146,28 @@ def _stalled_position_read(history: Sequence[Op]) -> list[_Trail]:
             level = len(trail.marks)
             if op.process == trail.process:
                 if (
-                    level == 3
+                    level == 4
                     and op.op == H.READ
                     and op.type is OpType.OK
                     and v.get("site") in POSITION_SITES
-                    and str(rows.get(op.run, {}).get("status", "")) not in TERMINAL
+                    and rows.get(op.run, {}).get("status") == "running"
                 ):
                     trail.marks.append(op.index)
-                trail.done = True  # the stalled segment is back: the chain ends here either way
+                trail.done = True  # the segment went on without a stall, or the stalled one is back
             elif op.op == H.STORE and op.type is OpType.OK:
-                if level == 1 and _number(op) == "T13":
+                if level == 2 and _number(op) == "T13":
                     trail.marks.append(op.index)
-                elif level == 2 and _number(op) in CLAIMS:
+                elif level == 3 and _number(op) in CLAIMS:
                     trail.marks.append(op.index)
                     trail.other = op.process
+        if (
+            op.op == H.STORE
+            and op.type is OpType.OK
+            and _number(op) in CLAIMS
+            and v.get("matched")
+            and op.time_s + LEASE_S < quiet
+        ):
+            trails.append(_Trail(op.run, op.process, [op.index]))
         last[op.process] = op
     return trails
 
@@ -355,9 +380,21 @@ Measure = Callable[[Sequence[Op], Sequence[int]], "tuple[float, float] | None"]
 TIMED: dict[str, Measure] = {"F-16": lagging_stamp_gap}
 """The chains whose last step leaves a timing coincidence, and how close a history that took every
 step came to it."""
-STEPS = {"F-15": 4, "F-16": 2, "F-18": 4}
+STEPS = {"F-15": 5, "F-16": 2, "F-18": 4}
 """How many steps each chain has (a history at the last one is one decision from the finding, or, for a
 timed chain, one coincidence)."""
+NEEDS: dict[str, dict[int, str]] = {"F-15": {1: "slow", 2: "", 3: "", 4: "", 5: "fail"}}
+"""Per chain and level, what the request right after a cut there must be for the next step
+(:data:`sim.explore.profiles.NEEDS`): F-15's claimed segment's position read stalling past the lease; then
+no fault (the requeue, the other claim and the read's return are timing, which a raised fault only
+breaks: a stalled reaper read delays the requeue); at the last step the next position read failing. A
+chain or level not named: every enabled family raised, as a cut always had. Measured on F-15's
+footholds (the first eight of each search, seeds 10-23, 12 branches each): from the last step 132 of
+156 branches met the finding so decided, 90 of 168 with every family raised (a raised store fault is a stall
+one time in three); from the claim 221 of 264 went a step deeper or more so decided, 97 of 252 raised."""
+COMMON = {"F-15": 1}
+"""Per chain, how many of its first steps nearly every run takes (F-15's claim): a foothold there gets
+:data:`sim.explore.footholds.COMMON_BRANCHES` branches, as the next fresh draw brings another."""
 
 
 Chain = Callable[[Sequence[Op]], tuple[int, ...]]
@@ -398,6 +435,8 @@ def progress(history: Sequence[Op], findings: Sequence[str] | None = None) -> li
 
 
 __all__ = [
+    "COMMON",
+    "NEEDS",
     "PRECURSORS",
     "STEPS",
     "TIMED",

@@ -33,7 +33,7 @@ from scenarios.schema import FaultsModel, Scenario
 from scenarios.script import Fault, parse_script
 from scenarios.user_files import read_toml
 from sim.explore.costs import check_cost, is_cost, with_cost
-from sim.explore.profiles import BURST, raised
+from sim.explore.profiles import BURST, NEEDS, for_need, need_of
 from sim.world.conditioned import simulate_cuts
 from sim.world.kernel import TieControl, TieKey
 from sim.world.simulate import SimulationResult, simulate
@@ -69,8 +69,8 @@ class Counterexample:
     'unexplained: <witness shape>' (:mod:`register.mechanism`); '' when not recorded."""
     cuts: tuple[tuple[int, int], ...] = ()
     """A guided branch's cuts (records kept, suffix seed; :mod:`sim.explore.footholds`): after each,
-    the run is drawn afresh from the suffix seed (its first request at the profile's raised rates,
-    :func:`sim.explore.profiles.raised`). Empty for a plain run."""
+    the run is drawn afresh from the suffix seed (its first request at the profile's raised rates, or
+    decided by the need its seed carries, :func:`sim.explore.profiles.need_of`). Empty for a plain run."""
 
     def effective_scenario(self) -> Scenario:
         return with_tempo(load_scenario(self.scenario), self.tempo).with_faults(self.profile)
@@ -84,8 +84,8 @@ class Counterexample:
                 self.seed,
                 script=self.faults,
                 cuts=self.cuts,
-                suffix_faults=raised(self.profile),
                 burst=BURST,
+                suffix_for=lambda suffix_seed: for_need(self.profile, need_of(suffix_seed)),
                 flags=dict(self.flags),
             )
         else:
@@ -179,10 +179,11 @@ Tie = Annotated[
 
 
 CutPair = Annotated[
-    tuple[Annotated[int, Field(ge=1, le=10**9)], Annotated[int, Field(ge=0, le=2**64 - 1)]],
+    tuple[Annotated[int, Field(ge=1, le=10**9)], Annotated[int, Field(ge=0, lt=len(NEEDS) << 32)]],
     BeforeValidator(_as_tuple),
 ]
-"""A guided branch's cut: records kept, suffix seed."""
+"""A guided branch's cut: records kept, suffix seed (32 random bits, a need's code above them,
+:func:`sim.explore.profiles.seed_with_need`)."""
 
 
 class CounterexampleFile(_Strict):

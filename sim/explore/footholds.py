@@ -7,13 +7,16 @@ becomes a *foothold* at that level: the run is cut right after the step's record
 replays that prefix exactly and draws the rest afresh (:func:`sim.world.conditioned.simulate_cuts`:
 a fresh suffix seed, the scenario's targeted faults still ahead, and the very next request decided
 with every enabled fault family at :func:`sim.explore.profiles.raised` rates, the rest at the drawn
-ones). A branch that takes a further step is a foothold one level
-deeper, cut again after that step: the chain is climbed a level at a time, and each level's rare step
-is paid for once per foothold rather than once per the product of all.
+ones; a chain that names what its next step needs, :data:`register.precursors.NEEDS`, has that request
+decided by that instead, :func:`sim.explore.profiles.for_need`). A branch that takes a further step is
+a foothold one level deeper, cut again after that step: the chain is climbed a level at a time, and
+each level's rare step is paid for once per foothold rather than once per the product of all.
 
 Which foothold: the deepest one that has branches left (each gets :data:`BRANCHES_PER_LEVEL` times its
-level: a foothold whose state cannot go on, e.g. a stall that ends before the reaper's tick, is given
-up), of the chain a bandit picks by what its branches yielded (Thompson sampling over the share of
+level, counted past the chain's common steps; one at a step nearly every run takes gets
+:data:`COMMON_BRANCHES`: a foothold whose state cannot go on, e.g. a stall that ends before the reaper's
+tick, is given up, one whose next step is timing alone after :data:`FRUITLESS` branches that went no
+deeper), of the chain a bandit picks by what its branches yielded (Thompson sampling over the share of
 branches that went a level deeper or met the finding). A chain that ends in a timing coincidence
 (:data:`register.precursors.TIMED`, F-16) is branched where its branches can be *aimed* at it
 (:mod:`sim.explore.aim`: a suffix seed chosen so the stamped write returns in the window before a reaper
@@ -31,23 +34,31 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from model.policy import Policy
-from register.precursors import PRECURSORS, STEPS, TIMED, progress
+from register.precursors import COMMON, PRECURSORS, STEPS, TIMED, progress
+from register.precursors import NEEDS as CHAIN_NEEDS
 from scenarios.intensity import Tempo
 from scenarios.schema import FaultsModel, Scenario
 from scenarios.script import Fault
 from sim.explore.aim import Aim, aim_at, seed_for
-from sim.explore.profiles import BURST, raised
+from sim.explore.profiles import BURST, can_strike, for_need, need_of, seed_with_need
 from sim.world.conditioned import Cut, simulate_cuts
 from sim.world.simulate import SimulationResult
 
 BRANCHES_PER_LEVEL = 4
-"""A foothold at level k gets at most k times this many branches."""
+"""A foothold at level k gets at most k times this many branches (k counted past its chain's common
+steps, :data:`register.precursors.COMMON`)."""
 TIMED_BRANCHES = 64
 """A foothold at the end of a chain that leaves a timing coincidence (:data:`register.precursors.TIMED`)
 gets at most this many: its branches are chosen by their estimated chance, not by going deeper."""
 NEAR_SHARE = 0.2
 """The adaptive level of a timed chain: a branch is *near* when its gap is within the lowest fifth of the
 gaps measured so far (or inside the window)."""
+FRUITLESS = 4
+"""A foothold whose next step is timing alone (need ``""``) is given up after this many branches none of
+which went a step deeper: its state most likely cannot go on (F-15's requeue with no worker to claim
+the run before the stall ends), and more branches only redraw the same timing."""
+COMMON_BRANCHES = 2
+"""Branches of a foothold at a step nearly every run takes (:data:`register.precursors.COMMON`)."""
 UNAIMED_SHARE = 0.25
 """While none of a timed chain's footholds has an open aim (:mod:`sim.explore.aim`), the share of the
 picks that fall to the chain that branch plainly (by near share at its last step, by step below it); the
@@ -78,6 +89,8 @@ class Foothold:
     marks: tuple[int, ...] = ()
     """The records that took the chain's steps (a timed chain's gap is measured from the last)."""
     branches: int = 0
+    deeper: int = 0
+    """Branches that went a step deeper (or met the finding)."""
     gaps: list[float] = field(default_factory=list)
     """A timed chain's: how close the run and each of its branches came to the coincidence (seconds), and"""
     width: float = 0.0
@@ -97,10 +110,19 @@ class Foothold:
         return self.level >= STEPS[self.finding]
 
     @property
+    def need(self) -> str:
+        """What the request right after this foothold's cut is decided at (:data:`register.precursors.NEEDS`)."""
+        return CHAIN_NEEDS.get(self.finding, {}).get(self.level, "raise")
+
+    @property
     def exhausted(self) -> bool:
         if self.timed:
             return self.branches >= TIMED_BRANCHES
-        return self.branches >= BRANCHES_PER_LEVEL * self.level
+        if self.level <= COMMON.get(self.finding, 0):
+            return self.branches >= COMMON_BRANCHES
+        if self.need == "" and not self.deeper and self.branches >= FRUITLESS:
+            return True
+        return self.branches >= BRANCHES_PER_LEVEL * (self.level - COMMON.get(self.finding, 0))
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +151,10 @@ class Footholds:
     """Per timed chain, every gap measured so far (what sets the adaptive level)."""
     spans: dict[str, tuple[float, float]] = field(default_factory=dict)
     """The scenario's tool latency spans as written, by tool (a timed foothold's aim needs them; none: no aim)."""
+    named: tuple[str, ...] = ()
+    """The chains whose common first steps (:data:`register.precursors.COMMON`) are footholds: those of the
+    findings a search names. In an open search every fresh draw would be one (F-15's claim), and their
+    branches would take the budget the other mechanisms need."""
 
     def __post_init__(self) -> None:
         for finding in self.findings:
@@ -241,6 +267,8 @@ class Footholds:
             floor = parent.level if parent is not None and parent.finding == reached.finding else 0
             if reached.level <= floor or reached.cut <= last_cut:
                 continue
+            if reached.level <= COMMON.get(reached.finding, 0) and reached.finding not in self.named:
+                continue
             deeper = deeper or (parent is not None and parent.finding == reached.finding)
             foothold = Foothold(
                 reached.finding,
@@ -253,6 +281,8 @@ class Footholds:
                 reached.cut,
                 reached.marks,
             )
+            if not can_strike(foothold.profile, foothold.need):
+                continue  # the fault its next step needs cannot strike under its profile
             if foothold.timed:
                 self._measure(foothold, result)
                 foothold.aim = self._aim(result, foothold, drawn.tempo)
@@ -265,6 +295,7 @@ class Footholds:
         if parent is not None:
             won = deeper or any(key == parent.finding or key.endswith(f"|{parent.finding}") for key in met)
             self.tally[parent.finding][0 if won else 1] += 1
+            parent.deeper += won
         return added
 
 
@@ -284,32 +315,44 @@ def branch(
     foothold: Foothold, scenario: Scenario, policy: Policy, rng: random.Random
 ) -> tuple[SimulationResult, Drawn]:
     """One branch of ``foothold`` (``scenario`` already at its tempo and profile): its prefix exactly,
-    the rest drawn from a fresh suffix seed at raised fault rates; while the foothold has an open aim,
-    cut at the aimed write's invoke with a suffix seed chosen to meet the coincidence (:mod:`sim.explore.aim`)."""
+    the rest drawn from a fresh suffix seed, the request right after the cut decided by what the
+    foothold's next step needs; while the foothold has an open aim, cut at the aimed write's invoke with
+    a suffix seed chosen to meet the coincidence (:mod:`sim.explore.aim`)."""
     foothold.branches += 1
     aim = foothold.aim if foothold.timed and foothold.aim is not None and foothold.aim.open else None
     if aim is not None:
         aim.aimed += 1
         cuts = (*foothold.cuts, (aim.cut, seed_for(aim, rng)))
     else:
-        cuts = (*foothold.cuts, (foothold.cut, rng.getrandbits(32)))
-    result = simulate_cuts(
-        scenario,
-        policy,
-        foothold.seed,
-        script=foothold.script,
-        cuts=cuts,
-        suffix_faults=raised(foothold.profile),
-        burst=BURST,
-    )
+        cuts = (*foothold.cuts, (foothold.cut, seed_with_need(rng.getrandbits(32), foothold.need)))
+    result = replay(scenario, policy, foothold.seed, foothold.script, cuts, foothold.profile)
     return result, Drawn(foothold.seed, foothold.profile, foothold.tempo, cuts, foothold, aim is not None)
 
 
 def replay(
     scenario: Scenario, policy: Policy, seed: int, script: Sequence[Fault], cuts: Sequence[Cut], profile: FaultsModel
 ) -> SimulationResult:
-    """A branch again, from what a counterexample file holds (``scenario`` at its tempo and profile)."""
-    return simulate_cuts(scenario, policy, seed, script=script, cuts=cuts, suffix_faults=raised(profile), burst=BURST)
+    """A branch again, from what a counterexample file holds (``scenario`` at its tempo and profile):
+    after each cut, the request decided by the need its seed carries (:func:`need_of`), then the drawn rates."""
+    return simulate_cuts(
+        scenario,
+        policy,
+        seed,
+        script=script,
+        cuts=cuts,
+        burst=BURST,
+        suffix_for=lambda suffix_seed: for_need(profile, need_of(suffix_seed)),
+    )
 
 
-__all__ = ["BRANCHES_PER_LEVEL", "FRESH_SHARE", "Drawn", "Foothold", "Footholds", "aimed", "branch", "replay"]
+__all__ = [
+    "BRANCHES_PER_LEVEL",
+    "COMMON_BRANCHES",
+    "FRESH_SHARE",
+    "Drawn",
+    "Foothold",
+    "Footholds",
+    "aimed",
+    "branch",
+    "replay",
+]

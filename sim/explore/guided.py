@@ -248,7 +248,11 @@ def guided_search(
     timed: dict[Tempo, Scenario] = {}
     yields = {"fresh": 1.0, "branch": 1.0}
     simulations = branched = 0
-    holds = Footholds(chains(budget), spans={tool.name: tool.latency_s for tool in base.tools})
+    holds = Footholds(
+        chains(budget),
+        spans={tool.name: tool.latency_s for tool in base.tools},
+        named=chains(budget) if budget.stop_at_first and budget.mechanisms else (),
+    )
     try:
         while clock.elapsed() < budget.seconds and (budget.simulations is None or simulations < budget.simulations):
             if stop is not None and stop():

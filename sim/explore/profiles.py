@@ -13,6 +13,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
+from model.constants import LEASE_S
 from scenarios.families import FAMILIES
 from scenarios.intensity import Tempo
 from scenarios.schema import FaultsModel
@@ -140,3 +141,54 @@ def raised(profile: FaultsModel) -> FaultsModel:
             share = table["slow_probability"] / own
             table["slow_probability"] = table["probability"] * share
     return FaultsModel.model_validate(data)
+
+
+NEEDS = ("raise", "", "slow", "fail")
+"""What the request right after a cut is decided at (:func:`for_need`), by code: ``raise`` every enabled
+family at :func:`raised` rates (code 0, what a cut always had before needs); ``""`` the drawn rates (the
+step left needs no fault, and a raised one would more often break it); ``slow`` a store stall past the
+lease; ``fail`` a store error. A chain says which its next step needs
+(:data:`register.precursors.NEEDS`)."""
+
+
+def for_need(profile: FaultsModel, need: str) -> FaultsModel:
+    """The suffix profile after a cut whose next request must be ``need`` (:data:`NEEDS`). ``slow`` and
+    ``fail`` raise the store family as :func:`raised` does, all of it to that one kind (a stall at least a lease long:
+    shorter ones end before anyone's lease runs out); the other families as :func:`raised` does. A store
+    family that is off stays off (:func:`can_strike` says whether the needed fault can strike)."""
+    if need == "":
+        return profile
+    out = raised(profile)
+    if need == "raise" or not can_strike(profile, need):
+        return out
+    data: dict[str, Any] = out.model_dump()
+    store = data["store"]
+    total = min(RAISE_CAP, store["probability"] + store["slow_probability"])
+    if need == "fail":
+        store["probability"], store["slow_probability"] = total, 0.0
+    else:
+        lo, hi = store["slow_s"]
+        store["probability"], store["slow_probability"] = 0.0, total
+        store["slow_s"] = (min(max(lo, LEASE_S), hi), hi)
+    return FaultsModel.model_validate(data)
+
+
+def can_strike(profile: FaultsModel, need: str) -> bool:
+    """Whether the fault ``need`` names can strike under ``profile``: ``slow`` and ``fail`` need the
+    store family on."""
+    if need in ("slow", "fail"):
+        return profile.store.probability + profile.store.slow_probability > 0
+    return True
+
+
+def seed_with_need(bits: int, need: str) -> int:
+    """A cut's suffix seed: 32 random ``bits``, and above them the code of its ``need``
+    (:data:`NEEDS`). The need travels with the cut, so a counterexample file
+    (records kept, suffix seed) replays it; a seed of 32 bits, as every cut had before needs, is code 0,
+    every enabled family raised."""
+    return bits | NEEDS.index(need) << 32
+
+
+def need_of(suffix_seed: int) -> str:
+    """The need a cut's suffix seed carries (see :func:`seed_with_need`)."""
+    return NEEDS[suffix_seed >> 32]

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import itertools
 from bisect import bisect_left
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -112,6 +112,7 @@ def simulate_cuts(
     burst: int = 0,
     flags: Mapping[str, bool | str] | None = None,
     judge: bool = True,
+    suffix_for: Callable[[int], FaultsModel] | None = None,
 ) -> SimulationResult:
     """A branch of a branch: the run of ``seed`` with fault ``script`` up to its first ``cuts[0][0]``
     records, then drawn afresh from ``cuts[0][1]`` in profile mode (``suffix_faults``, default the
@@ -121,6 +122,8 @@ def simulate_cuts(
     scenario's targeted faults still ahead at the first cut fire in the suffix, at the occurrence the
     scenario names (:meth:`FaultPlan.count_targeted`), and simpy's own order of same-instant events is
     kept: a suffix is then a run of the plain process from that state, at the suffix's fault rates.
+    With ``suffix_for``, each cut's suffix profile is ``suffix_for(its suffix seed)`` instead (a guided
+    branch decides the request after each cut by what its chain needs there, and says so in the seed).
     The same arguments give the same digest in any process; a cut at or below the one before it is
     refused."""
     if not cuts:
@@ -133,6 +136,8 @@ def simulate_cuts(
     with gc_paused():
         world = build_world(scenario, resolved, seed, list(script), control)
         plan = world.plan
+        if suffix_for is not None:
+            suffix_faults = suffix_for(cuts[0][1])
         plan.count_targeted(scenario.script, suffix_faults or scenario.faults, burst)
         recorder, rng = world.recorder, world.rng
         inner_add = recorder.add
@@ -143,6 +148,8 @@ def simulate_cuts(
             while pending and index + 1 >= pending[0][0]:
                 _, suffix_seed = pending.pop(0)
                 rng.seed(suffix_seed)
+                if suffix_for is not None:
+                    plan.suffix_faults = suffix_for(suffix_seed)
                 plan.follow_profile()
             if not pending:
                 recorder.add = inner_add

@@ -13,11 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from checks.history import Op
+from checks.history import Op, OpType
+from model.constants import LEASE_S
 from register.precursors import (
     PRECURSORS,
     STEPS,
     TIMED,
+    _stalled_position_read,
     lagging_clock_fence,
     lagging_stamp_gap,
     lagging_stamps,
@@ -30,7 +32,7 @@ from sim.explore.counterexample import read
 
 ENTRIES = Path("register/entries")
 CASES = {
-    "F-15": ("F-15-stalled-position-read-settle.toml", 4),
+    "F-15": ("F-15-stalled-position-read-settle.toml", 5),
     "F-16": ("F-16-lagging-clock-dead-letter.toml", 2),
     "F-18": ("F-18-stale-snapshot-requeue-reruns-write.toml", 4),
 }
@@ -85,21 +87,56 @@ def test_f18_a_requeue_stall_that_ends_before_the_stamp_is_no_third_step() -> No
     assert len(stale_snapshot_requeue(changed(history, marks[2], slow_s=60.0))) == 2
 
 
-def test_f15_a_stall_that_ends_within_the_lease_is_no_first_step() -> None:
+def test_f15_the_claim_is_the_first_step_and_the_stall_right_after_it_the_second() -> None:
     history = history_of(CASES["F-15"][0])
-    first = stalled_position_read(history)[0]
-    short = stalled_position_read(changed(history, first, slow_s=100.0))
-    assert first not in short  # another trail (the new owner's own stall) may begin later
-    assert len(short) < 4
+    claim, stall = (history[i] for i in stalled_position_read(history)[:2])
+    assert claim.op == "store" and claim.value["transition"].startswith("T3") and claim.value["matched"]
+    assert stall.op == "fault" and stall.value["kind"] == "slow" and stall.value["target"] == claim.process
+    assert stall.index == claim.index + 1
 
 
-def test_f15_a_read_that_returns_to_a_finished_run_is_no_last_step() -> None:
+def test_f15_a_stall_that_ends_within_the_lease_is_no_second_step() -> None:
+    history = history_of(CASES["F-15"][0])
+    stall = stalled_position_read(history)[1]
+    short = stalled_position_read(changed(history, stall, slow_s=100.0))
+    assert stall not in short  # another trail (the new owner's own stall) may begin later
+    assert len(short) < 5
+
+
+def with_quiet_at(history: tuple[Op, ...], time_s: float) -> list[Op]:
+    """``history`` with the nemesis going quiet at ``time_s`` (appended last: the chain reads when, not where)."""
+    quiet = Op(len(history), time_s, "nemesis", "phase", "", OpType.INFO, {"phase": "quiet"})
+    return [*history, quiet]
+
+
+def test_f15_a_stall_that_ends_after_the_nemesis_went_quiet_is_no_second_step() -> None:
+    history = history_of(CASES["F-15"][0])
+    stall = history[stalled_position_read(history)[1]]
+    ends = stall.time_s + stall.value["slow_s"]
+    assert stalled_position_read(with_quiet_at(history, ends + 1.0)) == stalled_position_read(history)
+    assert len(stalled_position_read(with_quiet_at(history, ends - 1.0))) == 1  # claims only
+
+
+def test_f15_a_claim_within_a_lease_of_the_quiet_phase_is_no_step() -> None:
+    history = history_of(CASES["F-15"][0])
+    claim = history[stalled_position_read(history)[0]]
+
+    def begun(quiet_s: float) -> list[int]:
+        return [trail.marks[0] for trail in _stalled_position_read(with_quiet_at(history, quiet_s))]
+
+    assert claim.index in begun(claim.time_s + LEASE_S + 1.0)
+    assert claim.index not in begun(claim.time_s + LEASE_S - 1.0)
+    assert all(history[i].time_s + LEASE_S < claim.time_s + LEASE_S - 1.0 for i in begun(claim.time_s + LEASE_S - 1.0))
+
+
+@pytest.mark.parametrize("status", ["completed", "suspended", "queued"])
+def test_f15_a_read_that_returns_to_a_row_no_longer_running_is_no_last_step(status: str) -> None:
     history = list(history_of(CASES["F-15"][0]))
     marks = stalled_position_read(history)
-    claim = history[marks[2]]
-    # the new owner's claim, rewritten as a row that already completed: the stalled read returns to it
-    done = changed(tuple(history), claim.index, row={**claim.value["row"], "status": "completed"})
-    assert len(stalled_position_read(done)) == 3
+    claim = history[marks[3]]
+    # the new owner's claim, rewritten as a row no longer running: the stalled read returns to it
+    done = changed(tuple(history), claim.index, row={**claim.value["row"], "status": status})
+    assert len(stalled_position_read(done)) == 4
 
 
 def test_f16_a_clock_ahead_is_no_first_step() -> None:
