@@ -33,6 +33,8 @@ CASES = {
     "F-15": ("F-15-stalled-position-read-settle.toml", 4),
     "F-16": ("F-16-lagging-clock-dead-letter.toml", 2),
     "F-18": ("F-18-stale-snapshot-requeue-reruns-write.toml", 4),
+    "F-21": ("F-21-stalled-clear-dead-letter.toml", 4),
+    "F-13": ("F-13-stale-suspend-reruns-write.toml", 4),
 }
 
 
