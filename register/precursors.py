@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from checks import history as H
 from checks.history import Op, OpType
-from model.constants import LEASE_S
+from model.constants import LEASE_S, MAX_REQUEUES
 
 CLAIMS = ("T3", "T10")
 POSITION_SITES = frozenset({"run_queued.position", "resume.position"})
@@ -368,6 +368,102 @@ def _stale_suspend(history: Sequence[Op]) -> list[_Trail]:
     return trails
 
 
+def _ahead_snapshots(history: Sequence[Op], fence: str) -> list[_Trail]:
+    """The first two steps of F-20's and F-22's chains: (1) a ``clock_skew`` fault sets a process's clock
+    ahead of true time; (2) while it is ahead, that process's reaper snapshot (T12) lists a run that is
+    live in true time (its last row's lease still ahead) with ``fence`` in the snapshot. A true clock
+    would not have listed it. The window before the reaper's statement on the run is what its branches
+    draw: an earlier row's handling (on the Sync transport, an attempt run inline) or, the next request
+    being the reaper's, a stall of its statement at raised rates. One trail per such listing, bound to the
+    run and the reaper's process, with the run's holder (the process of its last row) as ``other``."""
+    ahead: dict[str, int] = {}
+    rows: dict[str, Op] = {}
+    epoch = 0.0
+    trails: list[_Trail] = []
+    for op in history:
+        v = op.value
+        if op.op == H.PHASE:
+            if v.get("phase") == "chaos":
+                raw = v.get("epoch_s")
+                epoch = float(raw) if isinstance(raw, (int, float)) else 0.0
+            elif v.get("phase") == "quiet":
+                ahead.clear()
+            continue
+        if op.op == H.FAULT and v.get("family") == "clock_skew":
+            target, offset = str(v.get("target", "")), v.get("offset_s")
+            if isinstance(offset, (int, float)) and offset > 0:
+                ahead[target] = op.index
+            else:
+                ahead.pop(target, None)
+            continue
+        if op.op == H.STORE and op.type is OpType.OK and isinstance(v.get("row"), dict):
+            rows[op.run] = op
+        if (
+            op.process in ahead
+            and op.op == H.READ
+            and op.type is OpType.OK
+            and v.get("what") == "SelectStale"
+            and isinstance(v.get("result"), list)
+            and isinstance(v.get("fences"), list)
+        ):
+            for run, standing in zip(v["result"], v["fences"], strict=False):
+                last = rows.get(str(run))
+                if standing != fence or last is None:
+                    continue
+                lease = last.value["row"].get("lease_expires")
+                if isinstance(lease, (int, float)) and lease - epoch > op.time_s:
+                    trail = _Trail(str(run), op.process, [ahead[op.process], op.index], other=last.process)
+                    trail.extra["requeues"] = float(last.value["row"].get("requeue_count") or 0)
+                    trails.append(trail)
+    return trails
+
+
+def _reaper_ahead_cleared_fence(history: Sequence[Op]) -> list[_Trail]:
+    """F-20's chain: (1) a reaper's clock runs ahead; (2) its snapshot lists a live run with the
+    non-idempotent fence standing (:func:`_ahead_snapshots`); (3) the run's holder
+    clears the fence (T5 at ``executor.boundary``) before the reaper's next statement on the run. What
+    is left is the run staying RUNNING under that lease until the reaper's dead-letter (the holder's next
+    statement fails, or it dies): a branch from the clear draws the holder's next request at raised
+    rates."""
+    return _after_snapshot(history, _ahead_snapshots(history, "non_idempotent_write"), "executor.boundary", "")
+
+
+def _reaper_ahead_new_fence(history: Sequence[Op]) -> list[_Trail]:
+    """F-22's chain: (1) a reaper's clock runs ahead; (2) its snapshot lists a live run without a fence
+    whose budget is spent (requeue_count at :data:`MAX_REQUEUES`: the reaper decides
+    ``retries_exhausted``, :func:`_ahead_snapshots`); (3) the run's holder stamps
+    a non-idempotent fence (T5 at ``executor.fence``) before the reaper's next statement on the run. What
+    is left is the dead-letter applying while the stamped write is in flight."""
+    spent = [t for t in _ahead_snapshots(history, "") if t.extra.get("requeues", 0.0) >= MAX_REQUEUES]
+    return _after_snapshot(history, spent, "executor.fence", "non_idempotent_write")
+
+
+def _after_snapshot(history: Sequence[Op], trails: list[_Trail], site: str, fence: str) -> list[_Trail]:
+    """The last step of F-20's and F-22's chains: the listed run's holder writes ``fence`` (T5 at
+    ``site``) after the snapshot and before the reaper's next statement on the run."""
+    if not trails:
+        return trails
+    for op in history[min(t.marks[-1] for t in trails) :]:
+        if op.op != H.STORE or op.type is OpType.INVOKE:
+            continue
+        for trail in trails:
+            if trail.done or op.run != trail.run or op.index <= trail.marks[-1]:
+                continue
+            row = op.value.get("row")
+            if op.process == trail.process:
+                trail.done = True  # the reaper reached the run first
+            elif (
+                op.type is OpType.OK
+                and _number(op) == "T5"
+                and op.value.get("site") == site
+                and isinstance(row, dict)
+                and row.get("pending_effect") == fence
+            ):
+                trail.marks.append(op.index)
+                trail.done = True
+    return trails
+
+
 def stalled_position_read(history: Sequence[Op]) -> tuple[int, ...]:
     """F-15's steps as the furthest trail took them (see :func:`_stalled_position_read`)."""
     return _deepest(_stalled_position_read(history))
@@ -391,6 +487,16 @@ def stalled_clear(history: Sequence[Op]) -> tuple[int, ...]:
 def stale_suspend(history: Sequence[Op]) -> tuple[int, ...]:
     """F-13's steps as the furthest trail took them (see :func:`_stale_suspend`)."""
     return _deepest(_stale_suspend(history))
+
+
+def reaper_ahead_cleared_fence(history: Sequence[Op]) -> tuple[int, ...]:
+    """F-20's steps as the furthest trail took them (see :func:`_reaper_ahead_cleared_fence`)."""
+    return _deepest(_reaper_ahead_cleared_fence(history))
+
+
+def reaper_ahead_new_fence(history: Sequence[Op]) -> tuple[int, ...]:
+    """F-22's steps as the furthest trail took them (see :func:`_reaper_ahead_new_fence`)."""
+    return _deepest(_reaper_ahead_new_fence(history))
 
 
 def lagging_stamps(history: Sequence[Op]) -> list[tuple[int, int]]:
@@ -487,7 +593,7 @@ Measure = Callable[[Sequence[Op], Sequence[int]], "tuple[float, float] | None"]
 TIMED: dict[str, Measure] = {"F-16": lagging_stamp_gap}
 """The chains whose last step leaves a timing coincidence, and how close a history that took every
 step came to it."""
-STEPS = {"F-13": 4, "F-15": 4, "F-16": 2, "F-18": 4, "F-21": 4}
+STEPS = {"F-13": 4, "F-15": 4, "F-16": 2, "F-18": 4, "F-20": 3, "F-21": 4, "F-22": 3}
 """How many steps each chain has (a history at the last one is one decision from the finding, or, for a
 timed chain, one coincidence)."""
 
@@ -501,6 +607,8 @@ PRECURSORS: dict[str, Chain] = {
     "F-18": stale_snapshot_requeue,
     "F-21": stalled_clear,
     "F-13": stale_suspend,
+    "F-20": reaper_ahead_cleared_fence,
+    "F-22": reaper_ahead_new_fence,
 }
 _TRAILS: dict[str, Trails] = {
     "F-15": _stalled_position_read,
@@ -508,6 +616,8 @@ _TRAILS: dict[str, Trails] = {
     "F-18": _stale_snapshot_requeue,
     "F-21": _stalled_clear,
     "F-13": _stale_suspend,
+    "F-20": _reaper_ahead_cleared_fence,
+    "F-22": _reaper_ahead_new_fence,
 }
 
 
@@ -542,6 +652,8 @@ __all__ = [
     "lagging_stamps",
     "progress",
     "reach",
+    "reaper_ahead_cleared_fence",
+    "reaper_ahead_new_fence",
     "reaper_ticks",
     "stale_suspend",
     "stalled_clear",
