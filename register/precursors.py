@@ -28,6 +28,7 @@ from checks.history import Op, OpType
 from model.constants import LEASE_S, MAX_REQUEUES
 
 CLAIMS = ("T3", "T10")
+REQUEUES = ("T11", "T13")
 POSITION_SITES = frozenset({"run_queued.position", "resume.position"})
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
 
@@ -438,6 +439,37 @@ def _reaper_ahead_new_fence(history: Sequence[Op]) -> list[_Trail]:
     return _after_snapshot(history, spent, "executor.fence", "non_idempotent_write")
 
 
+def _reaper_ahead_spent_budget(history: Sequence[Op]) -> list[_Trail]:
+    """F-19's chain: (1) a reaper's clock runs ahead; (2) its snapshot lists a live run without a fence
+    and under the budget (it decides ``requeue``, :func:`_ahead_snapshots`); before the reaper's next
+    statement on the run, (3) other requeues (the owner's T11 after retryable failures) bring the run's
+    requeue_count to :data:`MAX_REQUEUES` and (4) a new claim (T3) stamps a lease that only the
+    reaper's clock sees as past. What is left is the reaper's requeue (T13, no budget predicate)
+    applying before that lease is renewed past the reaper's clock."""
+    trails = [t for t in _ahead_snapshots(history, "") if t.extra.get("requeues", 0.0) < MAX_REQUEUES]
+    if not trails:
+        return trails
+    for op in history[min(t.marks[-1] for t in trails) :]:
+        if op.op != H.STORE or op.type is not OpType.OK:
+            continue
+        row = op.value.get("row")
+        for trail in trails:
+            if trail.done or op.run != trail.run or op.index <= trail.marks[-1]:
+                continue
+            if op.process == trail.process:
+                trail.done = True  # the reaper reached the run first
+            elif not isinstance(row, dict):
+                continue
+            elif (
+                len(trail.marks) == 2 and _number(op) in REQUEUES and int(row.get("requeue_count") or 0) >= MAX_REQUEUES
+            ):
+                trail.marks.append(op.index)
+            elif len(trail.marks) == 3 and _number(op) in CLAIMS and row.get("status") == "running":
+                trail.marks.append(op.index)
+                trail.done = True
+    return trails
+
+
 def _after_snapshot(history: Sequence[Op], trails: list[_Trail], site: str, fence: str) -> list[_Trail]:
     """The last step of F-20's and F-22's chains: the listed run's holder writes ``fence`` (T5 at
     ``site``) after the snapshot and before the reaper's next statement on the run."""
@@ -497,6 +529,11 @@ def reaper_ahead_cleared_fence(history: Sequence[Op]) -> tuple[int, ...]:
 def reaper_ahead_new_fence(history: Sequence[Op]) -> tuple[int, ...]:
     """F-22's steps as the furthest trail took them (see :func:`_reaper_ahead_new_fence`)."""
     return _deepest(_reaper_ahead_new_fence(history))
+
+
+def reaper_ahead_spent_budget(history: Sequence[Op]) -> tuple[int, ...]:
+    """F-19's steps as the furthest trail took them (see :func:`_reaper_ahead_spent_budget`)."""
+    return _deepest(_reaper_ahead_spent_budget(history))
 
 
 def lagging_stamps(history: Sequence[Op]) -> list[tuple[int, int]]:
@@ -593,7 +630,7 @@ Measure = Callable[[Sequence[Op], Sequence[int]], "tuple[float, float] | None"]
 TIMED: dict[str, Measure] = {"F-16": lagging_stamp_gap}
 """The chains whose last step leaves a timing coincidence, and how close a history that took every
 step came to it."""
-STEPS = {"F-13": 4, "F-15": 4, "F-16": 2, "F-18": 4, "F-20": 3, "F-21": 4, "F-22": 3}
+STEPS = {"F-13": 4, "F-15": 4, "F-16": 2, "F-18": 4, "F-19": 4, "F-20": 3, "F-21": 4, "F-22": 3}
 """How many steps each chain has (a history at the last one is one decision from the finding, or, for a
 timed chain, one coincidence)."""
 
@@ -607,6 +644,7 @@ PRECURSORS: dict[str, Chain] = {
     "F-18": stale_snapshot_requeue,
     "F-21": stalled_clear,
     "F-13": stale_suspend,
+    "F-19": reaper_ahead_spent_budget,
     "F-20": reaper_ahead_cleared_fence,
     "F-22": reaper_ahead_new_fence,
 }
@@ -616,6 +654,7 @@ _TRAILS: dict[str, Trails] = {
     "F-18": _stale_snapshot_requeue,
     "F-21": _stalled_clear,
     "F-13": _stale_suspend,
+    "F-19": _reaper_ahead_spent_budget,
     "F-20": _reaper_ahead_cleared_fence,
     "F-22": _reaper_ahead_new_fence,
 }
@@ -654,6 +693,7 @@ __all__ = [
     "reach",
     "reaper_ahead_cleared_fence",
     "reaper_ahead_new_fence",
+    "reaper_ahead_spent_budget",
     "reaper_ticks",
     "stale_suspend",
     "stalled_clear",

@@ -317,7 +317,7 @@ def guided_search(
     return candidates, simulations
 
 
-CLIMBED = ("F-15", "F-16", "F-18", "F-21", "F-13", "F-20", "F-22")
+CLIMBED = ("F-15", "F-16", "F-18", "F-21", "F-13", "F-20", "F-22", "F-19")
 """The chains the explorer climbs. F-16's last step (a lagging stamp) leaves a timing coincidence that
 no further step splits: its branches are aimed at it where the stamp's write can return at a tick
 (:mod:`sim.explore.aim`), and ranked by how close they came to it where not
@@ -335,7 +335,7 @@ def chains(budget: Budget) -> tuple[str, ...]:
     return tuple(f for f in CLIMBED if f not in NAMED_ONLY)
 
 
-NAMED_ONLY = ("F-16", "F-21", "F-13", "F-20", "F-22")
+NAMED_ONLY = ("F-16", "F-21", "F-13", "F-20", "F-22", "F-19")
 """Chains climbed only by a search that names their finding. F-16's footholds are many (about half the
 fresh draws at deployment ranges take its last step) and each may take
 :data:`sim.explore.footholds.TIMED_BRANCHES` branches,

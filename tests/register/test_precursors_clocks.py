@@ -7,12 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from checks.history import Op, OpType
-from register.precursors import STEPS, reaper_ahead_cleared_fence, reaper_ahead_new_fence
+from register.precursors import STEPS, reaper_ahead_cleared_fence, reaper_ahead_new_fence, reaper_ahead_spent_budget
 from sim.explore.counterexample import read
 from tests.register.test_precursors import changed, history_of
 
 F20 = "F-20-reaper-clock-ahead-dead-letter.toml"
 F22 = "F-22-reaper-clock-ahead-exhausted-over-new-fence.toml"
+F19 = "F-19-reaper-clock-ahead-requeue-past-budget.toml"
 F20_LAGGING_WORKER = Path("tests/properties/data/f20-sync-lagging-worker-too.toml")
 
 
@@ -104,3 +105,36 @@ def test_f22_a_fence_for_an_idempotent_write_is_no_last_step() -> None:
 def test_f20_and_f22_do_not_take_each_others_last_step() -> None:
     assert len(reaper_ahead_new_fence(history_of(F20))) < 3
     assert len(reaper_ahead_cleared_fence(history_of(F22))) < 3
+
+
+def test_f19_each_step_is_the_record_the_counterexample_took_it_at() -> None:
+    history = history_of(F19)
+    marks = reaper_ahead_spent_budget(history)
+    assert len(marks) == STEPS["F-19"] == 4
+    snapshot, spent, claim = (history[i] for i in marks[1:])
+    assert spent.run == claim.run and spent.run in snapshot.value["result"]
+    assert spent.value["row"]["requeue_count"] == 3 and spent.process != snapshot.process
+    assert claim.value["transition"].startswith("T3") and claim.value["row"]["status"] == "running"
+
+
+def test_f19_a_snapshot_at_the_budget_is_no_second_step() -> None:
+    """A run listed with its budget already spent is dead-lettered, not requeued (spec 5.1 3c)."""
+    history = history_of(F19)
+    marks = reaper_ahead_spent_budget(history)
+    last = last_row(history, history[marks[2]].run, marks[1])
+    row = history[last].value["row"]
+    spent = reaper_ahead_spent_budget(changed(history, last, row={**row, "requeue_count": 3}))
+    assert marks[2] not in spent  # the other row the snapshot listed may still begin a trail
+
+
+def test_f19_a_requeue_short_of_the_budget_is_no_third_step() -> None:
+    history = history_of(F19)
+    marks = reaper_ahead_spent_budget(history)
+    row = history[marks[2]].value["row"]
+    assert reaper_ahead_spent_budget(changed(history, marks[2], row={**row, "requeue_count": 2})) == marks[:2]
+
+
+def test_f19_a_claim_that_failed_is_no_last_step() -> None:
+    history = history_of(F19)
+    marks = reaper_ahead_spent_budget(history)
+    assert reaper_ahead_spent_budget(failed(history, marks[3])) == marks[:3]
