@@ -138,3 +138,18 @@ def test_f19_a_claim_that_failed_is_no_last_step() -> None:
     history = history_of(F19)
     marks = reaper_ahead_spent_budget(history)
     assert reaper_ahead_spent_budget(failed(history, marks[3])) == marks[:3]
+
+
+def test_f19_and_f20_are_climbed_when_named_and_f22_is_not() -> None:
+    """F-22's chain is read (a splitting estimate can use it) but no search climbs it: its second step is
+    the rare part, and climbing from it met F-22 no sooner."""
+    from sim.explore.base import Budget
+    from sim.explore.guided import chains
+
+    def named(finding: str) -> Budget:
+        return Budget(seconds=1e9, simulations=10, seed=0, stop_at_first=True, mechanisms=frozenset({finding}))
+
+    assert chains(named("F-19")) == ("F-19",)
+    assert chains(named("F-20")) == ("F-20",)
+    assert chains(named("F-22")) == ()
+    assert not {"F-19", "F-20", "F-22"} & set(chains(Budget(seconds=1e9, simulations=10, seed=0)))
