@@ -21,14 +21,27 @@ recorded decisions. Knows the history's records; draws and runs nothing.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from checks import history as H
 from checks.history import Op, OpType
-from model.constants import LEASE_S, MAX_REQUEUES
+from model.constants import LEASE_S
+from register.chains_clocks import (
+    reaper_ahead_cleared_fence,
+    reaper_ahead_cleared_fence_trails,
+    reaper_ahead_new_fence,
+    reaper_ahead_new_fence_trails,
+    reaper_ahead_spent_budget,
+    reaper_ahead_spent_budget_trails,
+)
+from register.chains_stalls import stale_suspend, stale_suspend_trails, stalled_clear, stalled_clear_trails
+from register.trails import CLAIMS
+from register.trails import Trail as _Trail
+from register.trails import deepest as _deepest
+from register.trails import earliest as _earliest
+from register.trails import number as _number
+from register.trails import stall as _stall
 
-CLAIMS = ("T3", "T10")
-REQUEUES = ("T11", "T13")
 POSITION_SITES = frozenset({"run_queued.position", "resume.position"})
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
 
@@ -49,53 +62,6 @@ class Progress:
     def cut(self) -> int:
         """Records a branch keeps: up to and including the deepest step's record."""
         return self.marks[-1] + 1 if self.marks else 0
-
-
-def _number(op: Op) -> str:
-    return str(op.value.get("transition", "")).partition(" ")[0]
-
-
-def _stall(op: Op) -> float:
-    """A store slow fault's length in seconds (0 when ``op`` is none)."""
-    v = op.value
-    if op.op != H.FAULT or v.get("family") != "store" or v.get("kind") != "slow":
-        return 0.0
-    raw = v.get("slow_s")
-    return float(raw) if isinstance(raw, (int, float)) else 0.0
-
-
-@dataclass
-class _Trail:
-    """One candidate binding of a chain (a run and the processes its steps name)."""
-
-    run: str
-    process: str
-    marks: list[int]
-    until: float = 0.0
-    """When the first step's stall ends (true seconds)."""
-    other: str = ""
-    done: bool = False
-    extra: dict[str, float] = field(default_factory=dict)
-
-
-def _deepest(trails: Sequence[_Trail]) -> tuple[int, ...]:
-    """The marks of the trail that got furthest (the earliest of equal ones)."""
-    best: tuple[int, ...] = ()
-    for trail in trails:
-        if len(trail.marks) > len(best):
-            best = tuple(trail.marks)
-    return best
-
-
-def _earliest(trails: Sequence[_Trail]) -> tuple[int, ...]:
-    """Per level, the first record at which any trail reached it: a stopping time (decided by the history
-    up to that record), which an unbiased splitting estimate needs (:mod:`sim.explore.splitting`)."""
-    out: list[int] = []
-    while True:
-        at = [t.marks[len(out)] for t in trails if len(t.marks) > len(out)]
-        if not at:
-            return tuple(out)
-        out.append(min(at))
 
 
 def _stalled_position_read(history: Sequence[Op]) -> list[_Trail]:
@@ -247,255 +213,6 @@ def _lagging_clock_fence(history: Sequence[Op]) -> list[_Trail]:
     return trails
 
 
-def _fenced_in_snapshot(op: Op, run: str) -> bool:
-    """Whether ``op`` is a reaper's snapshot (T12, ``SelectStale``) listing ``run`` with the
-    non-idempotent fence standing: the reaper will decide ``not_retryable`` on it (spec 5.1 3a)."""
-    v = op.value
-    if op.op != H.READ or op.type is not OpType.OK or v.get("what") != "SelectStale":
-        return False
-    listed, fences = v.get("result"), v.get("fences")
-    if not isinstance(listed, list) or not isinstance(fences, list) or run not in listed:
-        return False
-    at = listed.index(run)
-    return at < len(fences) and fences[at] == "non_idempotent_write"
-
-
-def _stalled_clear(history: Sequence[Op]) -> list[_Trail]:
-    """F-21's chain: (1) a fence clear (T5 at ``executor.boundary``, the write's boundary) stalls in the
-    store past the lease it computed when issued; while it is pending (2) the reaper's snapshot (T12)
-    lists the run with the non-idempotent fence still standing, on which it decides ``not_retryable``,
-    and (3) a statement of that reaper invocation stalls past the moment the clear will commit (its
-    dead-letter, or an earlier row's statement ahead of it); (4) the clear commits while the
-    dead-letter is still pending, with a lease already past. What is left is the segment not renewing
-    before the dead-letter applies (its next statement fails, or it dies): a branch from the clear's
-    commit draws its next request at raised rates."""
-    last: dict[str, Op] = {}
-    trails: list[_Trail] = []
-    for op in history:
-        v = op.value
-        if op.op == H.FAULT:
-            target = str(v.get("target", ""))
-            before = last.get(target)
-            stall = _stall(op)
-            if (
-                stall
-                and before is not None
-                and before.op == H.STORE
-                and before.type is OpType.INVOKE
-                and _number(before) == "T5"
-                and before.value.get("site") == "executor.boundary"
-                and op.time_s + stall > before.time_s + LEASE_S
-            ):
-                trails.append(_Trail(op.run, target, [op.index], until=op.time_s + stall))
-            for trail in trails:
-                if (
-                    not trail.done
-                    and len(trail.marks) == 2
-                    and target == trail.other
-                    and before is not None
-                    and before.op == H.STORE
-                    and before.type is OpType.INVOKE
-                    and op.time_s + stall > trail.until
-                ):
-                    trail.marks.append(op.index)
-            continue
-        for trail in trails:
-            if not trail.done and len(trail.marks) == 1 and _fenced_in_snapshot(op, trail.run):
-                trail.marks.append(op.index)
-                trail.other = op.process
-                continue
-            if trail.done or op.run != trail.run:
-                continue
-            level = len(trail.marks)
-            if op.process == trail.process and op.op == H.STORE and op.type is not OpType.INVOKE:
-                if level == 3 and op.type is OpType.OK and _number(op) == "T5":
-                    trail.marks.append(op.index)
-                trail.done = True  # the clear is back: before the dead-letter is stalled, the fence went
-            elif level >= 2 and op.process == trail.other and op.op == H.STORE and op.type is not OpType.INVOKE:
-                trail.done = level < 4  # the dead-letter applied before the clear: the reason was right
-        last[op.process] = op
-    return trails
-
-
-def _stale_suspend(history: Sequence[Op]) -> list[_Trail]:
-    """F-13's chain: (1) a segment's suspend (T9 at ``executor.suspend``) stalls in the store past a
-    lease; while it is pending (2) the reaper requeues the run (T13) and (3) a later attempt, another
-    process, lands the run's non-idempotent write; (4) the stale suspend commits over a row whose fence
-    still stands (that attempt stopped before clearing it), putting the run back to waiting for the
-    approval of a turn already executed. What is left is that approval being granted, which reruns the
-    write. Step 3's branches decide the writer's next request (its fence clear) at raised rates: a
-    failure or a death there leaves the fence standing."""
-    last: dict[str, Op] = {}
-    trails: list[_Trail] = []
-    for op in history:
-        v = op.value
-        if op.op == H.FAULT:
-            target = str(v.get("target", ""))
-            before = last.get(target)
-            stall = _stall(op)
-            if (
-                stall >= LEASE_S
-                and before is not None
-                and before.op == H.STORE
-                and before.type is OpType.INVOKE
-                and _number(before) == "T9"
-                and before.value.get("site") == "executor.suspend"
-            ):
-                trails.append(_Trail(op.run, target, [op.index], until=op.time_s + stall))
-            continue
-        for trail in trails:
-            if trail.done or op.run != trail.run:
-                continue
-            level = len(trail.marks)
-            if op.process == trail.process and op.op == H.STORE and op.type is not OpType.INVOKE:
-                row = v.get("row")
-                if (
-                    level == 3
-                    and op.type is OpType.OK
-                    and _number(op) == "T9"
-                    and isinstance(row, dict)
-                    and row.get("pending_effect") == "non_idempotent_write"
-                ):
-                    trail.marks.append(op.index)
-                trail.done = True  # the suspend is back: the chain ends here either way
-            elif (level == 1 and op.op == H.STORE and op.type is OpType.OK and _number(op) == "T13") or (
-                level == 2
-                and op.op == H.LANDING
-                and v.get("effect") == "non_idempotent_write"
-                and v.get("process") != trail.process
-            ):
-                trail.marks.append(op.index)  # the requeue, then another attempt's write landing
-        last[op.process] = op
-    return trails
-
-
-def _ahead_snapshots(history: Sequence[Op], fence: str) -> list[_Trail]:
-    """The first two steps of F-20's and F-22's chains: (1) a ``clock_skew`` fault sets a process's clock
-    ahead of true time; (2) while it is ahead, that process's reaper snapshot (T12) lists a run that is
-    live in true time (its last row's lease still ahead) with ``fence`` in the snapshot. A true clock
-    would not have listed it. The window before the reaper's statement on the run is what its branches
-    draw: an earlier row's handling (on the Sync transport, an attempt run inline) or, the next request
-    being the reaper's, a stall of its statement at raised rates. One trail per such listing, bound to the
-    run and the reaper's process, with the run's holder (the process of its last row) as ``other``."""
-    ahead: dict[str, int] = {}
-    rows: dict[str, Op] = {}
-    epoch = 0.0
-    trails: list[_Trail] = []
-    for op in history:
-        v = op.value
-        if op.op == H.PHASE:
-            if v.get("phase") == "chaos":
-                raw = v.get("epoch_s")
-                epoch = float(raw) if isinstance(raw, (int, float)) else 0.0
-            elif v.get("phase") == "quiet":
-                ahead.clear()
-            continue
-        if op.op == H.FAULT and v.get("family") == "clock_skew":
-            target, offset = str(v.get("target", "")), v.get("offset_s")
-            if isinstance(offset, (int, float)) and offset > 0:
-                ahead[target] = op.index
-            else:
-                ahead.pop(target, None)
-            continue
-        if op.op == H.STORE and op.type is OpType.OK and isinstance(v.get("row"), dict):
-            rows[op.run] = op
-        if (
-            op.process in ahead
-            and op.op == H.READ
-            and op.type is OpType.OK
-            and v.get("what") == "SelectStale"
-            and isinstance(v.get("result"), list)
-            and isinstance(v.get("fences"), list)
-        ):
-            for run, standing in zip(v["result"], v["fences"], strict=False):
-                last = rows.get(str(run))
-                if standing != fence or last is None:
-                    continue
-                lease = last.value["row"].get("lease_expires")
-                if isinstance(lease, (int, float)) and lease - epoch > op.time_s:
-                    trail = _Trail(str(run), op.process, [ahead[op.process], op.index], other=last.process)
-                    trail.extra["requeues"] = float(last.value["row"].get("requeue_count") or 0)
-                    trails.append(trail)
-    return trails
-
-
-def _reaper_ahead_cleared_fence(history: Sequence[Op]) -> list[_Trail]:
-    """F-20's chain: (1) a reaper's clock runs ahead; (2) its snapshot lists a live run with the
-    non-idempotent fence standing (:func:`_ahead_snapshots`); (3) the run's holder
-    clears the fence (T5 at ``executor.boundary``) before the reaper's next statement on the run. What
-    is left is the run staying RUNNING under that lease until the reaper's dead-letter (the holder's next
-    statement fails, or it dies): a branch from the clear draws the holder's next request at raised
-    rates."""
-    return _after_snapshot(history, _ahead_snapshots(history, "non_idempotent_write"), "executor.boundary", "")
-
-
-def _reaper_ahead_new_fence(history: Sequence[Op]) -> list[_Trail]:
-    """F-22's chain: (1) a reaper's clock runs ahead; (2) its snapshot lists a live run without a fence
-    whose budget is spent (requeue_count at :data:`MAX_REQUEUES`: the reaper decides
-    ``retries_exhausted``, :func:`_ahead_snapshots`); (3) the run's holder stamps
-    a non-idempotent fence (T5 at ``executor.fence``) before the reaper's next statement on the run. What
-    is left is the dead-letter applying while the stamped write is in flight."""
-    spent = [t for t in _ahead_snapshots(history, "") if t.extra.get("requeues", 0.0) >= MAX_REQUEUES]
-    return _after_snapshot(history, spent, "executor.fence", "non_idempotent_write")
-
-
-def _reaper_ahead_spent_budget(history: Sequence[Op]) -> list[_Trail]:
-    """F-19's chain: (1) a reaper's clock runs ahead; (2) its snapshot lists a live run without a fence
-    and under the budget (it decides ``requeue``, :func:`_ahead_snapshots`); before the reaper's next
-    statement on the run, (3) other requeues (the owner's T11 after retryable failures) bring the run's
-    requeue_count to :data:`MAX_REQUEUES` and (4) a new claim (T3) stamps a lease that only the
-    reaper's clock sees as past. What is left is the reaper's requeue (T13, no budget predicate)
-    applying before that lease is renewed past the reaper's clock."""
-    trails = [t for t in _ahead_snapshots(history, "") if t.extra.get("requeues", 0.0) < MAX_REQUEUES]
-    if not trails:
-        return trails
-    for op in history[min(t.marks[-1] for t in trails) :]:
-        if op.op != H.STORE or op.type is not OpType.OK:
-            continue
-        row = op.value.get("row")
-        for trail in trails:
-            if trail.done or op.run != trail.run or op.index <= trail.marks[-1]:
-                continue
-            if op.process == trail.process:
-                trail.done = True  # the reaper reached the run first
-            elif not isinstance(row, dict):
-                continue
-            elif (
-                len(trail.marks) == 2 and _number(op) in REQUEUES and int(row.get("requeue_count") or 0) >= MAX_REQUEUES
-            ):
-                trail.marks.append(op.index)
-            elif len(trail.marks) == 3 and _number(op) in CLAIMS and row.get("status") == "running":
-                trail.marks.append(op.index)
-                trail.done = True
-    return trails
-
-
-def _after_snapshot(history: Sequence[Op], trails: list[_Trail], site: str, fence: str) -> list[_Trail]:
-    """The last step of F-20's and F-22's chains: the listed run's holder writes ``fence`` (T5 at
-    ``site``) after the snapshot and before the reaper's next statement on the run."""
-    if not trails:
-        return trails
-    for op in history[min(t.marks[-1] for t in trails) :]:
-        if op.op != H.STORE or op.type is OpType.INVOKE:
-            continue
-        for trail in trails:
-            if trail.done or op.run != trail.run or op.index <= trail.marks[-1]:
-                continue
-            row = op.value.get("row")
-            if op.process == trail.process:
-                trail.done = True  # the reaper reached the run first
-            elif (
-                op.type is OpType.OK
-                and _number(op) == "T5"
-                and op.value.get("site") == site
-                and isinstance(row, dict)
-                and row.get("pending_effect") == fence
-            ):
-                trail.marks.append(op.index)
-                trail.done = True
-    return trails
-
-
 def stalled_position_read(history: Sequence[Op]) -> tuple[int, ...]:
     """F-15's steps as the furthest trail took them (see :func:`_stalled_position_read`)."""
     return _deepest(_stalled_position_read(history))
@@ -509,31 +226,6 @@ def stale_snapshot_requeue(history: Sequence[Op]) -> tuple[int, ...]:
 def lagging_clock_fence(history: Sequence[Op]) -> tuple[int, ...]:
     """F-16's steps as the furthest trail took them (see :func:`_lagging_clock_fence`)."""
     return _deepest(_lagging_clock_fence(history))
-
-
-def stalled_clear(history: Sequence[Op]) -> tuple[int, ...]:
-    """F-21's steps as the furthest trail took them (see :func:`_stalled_clear`)."""
-    return _deepest(_stalled_clear(history))
-
-
-def stale_suspend(history: Sequence[Op]) -> tuple[int, ...]:
-    """F-13's steps as the furthest trail took them (see :func:`_stale_suspend`)."""
-    return _deepest(_stale_suspend(history))
-
-
-def reaper_ahead_cleared_fence(history: Sequence[Op]) -> tuple[int, ...]:
-    """F-20's steps as the furthest trail took them (see :func:`_reaper_ahead_cleared_fence`)."""
-    return _deepest(_reaper_ahead_cleared_fence(history))
-
-
-def reaper_ahead_new_fence(history: Sequence[Op]) -> tuple[int, ...]:
-    """F-22's steps as the furthest trail took them (see :func:`_reaper_ahead_new_fence`)."""
-    return _deepest(_reaper_ahead_new_fence(history))
-
-
-def reaper_ahead_spent_budget(history: Sequence[Op]) -> tuple[int, ...]:
-    """F-19's steps as the furthest trail took them (see :func:`_reaper_ahead_spent_budget`)."""
-    return _deepest(_reaper_ahead_spent_budget(history))
 
 
 def lagging_stamps(history: Sequence[Op]) -> list[tuple[int, int]]:
@@ -638,6 +330,8 @@ timed chain, one coincidence)."""
 Chain = Callable[[Sequence[Op]], tuple[int, ...]]
 Trails = Callable[[Sequence[Op]], list[_Trail]]
 
+# F-13's and F-21's chains are read in register.chains_stalls, F-19's, F-20's and F-22's in
+# register.chains_clocks (on the trails of register.trails).
 PRECURSORS: dict[str, Chain] = {
     "F-15": stalled_position_read,
     "F-16": lagging_clock_fence,
@@ -652,11 +346,11 @@ _TRAILS: dict[str, Trails] = {
     "F-15": _stalled_position_read,
     "F-16": _lagging_clock_fence,
     "F-18": _stale_snapshot_requeue,
-    "F-21": _stalled_clear,
-    "F-13": _stale_suspend,
-    "F-19": _reaper_ahead_spent_budget,
-    "F-20": _reaper_ahead_cleared_fence,
-    "F-22": _reaper_ahead_new_fence,
+    "F-21": stalled_clear_trails,
+    "F-13": stale_suspend_trails,
+    "F-19": reaper_ahead_spent_budget_trails,
+    "F-20": reaper_ahead_cleared_fence_trails,
+    "F-22": reaper_ahead_new_fence_trails,
 }
 
 
