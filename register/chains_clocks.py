@@ -79,13 +79,64 @@ def reaper_ahead_cleared_fence_trails(history: Sequence[Op]) -> list[Trail]:
 
 
 def reaper_ahead_new_fence_trails(history: Sequence[Op]) -> list[Trail]:
-    """F-22's chain: (1) a reaper's clock runs ahead; (2) its snapshot lists a live run without a fence
-    whose budget is spent (requeue_count at :data:`MAX_REQUEUES`: the reaper decides
-    ``retries_exhausted``, :func:`_ahead_snapshots`); (3) the run's holder stamps
-    a non-idempotent fence (T5 at ``executor.fence``) before the reaper's next statement on the run. What
-    is left is the dead-letter applying while the stamped write is in flight."""
-    spent = [t for t in _ahead_snapshots(history, "") if t.extra.get("requeues", 0.0) >= MAX_REQUEUES]
-    return _after_snapshot(history, spent, "executor.fence", "non_idempotent_write")
+    """F-22's chain: (1, 2) a reaper's clock is set ahead of true time and a run is claimed with its budget
+    spent (a claim writing requeue_count :data:`MAX_REQUEUES`, status running), the earlier of the two
+    step 1 and the later step 2 (with the clock still ahead); (3) that reaper's snapshot lists the run live
+    without a fence (it decides ``retries_exhausted``, :func:`_ahead_snapshots`); (4) the run's holder
+    stamps a non-idempotent fence (T5 at ``executor.fence``) before the reaper's next statement on the
+    run. What is left is the dead-letter applying while the stamped write is in flight. Either of the
+    first two is common (a reaper clock ahead in about a quarter of the bench's fresh draws, a spent
+    budget still running in about a tenth); the two together are what is rare, and the snapshot follows
+    at the reaper's next tick once both hold."""
+    listed = [t for t in _ahead_snapshots(history, "") if t.extra.get("requeues", 0.0) >= MAX_REQUEUES]
+    spent: dict[str, int] = {}
+    for op in history:
+        row = op.value.get("row")
+        if (
+            op.op == H.STORE
+            and op.type is OpType.OK
+            and number(op) in CLAIMS
+            and isinstance(row, dict)
+            and row.get("status") == "running"
+            and int(row.get("requeue_count") or 0) >= MAX_REQUEUES
+        ):
+            spent.setdefault(op.run, op.index)
+    trails: list[Trail] = []
+    for fault, process, end in _ahead_spans(history):
+        for run, claim in spent.items():
+            if max(fault, claim) >= end:
+                continue
+            trail = Trail(run, process, sorted((fault, claim)))
+            snapshot = next(
+                (t for t in listed if t.process == process and t.run == run and t.marks[0] == fault),
+                None,
+            )
+            if snapshot is not None and snapshot.marks[1] > trail.marks[-1]:
+                trail.marks.append(snapshot.marks[1])
+                trail.other = snapshot.other
+            trails.append(trail)
+    _after_snapshot(history, [t for t in trails if len(t.marks) == 3], "executor.fence", "non_idempotent_write")
+    return trails
+
+
+def _ahead_spans(history: Sequence[Op]) -> list[tuple[int, str, int]]:
+    """Each span of records over which a process's clock ran ahead: (the ``clock_skew`` fault that set it,
+    the process, the record that ended it or the history's length)."""
+    open_: dict[str, int] = {}
+    spans: list[tuple[int, str, int]] = []
+    for op in history:
+        v = op.value
+        if op.op == H.PHASE and v.get("phase") == "quiet":
+            spans.extend((fault, process, op.index) for process, fault in open_.items())
+            open_.clear()
+        elif op.op == H.FAULT and v.get("family") == "clock_skew":
+            target, offset = str(v.get("target", "")), v.get("offset_s")
+            if target in open_:
+                spans.append((open_.pop(target), target, op.index))
+            if isinstance(offset, (int, float)) and offset > 0:
+                open_[target] = op.index
+    spans.extend((fault, process, len(history)) for process, fault in open_.items())
+    return spans
 
 
 def reaper_ahead_spent_budget_trails(history: Sequence[Op]) -> list[Trail]:

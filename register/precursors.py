@@ -322,7 +322,7 @@ Measure = Callable[[Sequence[Op], Sequence[int]], "tuple[float, float] | None"]
 TIMED: dict[str, Measure] = {"F-16": lagging_stamp_gap}
 """The chains whose last step leaves a timing coincidence, and how close a history that took every
 step came to it."""
-STEPS = {"F-13": 4, "F-15": 4, "F-16": 2, "F-18": 4, "F-19": 4, "F-20": 3, "F-21": 4, "F-22": 3}
+STEPS = {"F-13": 4, "F-15": 4, "F-16": 2, "F-18": 4, "F-19": 4, "F-20": 3, "F-21": 4, "F-22": 4}
 """How many steps each chain has (a history at the last one is one decision from the finding, or, for a
 timed chain, one coincidence)."""
 

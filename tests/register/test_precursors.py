@@ -37,7 +37,7 @@ CASES = {
     "F-13": ("F-13-stale-suspend-reruns-write.toml", 4),
     "F-19": ("F-19-reaper-clock-ahead-requeue-past-budget.toml", 4),
     "F-20": ("F-20-reaper-clock-ahead-dead-letter.toml", 3),
-    "F-22": ("F-22-reaper-clock-ahead-exhausted-over-new-fence.toml", 3),
+    "F-22": ("F-22-reaper-clock-ahead-exhausted-over-new-fence.toml", 4),
 }
 
 

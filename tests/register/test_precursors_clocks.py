@@ -79,32 +79,44 @@ def test_f20_a_clear_that_failed_is_no_last_step() -> None:
 def test_f22_each_step_is_the_record_the_counterexample_took_it_at() -> None:
     history = history_of(F22)
     marks = reaper_ahead_new_fence(history)
-    assert len(marks) == STEPS["F-22"] == 3
-    stamp = history[marks[2]]
+    assert len(marks) == STEPS["F-22"] == 4
+    claim, skew, snapshot, stamp = (history[i] for i in marks)
+    assert claim.value["row"]["requeue_count"] == 3 and claim.value["row"]["status"] == "running"
+    assert skew.value["family"] == "clock_skew" and skew.value["offset_s"] > 0
+    assert snapshot.process == skew.value["target"] and stamp.run == claim.run
     assert stamp.value["site"] == "executor.fence"
     assert stamp.value["row"]["pending_effect"] == "non_idempotent_write"
 
 
-def test_f22_a_budget_not_spent_is_no_second_step() -> None:
+def test_f22_a_claim_under_the_budget_is_no_step() -> None:
     history = history_of(F22)
     marks = reaper_ahead_new_fence(history)
-    run = history[marks[2]].run
-    last = last_row(history, run, marks[1])
-    row = history[last].value["row"]
-    assert reaper_ahead_new_fence(changed(history, last, row={**row, "requeue_count": 2})) == ()
+    row = history[marks[0]].value["row"]
+    under = reaper_ahead_new_fence(changed(history, marks[0], row={**row, "requeue_count": 2}))
+    assert marks[0] not in under
+    assert len(under) < 4
+
+
+def test_f22_a_clock_set_back_before_the_claim_is_no_second_step() -> None:
+    """The reaper's clock set behind again between the two: they never held together."""
+    history = list(history_of(F22))
+    marks = reaper_ahead_new_fence(history)
+    skew = history[marks[1]]
+    behind = changed(tuple(history), skew.index, offset_s=-60.0)
+    assert len(reaper_ahead_new_fence(behind)) < 2
 
 
 def test_f22_a_fence_for_an_idempotent_write_is_no_last_step() -> None:
     history = history_of(F22)
     marks = reaper_ahead_new_fence(history)
-    row = history[marks[2]].value["row"]
-    idempotent = changed(history, marks[2], row={**row, "pending_effect": "idempotent_write"})
-    assert reaper_ahead_new_fence(idempotent) == marks[:2]
+    row = history[marks[3]].value["row"]
+    idempotent = changed(history, marks[3], row={**row, "pending_effect": "idempotent_write"})
+    assert reaper_ahead_new_fence(idempotent) == marks[:3]
 
 
 def test_f20_and_f22_do_not_take_each_others_last_step() -> None:
-    assert len(reaper_ahead_new_fence(history_of(F20))) < 3
-    assert len(reaper_ahead_cleared_fence(history_of(F22))) < 3
+    assert len(reaper_ahead_new_fence(history_of(F20))) < STEPS["F-22"]
+    assert len(reaper_ahead_cleared_fence(history_of(F22))) < STEPS["F-20"]
 
 
 def test_f19_each_step_is_the_record_the_counterexample_took_it_at() -> None:
