@@ -343,9 +343,10 @@ so an open search climbing it spent its budget there: `default` at deployment ra
 1,500 simulations, seeds 0 and 1, met 23 mechanisms at each seed, against 24 and 25 without it (F-16
 itself lost at both seeds, F-10 and F-13 at one). The chains of F-13, F-19, F-20 and F-21 are climbed
 only when named too: an open search's draws stay as they were measured. F-22's chain
-(:mod:`register.precursors`) is not climbed: its second step (a reaper ahead listing a live run whose
-budget is spent) is itself the rare part, and climbing it met F-22 at none of seeds 0-9 within 2,000
-simulations against one for the milestone search alone."""
+(:mod:`register.precursors`) is not climbed: what is rare is after its steps (the holder stamping a fence
+between the reaper's snapshot and its dead-letter), and climbing it met F-22 at none of seeds 0-9 within
+2,000 simulations against one for the milestone search alone (climbing from a spent budget and a reaper
+ahead as its first steps: 1 of seeds 10-16)."""
 
 
 class GuidedExplorer:
