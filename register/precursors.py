@@ -21,13 +21,27 @@ recorded decisions. Knows the history's records; draws and runs nothing.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from checks import history as H
 from checks.history import Op, OpType
 from model.constants import LEASE_S
+from register.chains_clocks import (
+    reaper_ahead_cleared_fence,
+    reaper_ahead_cleared_fence_trails,
+    reaper_ahead_new_fence,
+    reaper_ahead_new_fence_trails,
+    reaper_ahead_spent_budget,
+    reaper_ahead_spent_budget_trails,
+)
+from register.chains_stalls import stale_suspend, stale_suspend_trails, stalled_clear, stalled_clear_trails
+from register.trails import CLAIMS
+from register.trails import Trail as _Trail
+from register.trails import deepest as _deepest
+from register.trails import earliest as _earliest
+from register.trails import number as _number
+from register.trails import stall as _stall
 
-CLAIMS = ("T3", "T10")
 POSITION_SITES = frozenset({"run_queued.position", "resume.position"})
 
 
@@ -47,53 +61,6 @@ class Progress:
     def cut(self) -> int:
         """Records a branch keeps: up to and including the deepest step's record."""
         return self.marks[-1] + 1 if self.marks else 0
-
-
-def _number(op: Op) -> str:
-    return str(op.value.get("transition", "")).partition(" ")[0]
-
-
-def _stall(op: Op) -> float:
-    """A store slow fault's length in seconds (0 when ``op`` is none)."""
-    v = op.value
-    if op.op != H.FAULT or v.get("family") != "store" or v.get("kind") != "slow":
-        return 0.0
-    raw = v.get("slow_s")
-    return float(raw) if isinstance(raw, (int, float)) else 0.0
-
-
-@dataclass
-class _Trail:
-    """One candidate binding of a chain (a run and the processes its steps name)."""
-
-    run: str
-    process: str
-    marks: list[int]
-    until: float = 0.0
-    """When the first step's stall ends (true seconds)."""
-    other: str = ""
-    done: bool = False
-    extra: dict[str, float] = field(default_factory=dict)
-
-
-def _deepest(trails: Sequence[_Trail]) -> tuple[int, ...]:
-    """The marks of the trail that got furthest (the earliest of equal ones)."""
-    best: tuple[int, ...] = ()
-    for trail in trails:
-        if len(trail.marks) > len(best):
-            best = tuple(trail.marks)
-    return best
-
-
-def _earliest(trails: Sequence[_Trail]) -> tuple[int, ...]:
-    """Per level, the first record at which any trail reached it: a stopping time (decided by the history
-    up to that record), which an unbiased splitting estimate needs (:mod:`sim.explore.splitting`)."""
-    out: list[int] = []
-    while True:
-        at = [t.marks[len(out)] for t in trails if len(t.marks) > len(out)]
-        if not at:
-            return tuple(out)
-        out.append(min(at))
 
 
 def _quiet_s(history: Sequence[Op]) -> float:
@@ -380,7 +347,7 @@ Measure = Callable[[Sequence[Op], Sequence[int]], "tuple[float, float] | None"]
 TIMED: dict[str, Measure] = {"F-16": lagging_stamp_gap}
 """The chains whose last step leaves a timing coincidence, and how close a history that took every
 step came to it."""
-STEPS = {"F-15": 5, "F-16": 2, "F-18": 4}
+STEPS = {"F-13": 4, "F-15": 5, "F-16": 2, "F-18": 4, "F-19": 4, "F-20": 3, "F-21": 4, "F-22": 4}
 """How many steps each chain has (a history at the last one is one decision from the finding, or, for a
 timed chain, one coincidence)."""
 NEEDS: dict[str, dict[int, str]] = {"F-15": {1: "slow", 2: "", 3: "", 4: "", 5: "fail"}}
@@ -400,15 +367,27 @@ COMMON = {"F-15": 1}
 Chain = Callable[[Sequence[Op]], tuple[int, ...]]
 Trails = Callable[[Sequence[Op]], list[_Trail]]
 
+# F-13's and F-21's chains are read in register.chains_stalls, F-19's, F-20's and F-22's in
+# register.chains_clocks (on the trails of register.trails).
 PRECURSORS: dict[str, Chain] = {
     "F-15": stalled_position_read,
     "F-16": lagging_clock_fence,
     "F-18": stale_snapshot_requeue,
+    "F-21": stalled_clear,
+    "F-13": stale_suspend,
+    "F-19": reaper_ahead_spent_budget,
+    "F-20": reaper_ahead_cleared_fence,
+    "F-22": reaper_ahead_new_fence,
 }
 _TRAILS: dict[str, Trails] = {
     "F-15": _stalled_position_read,
     "F-16": _lagging_clock_fence,
     "F-18": _stale_snapshot_requeue,
+    "F-21": stalled_clear_trails,
+    "F-13": stale_suspend_trails,
+    "F-19": reaper_ahead_spent_budget_trails,
+    "F-20": reaper_ahead_cleared_fence_trails,
+    "F-22": reaper_ahead_new_fence_trails,
 }
 
 
@@ -445,6 +424,11 @@ __all__ = [
     "lagging_stamps",
     "progress",
     "reach",
+    "reaper_ahead_cleared_fence",
+    "reaper_ahead_new_fence",
+    "reaper_ahead_spent_budget",
     "reaper_ticks",
+    "stale_suspend",
+    "stalled_clear",
     "stamp_latency",
 ]

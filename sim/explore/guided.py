@@ -321,7 +321,7 @@ def guided_search(
     return candidates, simulations
 
 
-CLIMBED = ("F-15", "F-16", "F-18")
+CLIMBED = ("F-15", "F-16", "F-18", "F-21", "F-13", "F-20", "F-19")
 """The chains the explorer climbs. F-16's last step (a lagging stamp) leaves a timing coincidence that
 no further step splits: its branches are aimed at it where the stamp's write can return at a tick
 (:mod:`sim.explore.aim`), and ranked by how close they came to it where not
@@ -339,13 +339,18 @@ def chains(budget: Budget) -> tuple[str, ...]:
     return tuple(f for f in CLIMBED if f not in NAMED_ONLY)
 
 
-NAMED_ONLY = ("F-16",)
+NAMED_ONLY = ("F-16", "F-21", "F-13", "F-20", "F-19")
 """Chains climbed only by a search that names their finding. F-16's footholds are many (about half the
 fresh draws at deployment ranges take its last step) and each may take
 :data:`sim.explore.footholds.TIMED_BRANCHES` branches,
 so an open search climbing it spent its budget there: `default` at deployment ranges, every family,
 1,500 simulations, seeds 0 and 1, met 23 mechanisms at each seed, against 24 and 25 without it (F-16
-itself lost at both seeds, F-10 and F-13 at one)."""
+itself lost at both seeds, F-10 and F-13 at one). The chains of F-13, F-19, F-20 and F-21 are climbed
+only when named too: an open search's draws stay as they were measured. F-22's chain
+(:mod:`register.precursors`) is not climbed: what is rare is after its steps (the holder stamping a fence
+between the reaper's snapshot and its dead-letter), and climbing it met F-22 at none of seeds 0-9 within
+2,000 simulations against one for the milestone search alone (climbing from a spent budget and a reaper
+ahead as its first steps: 1 of seeds 10-16)."""
 
 
 class GuidedExplorer:

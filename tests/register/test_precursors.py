@@ -35,6 +35,11 @@ CASES = {
     "F-15": ("F-15-stalled-position-read-settle.toml", 5),
     "F-16": ("F-16-lagging-clock-dead-letter.toml", 2),
     "F-18": ("F-18-stale-snapshot-requeue-reruns-write.toml", 4),
+    "F-21": ("F-21-stalled-clear-dead-letter.toml", 4),
+    "F-13": ("F-13-stale-suspend-reruns-write.toml", 4),
+    "F-19": ("F-19-reaper-clock-ahead-requeue-past-budget.toml", 4),
+    "F-20": ("F-20-reaper-clock-ahead-dead-letter.toml", 3),
+    "F-22": ("F-22-reaper-clock-ahead-exhausted-over-new-fence.toml", 4),
 }
 
 
