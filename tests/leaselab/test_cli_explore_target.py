@@ -64,7 +64,9 @@ def test_f18_is_met_written_and_replayed_with_its_mechanism(
     first = result.stdout.splitlines()[0]
     assert f"target F-18 met after {met_at} simulations" in first and first.endswith("(exit 1)")
     files = sorted(tmp_path.glob("*.toml"))
-    assert [f.name for f in files] == ["tool_outlives_lease_sync-head-non_idempotent_at_most_once-F-18.toml"]
+    assert [f.name for f in files] == [
+        "tool_outlives_lease_sync@deployment-head-non_idempotent_at_most_once-F-18.toml"  # ranges in the name
+    ]
     cx = read(files[0])
     assert cx.mechanism == "F-18" and cx.invariant == "non_idempotent_at_most_once"
     assert bool(cx.cuts) is not shrunk  # a branch find replays with its cuts and is not shrunk
