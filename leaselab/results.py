@@ -45,6 +45,11 @@ def headline(policy: str, result: SimulationResult, why: Mapping[str, str], *, k
     ``--known-ok`` and every violation is known)."""
     total = len(result.verdicts)
     if not why:
+        idle = sum(1 for v in result.verdicts.values() if v.valid is Validity.VALID and not v.judged)
+        if idle:  # an invariant with no case to judge held vacuously: it showed nothing
+            return (
+                f"{policy}: no invariant violated; {total - idle} of {total} held, {idle} had no case to judge; exit 0"
+            )
         return f"{policy}: every invariant held ({total} of {total}); exit 0"
     known = sorted({entry for entry in why.values() if entry})
     news = sum(1 for entry in why.values() if not entry)
@@ -99,12 +104,18 @@ def result_document(
 
 
 _MARK = {Validity.VALID: "ok  ", Validity.INVALID: "FAIL", Validity.UNKNOWN: "??  "}
+IDLE_MARK = "--  "
+"""A verdict that held over no case: not "ok", since it showed nothing."""
 
 
 def verdict_lines(result: SimulationResult, why: Mapping[str, str] | None = None) -> list[str]:
-    """One line per invariant; a violation says what the register knows of it (``why``) in brackets."""
+    """One line per invariant; a violation says what the register knows of it (``why``) in brackets, and
+    one that held over no case is marked ``--`` and says so, not ``ok``."""
     lines = [f"scenario {result.scenario}  seed {result.seed}  digest {result.digest}"]
     for name, verdict in result.verdicts.items():
+        if verdict.valid is Validity.VALID and not verdict.judged:
+            lines.append(f"  {IDLE_MARK} {name}: no case to judge in this history")
+            continue
         line = f"  {_MARK[verdict.valid]} {name}"
         if why is not None and name in why:
             line += f" [{label(why[name])}]"
