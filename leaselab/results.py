@@ -32,8 +32,16 @@ def explained_by(result: SimulationResult) -> dict[str, str]:
     return out
 
 
-def label(entry_id: str) -> str:
-    """``known: F-06``, ``non-guarantee: NG-identity`` or ``UNREGISTERED``."""
+COST_LABEL = "a cost, not a violation: no register entry applies"
+"""What a cost instance (``explore --target cost:NAME``) is labelled: a count the report keeps, which no
+finding or non-guarantee explains and none need, so ``UNREGISTERED`` (news) would mislead."""
+
+
+def label(entry_id: str, name: str = "") -> str:
+    """``known: F-06``, ``non-guarantee: NG-identity`` or ``UNREGISTERED``; for a cost ``name``
+    (``cost:NAME``), :data:`COST_LABEL`."""
+    if name.startswith("cost:"):
+        return COST_LABEL
     if not entry_id:
         return UNREGISTERED
     return f"non-guarantee: {entry_id}" if entry_id.startswith("NG-") else f"known: {entry_id}"
@@ -116,9 +124,10 @@ def verdict_lines(result: SimulationResult, why: Mapping[str, str] | None = None
         if verdict.valid is Validity.VALID and not verdict.judged:
             lines.append(f"  {IDLE_MARK} {name}: no case to judge in this history")
             continue
-        line = f"  {_MARK[verdict.valid]} {name}"
+        mark = "COST" if name.startswith("cost:") and verdict.valid is Validity.INVALID else _MARK[verdict.valid]
+        line = f"  {mark} {name}"
         if why is not None and name in why:
-            line += f" [{label(why[name])}]"
+            line += f" [{label(why[name], name)}]"
         if verdict.valid is not Validity.VALID:
             line += f": {rounded(verdict.explanation)}"
             if verdict.witness:
