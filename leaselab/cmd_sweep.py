@@ -214,9 +214,16 @@ def summary_lines(summary: dict[str, Any], code: int, *, known_ok: bool, exit_ze
         shrunk = f"shrunk {m['faults_found']} -> {plural(m['faults'], 'fault')}" if m.get("shrunk") else "not shrunk"
         lines.append(
             f"  {_mechanism_text(m['mechanism'])} ({m['invariant']}): first met at simulation "
-            f"{m['first_simulation']:,}, {m['first_s']:.1f} s, {shrunk} -> counterexamples/{m['file']}"
+            f"{m['first_simulation']:,}, {m['first_s']:.1f} s, {shrunk} -> {_under(summary['out'], m['file'])}"
         )
+    if mine:  # paths as given on the command line, so the command pastes from any directory it was run in
+        lines.append(f"replay one (exit 1 reproduced): leaselab replay {_under(summary['out'], mine[0]['file'])}")
     return lines + met_lines(summary.get("register_met") or {})
+
+
+def _under(out: str, file: str) -> str:
+    """A kept counterexample's path as the user can paste it: under the --out they gave, shell-quoted."""
+    return shlex.quote(str(Path(out) / "counterexamples" / file))
 
 
 def met_lines(met: dict[str, Any]) -> list[str]:
