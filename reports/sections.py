@@ -50,6 +50,11 @@ GLOSSARY = (
     ("invariant", "a safety property checked on every simulated history (hover a name for its meaning)"),
     ("rate [a-b%]", "share of simulations violating it, with the 95% Wilson interval for the true rate"),
     ("≤ x", "rule of three: none seen in n simulations, so the rate is at most 3/n with 95% confidence"),
+    (
+        "no case judged",
+        "no simulation gave the invariant anything to judge (e.g. a fence check where no fence "
+        "exists): it neither held nor failed, and is not counted as held",
+    ),
     ("pp, paired", "percentage points; paired = both policies ran the same scenario, intensity and seed"),
     ("intensity", "fault probabilities scaled by this factor (0 = no random faults, 1 = as written)"),
     ("latency ratio", "tool latency as a multiple of the lease length (> 1: a call outlives its lease)"),
@@ -162,10 +167,17 @@ def _interval(lower: float, upper: float) -> str:
     return f"{percent(lower)}{DASH}{percent(upper)}"
 
 
-def cell_text(k: int, n: int, lower: float, upper: float) -> str:
-    """'k/n · rate [lower-upper]' or '0/n · ≤ r3' (rule of three)."""
+NO_CASE = "no case judged"
+"""What a cell says where the invariant judged no case in any of its simulations: no bound, no "held"."""
+
+
+def cell_text(k: int, n: int, lower: float, upper: float, judged: int = -1) -> str:
+    """'k/n · rate [lower-upper]', '0/n · ≤ r3' (rule of three), or '0/n · no case judged' when the
+    invariant had nothing to judge in all n simulations (``judged`` 0; -1: the rows do not say)."""
     if n == 0:
         return DASH
+    if k == 0 and judged == 0:
+        return f"0/{n:,} · {NO_CASE}"
     if k == 0:
         return f"0/{n:,} · ≤{percent(3 / n if n > 3 else 1.0)}"
     return f"{k:,}/{n:,} · {percent(k / n)} [{_interval(lower, upper)}]"
@@ -183,8 +195,11 @@ def _summary(frame: pd.DataFrame, policies: Sequence[str]) -> dict[str, Any]:
             "rate": float(r["rate"]),
             "lower": float(r["lower"]),
             "upper": float(r["upper"]),
+            "judged": int(r["judged"]),
             "rule_of_three": _num(float(r["rule_of_three"])),
-            "text": cell_text(int(r["violations"]), int(r["simulations"]), float(r["lower"]), float(r["upper"])),
+            "text": cell_text(
+                int(r["violations"]), int(r["simulations"]), float(r["lower"]), float(r["upper"]), int(r["judged"])
+            ),
         }
     anyv = tables.any_violated(frame)
     totals = {}
@@ -228,18 +243,26 @@ def verdict(policy: str, summary: Mapping[str, Any], frame: pd.DataFrame) -> dic
     cells = {name: summary["cells"][name][policy] for name in summary["invariants"]}
     n = next(iter(cells.values()))["simulations"] if cells else 0
     failed = _failed(cells)
-    held = len(cells) - len(failed)
+    unjudged = [name for name, c in cells.items() if not c["violations"] and c.get("judged", -1) == 0]
+    held = len(cells) - len(failed) - len(unjudged)  # one that judged no case showed nothing: not "held"
     bound = percent(3 / n if n > 3 else 1.0)
-    if not failed:
+    idle = f", {len(unjudged)} judged no case" if unjudged else ""
+    if not failed and not unjudged:
         headline = (
             f"{policy}: all {len(cells)} invariants held in all {n:,} simulations "
             f"(each at most {bound} at 95% confidence)."
+        )
+    elif not failed:
+        headline = (
+            f"{policy}: {held} of {len(cells)} invariants held in all {n:,} simulations "
+            f"(each at most {bound} at 95% confidence){idle}."
         )
     else:
         worst = failed[0]
         where = tables.worst_scenarios(frame, policy, worst["invariant"], limit=1)
         headline = (
-            f"{policy}: {held} of {len(cells)} invariants held in all {n:,} simulations; {len(failed)} failed, "
+            f"{policy}: {held} of {len(cells)} invariants held in all {n:,} simulations{idle}; "
+            f"{len(failed)} failed, "
             f"worst {worst['invariant']} {percent(worst['rate'])} [{_interval(worst['lower'], worst['upper'])}]"
             + "".join(f", mostly in {s} ({k}/{m})" for s, k, m in where)
             + "."
@@ -249,6 +272,7 @@ def verdict(policy: str, summary: Mapping[str, Any], frame: pd.DataFrame) -> dic
         "headline": headline,
         "sentence": headline.removeprefix(f"{policy}: "),
         "held": held,
+        "unjudged": unjudged,
         "invariants": len(cells),
         "simulations": n,
         "bound": bound,

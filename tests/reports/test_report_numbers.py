@@ -50,8 +50,12 @@ def test_summary_cells_equal_the_rows(report_json: dict[str, Any], rows: pd.Data
             assert (cell["violations"], cell["simulations"]) == (k, n)
             assert cell["rate"] == pytest.approx(k / n)
             assert (cell["lower"], cell["upper"]) == pytest.approx(wilson(k, n))
-            assert cell["rule_of_three"] == (pytest.approx(3 / n) if k == 0 else None)
+            judged = int(mine[f"judged.{name}"].sum())
+            assert cell["judged"] == judged
+            assert cell["rule_of_three"] == (pytest.approx(3 / n) if k == 0 and judged else None)
             assert cell["text"] in html
+            if k == 0 and judged == 0:  # nothing judged bounds nothing: no "≤ 3/n"
+                assert cell["text"] == f"0/{n:,} · no case judged"
     assert any(c["violations"] for cells in report_json["summary"]["cells"].values() for c in cells.values())
 
 
@@ -64,21 +68,30 @@ def test_the_answer_equals_the_rows(report_json: dict[str, Any], rows: pd.DataFr
         mine = main[main["policy"] == v["policy"]]
         counts = {name: int((mine[f"inv.{name}"].eq(False)).sum()) for name in invariants}
         failed = sorted((name for name in invariants if counts[name]), key=lambda name: (-counts[name], name))
+        unjudged = [n for n in invariants if not counts[n] and not int(mine[f"judged.{n}"].sum())]
+        assert v["unjudged"] == unjudged
         assert (v["held"], v["invariants"], v["simulations"]) == (
-            len(invariants) - len(failed),
+            len(invariants) - len(failed) - len(unjudged),
             len(invariants),
             len(mine),
         )
         assert [f["invariant"] for f in v["failed"]] == failed
         assert [f["violations"] for f in v["failed"]] == [counts[name] for name in failed]
         assert v["headline"] == f"{v['policy']}: {v['sentence']}" and str(escape(v["sentence"])) in html
-        held = f"{v['held']} of" if failed else "all"
+        held = f"{v['held']} of" if failed or unjudged else "all"
         assert (
             f"{v['policy']}: {held} {len(invariants)} invariants held in all {len(mine)} simulations" in v["headline"]
         )
+        assert (f", {len(unjudged)} judged no case" in v["headline"]) is bool(unjudged)
         if failed:
             worst = failed[0]
             assert f"worst {worst} {percent(counts[worst] / len(mine))}" in v["headline"]
+
+
+def test_the_small_review_has_an_invariant_that_judged_no_case(report_json: dict[str, Any]) -> None:
+    """adr-111 has no write fence, so the fence checks judge nothing: the tests above see that case."""
+    (adr111,) = [v for v in report_json["verdicts"] if v["policy"] == "adr-111"]
+    assert "fence_matches_inflight_write" in adr111["unjudged"]
 
 
 def test_every_failure_of_head_is_classified(
