@@ -22,6 +22,7 @@ was produced.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -75,10 +76,21 @@ def verification_rows(verification: Sequence[Mapping[str, Any]]) -> list[dict[st
                 **row,
                 "violations": violations,
                 "verdict_text": _verdict(row),
+                "command": verify_command(row),
                 "unregistered": [v["invariant"] for v in violations if v["status"] == "UNREGISTERED"],
             }
         )
     return out
+
+
+def verify_command(row: Mapping[str, Any]) -> str:
+    """The command that re-runs one row's enumeration and writes each of its counterexamples as a file
+    ``leaselab replay`` reproduces: the report's verification uses the CLI's defaults (all fault families,
+    world seed 0), so the same schedules come out in the same order."""
+    words = ["leaselab", "verify", str(row["scenario"]), "--policy", str(row["policy"]), "--bound", str(row["bound"])]
+    if not row["complete"]:  # stopped at a schedule cap: the same cap gives the same schedules
+        words += ["--max-schedules", str(row["schedules"])]
+    return shlex.join(words)
 
 
 def verification_summary(verified: Sequence[Mapping[str, Any]]) -> str:
