@@ -154,6 +154,22 @@ class Provenance:
     """Wall seconds per phase of the run ('sweep', 'evidence', 'figures'), in the order they ran."""
 
 
+BEFORE_HEAD = "not in the register (it explains head)"
+"""What an unexplained counterexample of a preset before head is called: the register explains head, so
+a historic defect a later ADR fixed is not news, and red UNREGISTERED would say it is."""
+
+
+def named_counterexample(cx: dict[str, Any]) -> dict[str, Any]:
+    """``cx`` with ``unregistered`` (an unexplained mechanism met under head: news) and ``named`` (the
+    mechanism as the report names it: its register id, UNREGISTERED, or :data:`BEFORE_HEAD`)."""
+    mechanism = str(cx.get("mechanism", ""))
+    unexplained = mechanism.startswith("unexplained")
+    on_head = str(cx.get("role", "")).startswith("head")
+    cx["unregistered"] = unexplained and on_head
+    cx["named"] = ("UNREGISTERED" if on_head else BEFORE_HEAD) if unexplained else mechanism
+    return cx
+
+
 def _records(table: pd.DataFrame) -> list[dict[str, Any]]:
     """The rows of a table as plain dicts (typed loosely: the tables' columns are documented)."""
     return [{str(k): v for k, v in r.items()} for r in table.to_dict(orient="records")]
@@ -450,7 +466,7 @@ def build(
             "intensity": _curve(rows, "intensity", "intensity", order),
             "latency": _curve(rows, "latency", "latency_ratio", order),
         },
-        "counterexamples": [asdict(c) for c in counterexamples],
+        "counterexamples": [named_counterexample(asdict(c)) for c in counterexamples],
         "findings": [asdict(f) for f in findings],
         "met_again": met_again_view(rows),
         "real_runtime": real_runtime.view(conformance),

@@ -411,3 +411,23 @@ def test_each_distinct_mechanism_of_head_has_one_counterexample_named_by_it(
     html = small_review.paths["html"].read_text(encoding="utf-8")
     for cx in cxs:
         assert f"leaselab replay {cx['file']}</code>" in html
+
+
+def test_an_unexplained_counterexample_before_head_is_not_called_unregistered(
+    report_json: dict[str, Any], small_review: Any
+) -> None:
+    """The register explains head: an older preset's unexplained violation (a defect a later ADR fixed)
+    is named as such, and only head's unexplained ones are red UNREGISTERED."""
+    from reports.sections import BEFORE_HEAD, named_counterexample
+
+    assert named_counterexample({"mechanism": "unexplained: x", "role": "head"})["named"] == "UNREGISTERED"
+    older = named_counterexample({"mechanism": "unexplained: x", "role": "first preset where it fails"})
+    assert (older["named"], older["unregistered"]) == (BEFORE_HEAD, False)
+    assert named_counterexample({"mechanism": "F-02", "role": "head"})["named"] == "F-02"
+    html = small_review.paths["html"].read_text(encoding="utf-8")
+    before = [c for c in report_json["counterexamples"] if c["mechanism"].startswith("unexplained")]
+    before = [c for c in before if not c["role"].startswith("head")]
+    assert before  # adr-111's unfenced writes: explained by no entry, fixed by ADR-112
+    for cx in before:
+        assert not cx["unregistered"] and cx["named"] == BEFORE_HEAD
+        assert f"<code>{cx['invariant']}</code> under {cx['policy']}: {BEFORE_HEAD}" in html
