@@ -216,9 +216,10 @@ def summary_lines(summary: dict[str, Any], code: int, *, known_ok: bool, exit_ze
             f"  {_mechanism_text(m['mechanism'])} ({m['invariant']}): first met at simulation "
             f"{m['first_simulation']:,}, {m['first_s']:.1f} s, {shrunk} -> {_under(summary['out'], m['file'])}"
         )
+    lines += met_lines(summary.get("register_met") or {})
     if mine:  # paths as given on the command line, so the command pastes from any directory it was run in
         lines.append(f"replay one (exit 1 reproduced): leaselab replay {_under(summary['out'], mine[0]['file'])}")
-    return lines + met_lines(summary.get("register_met") or {})
+    return lines
 
 
 def _under(out: str, file: str) -> str:
