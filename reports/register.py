@@ -202,3 +202,19 @@ def explanations_view(explanations: Sequence[Mapping[str, Any]]) -> dict[str, An
             "(register/entries) or a non-guarantee the spec records."
         )
     return {"rows": rows, "line": line, "unregistered": unregistered, "policy": policy}
+
+
+BEFORE_HEAD = "not in the register (it explains head)"
+"""What an unexplained counterexample of a preset before head is called: the register explains head, so
+a historic defect a later ADR fixed is not news, and red UNREGISTERED would say it is."""
+
+
+def named_counterexample(cx: dict[str, Any]) -> dict[str, Any]:
+    """``cx`` with ``unregistered`` (an unexplained mechanism met under head: news) and ``named`` (the
+    mechanism as the report names it: its register id, UNREGISTERED, or :data:`BEFORE_HEAD`)."""
+    mechanism = str(cx.get("mechanism", ""))
+    unexplained = mechanism.startswith("unexplained")
+    on_head = str(cx.get("role", "")).startswith("head")
+    cx["unregistered"] = unexplained and on_head
+    cx["named"] = ("UNREGISTERED" if on_head else BEFORE_HEAD) if unexplained else mechanism
+    return cx

@@ -21,9 +21,15 @@ from checks import INVARIANTS
 from checks.outcome_table import table_rows
 from model.policy import FLAG_DOCS, PRESET_ALIASES, PRESET_DOCS
 from reports import costs, curves, real_runtime, tables
+from reports.answer import cell_text, interval, verdict
 from reports.explained import explained_by_ranges
 from reports.met_again import met_again_view
-from reports.register import explanations_view, verification_rows, verification_summary
+from reports.register import (
+    explanations_view,
+    named_counterexample,
+    verification_rows,
+    verification_summary,
+)
 from reports.stats import DASH, percent
 
 INVARIANT_MEANING = {inv.name: getattr(inv, "meaning", "") for inv in INVARIANTS}
@@ -154,22 +160,6 @@ class Provenance:
     """Wall seconds per phase of the run ('sweep', 'evidence', 'figures'), in the order they ran."""
 
 
-BEFORE_HEAD = "not in the register (it explains head)"
-"""What an unexplained counterexample of a preset before head is called: the register explains head, so
-a historic defect a later ADR fixed is not news, and red UNREGISTERED would say it is."""
-
-
-def named_counterexample(cx: dict[str, Any]) -> dict[str, Any]:
-    """``cx`` with ``unregistered`` (an unexplained mechanism met under head: news) and ``named`` (the
-    mechanism as the report names it: its register id, UNREGISTERED, or :data:`BEFORE_HEAD`)."""
-    mechanism = str(cx.get("mechanism", ""))
-    unexplained = mechanism.startswith("unexplained")
-    on_head = str(cx.get("role", "")).startswith("head")
-    cx["unregistered"] = unexplained and on_head
-    cx["named"] = ("UNREGISTERED" if on_head else BEFORE_HEAD) if unexplained else mechanism
-    return cx
-
-
 def _records(table: pd.DataFrame) -> list[dict[str, Any]]:
     """The rows of a table as plain dicts (typed loosely: the tables' columns are documented)."""
     return [{str(k): v for k, v in r.items()} for r in table.to_dict(orient="records")]
@@ -177,26 +167,6 @@ def _records(table: pd.DataFrame) -> list[dict[str, Any]]:
 
 def _num(value: float) -> float | None:
     return None if isinstance(value, float) and math.isnan(value) else value
-
-
-def _interval(lower: float, upper: float) -> str:
-    return f"{percent(lower)}{DASH}{percent(upper)}"
-
-
-NO_CASE = "no case judged"
-"""What a cell says where the invariant judged no case in any of its simulations: no bound, no "held"."""
-
-
-def cell_text(k: int, n: int, lower: float, upper: float, judged: int = -1) -> str:
-    """'k/n · rate [lower-upper]', '0/n · ≤ r3' (rule of three), or '0/n · no case judged' when the
-    invariant had nothing to judge in all n simulations (``judged`` 0; -1: the rows do not say)."""
-    if n == 0:
-        return DASH
-    if k == 0 and judged == 0:
-        return f"0/{n:,} · {NO_CASE}"
-    if k == 0:
-        return f"0/{n:,} · ≤{percent(3 / n if n > 3 else 1.0)}"
-    return f"{k:,}/{n:,} · {percent(k / n)} [{_interval(lower, upper)}]"
 
 
 def _summary(frame: pd.DataFrame, policies: Sequence[str]) -> dict[str, Any]:
@@ -229,71 +199,6 @@ def _summary(frame: pd.DataFrame, policies: Sequence[str]) -> dict[str, Any]:
         "meaning": {n: INVARIANT_MEANING.get(n, "") for n in names},
         "cells": cells,
         "any": totals,
-    }
-
-
-def _failed(cells: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """The failed invariants of one policy, worst rate first: name, counts, rate and interval."""
-    failed = [
-        {
-            "invariant": name,
-            "violations": c["violations"],
-            "simulations": c["simulations"],
-            "rate": c["rate"],
-            "lower": c["lower"],
-            "upper": c["upper"],
-            "text": f"{name} {percent(c['rate'])} [{_interval(c['lower'], c['upper'])}]",
-        }
-        for name, c in cells.items()
-        if c["violations"] > 0
-    ]
-    return sorted(failed, key=lambda f: (-f["violations"], f["invariant"]))
-
-
-def verdict(policy: str, summary: Mapping[str, Any], frame: pd.DataFrame) -> dict[str, Any]:
-    """One policy's answer, written from its numbers: a headline sentence, then the failed invariants.
-
-    The headline leads with how many invariants held in every simulation, then the worst failure
-    with its rate, 95% interval and the scenario where it was met most, so the reader gets the answer
-    before any list of names."""
-    cells = {name: summary["cells"][name][policy] for name in summary["invariants"]}
-    n = next(iter(cells.values()))["simulations"] if cells else 0
-    failed = _failed(cells)
-    unjudged = [name for name, c in cells.items() if not c["violations"] and c.get("judged", -1) == 0]
-    held = len(cells) - len(failed) - len(unjudged)  # one that judged no case showed nothing: not "held"
-    bound = percent(3 / n if n > 3 else 1.0)
-    idle = f", {len(unjudged)} judged no case" if unjudged else ""
-    if not failed and not unjudged:
-        headline = (
-            f"{policy}: all {len(cells)} invariants held in all {n:,} simulations "
-            f"(each at most {bound} at 95% confidence)."
-        )
-    elif not failed:
-        headline = (
-            f"{policy}: {held} of {len(cells)} invariants held in all {n:,} simulations "
-            f"(each at most {bound} at 95% confidence){idle}."
-        )
-    else:
-        worst = failed[0]
-        where = tables.worst_scenarios(frame, policy, worst["invariant"], limit=1)
-        headline = (
-            f"{policy}: {held} of {len(cells)} invariants held in all {n:,} simulations{idle}; "
-            f"{len(failed)} failed, "
-            f"worst {worst['invariant']} {percent(worst['rate'])} [{_interval(worst['lower'], worst['upper'])}]"
-            + "".join(f", mostly in {s} ({k}/{m})" for s, k, m in where)
-            + "."
-        )
-    return {
-        "policy": policy,
-        "headline": headline,
-        "sentence": headline.removeprefix(f"{policy}: "),
-        "held": held,
-        "unjudged": unjudged,
-        "invariants": len(cells),
-        "simulations": n,
-        "bound": bound,
-        "failed": failed,
-        "any": summary["any"][policy],
     }
 
 
@@ -364,7 +269,7 @@ def _cost(frame: pd.DataFrame, policies: Sequence[str]) -> dict[str, Any]:
         requeues = _fmt(row["requeues_per_run"], 3)
         low, high = row.get("completion_lower"), row.get("completion_upper")
         if rate is not None and low is not None and high is not None:
-            completion += f" [{_interval(float(low), min(1.0, float(high)))}]"
+            completion += f" [{interval(float(low), min(1.0, float(high)))}]"
         low, high = row.get("requeues_lower"), row.get("requeues_upper")
         if row["requeues_per_run"] is not None and low is not None and high is not None:
             requeues += f" [{_fmt(low, 3)}{DASH}{_fmt(high, 3)}]"

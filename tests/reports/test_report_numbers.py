@@ -418,7 +418,7 @@ def test_an_unexplained_counterexample_before_head_is_not_called_unregistered(
 ) -> None:
     """The register explains head: an older preset's unexplained violation (a defect a later ADR fixed)
     is named as such, and only head's unexplained ones are red UNREGISTERED."""
-    from reports.sections import BEFORE_HEAD, named_counterexample
+    from reports.register import BEFORE_HEAD, named_counterexample
 
     assert named_counterexample({"mechanism": "unexplained: x", "role": "head"})["named"] == "UNREGISTERED"
     older = named_counterexample({"mechanism": "unexplained: x", "role": "first preset where it fails"})
