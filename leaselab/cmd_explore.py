@@ -114,7 +114,8 @@ def violation_line(v: Any) -> str:
     shape = "" if v.known or label == "instance" else f" [{v.mechanism.removeprefix('unexplained: ')[:120]}]"
     return (
         f"  {label}: {v.invariant}{shape}: first met after {v.found_after_s:.2f} s / "
-        f"{v.simulations_until_found:,} simulations, {v.faults_in_minimal} faults in the "
+        f"{v.simulations_until_found:,} simulations, {v.faults_in_minimal} "
+        f"fault{'' if v.faults_in_minimal == 1 else 's'} in the "
         f"{'unshrunk' if 'not shrunk' in v.counterexample.note else 'minimal'} script -> {v.path}"
     )
 

@@ -87,3 +87,10 @@ def test_a_shrunk_or_unreadable_file_is_replaced_as_a_rerun(tmp_path: Path) -> N
     assert write_keeping_minimal(again, path) == path  # unshrunk over unshrunk: the newer one
     path.write_text("not toml [", encoding="utf-8")
     assert write_keeping_minimal(again, path) == path
+
+
+def test_the_violation_line_counts_one_fault_in_the_singular(tmp_path: Path) -> None:
+    args = ["explore", "single_run", "--faults", "crash", "--simulations", "30", "--out", str(tmp_path)]
+    lines = runner.invoke(app, args).stdout.splitlines()[1:]
+    assert lines and all(" 1 faults " not in line for line in lines)
+    assert any(" 1 fault in the minimal script -> " in line for line in lines)
