@@ -201,10 +201,15 @@ def summary_lines(summary: dict[str, Any], code: int, *, known_ok: bool, exit_ze
         f"({summary['counterexamples_written']:,} new this run), "
         + (f"{rate:,} simulations/s this run" if rate is not None else "no simulation this run"),
     ]
+    from reports.stats import DASH, percent, wilson
+
     for invariant, count in failed.items():
         tally = judged["explained_by"].get(invariant, {})
+        n = judged["simulations"]
+        low, high = wilson(count, n)  # every rate with its interval
         lines.append(
-            f"  {invariant}: violated in {count:,} of {judged['simulations']:,} simulations of {label}"
+            f"  {invariant}: violated in {count:,} of {n:,} simulations of {label} "
+            f"({percent(count / n)} [{percent(low)}{DASH}{percent(high)}])"
             + (f" [{_why_text(tally)}]" if tally else "")
         )
     mine = [m for m in summary.get("mechanisms", ()) if m["policy"] == label]

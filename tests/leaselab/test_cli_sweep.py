@@ -209,7 +209,8 @@ def test_exit_1_when_an_invariant_of_the_last_policy_failed_unless_exit_zero(tmp
     assert collected.exit_code == 0, collected.output
     assert collected.stdout.splitlines()[0] == "adr-111: 1 invariant failed; exit 0 (--exit-zero)"
     assert collected.stdout.splitlines()[2:4] == [
-        "  writes_fenced_under_lease: violated in 2 of 2 simulations of adr-111 [UNREGISTERED 2]",
+        "  writes_fenced_under_lease: violated in 2 of 2 simulations of adr-111 "
+        "(100% [34.2%\u2013100%]) [UNREGISTERED 2]",
         "1 distinct mechanism of adr-111, one counterexample each:",
     ]
     assert collected.stdout.splitlines()[-2].startswith("  unexplained [")
