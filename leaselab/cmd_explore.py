@@ -58,16 +58,19 @@ def file_tag(violation: Any) -> str:
     return hashlib.blake2b(text.encode(), digest_size=3).hexdigest()
 
 
-def write_counterexamples(report: ExploreReport, out: Path) -> None:
-    """One file per distinct mechanism, named by scenario, policy, invariant and mechanism, so a rerun
-    that finds the same mechanism overwrites its file instead of adding another."""
-    from sim.explore.counterexample import write
+def write_counterexamples(report: ExploreReport, out: Path, ranges: str = "library") -> None:
+    """One file per distinct mechanism, named by scenario (and fault ranges), policy (and its flag
+    overrides), invariant and mechanism, so a rerun that finds the same mechanism overwrites its file
+    instead of adding another, and a search of another policy or ranges never does
+    (:mod:`leaselab.cx_names`); an unshrunk find never replaces a minimal file."""
+    from leaselab.cx_names import policy_tag, scenario_tag, write_keeping_minimal
 
-    scenario = Path(report.target.scenario_ref).stem
+    scenario = scenario_tag(Path(report.target.scenario_ref).stem, ranges)
+    policy = policy_tag(report.target.policy_name, report.target.flags)
     for i, violation in enumerate(report.violations, 1):
         what = violation.invariant.replace(":", "-")  # cost:NAME -> cost-NAME: a portable file name
-        name = f"{scenario}-{report.target.policy_name}-{what}-{file_tag(violation)}.toml"
-        path = write(violation.counterexample, out / name)
+        name = f"{scenario}-{policy}-{what}-{file_tag(violation)}.toml"
+        path = write_keeping_minimal(violation.counterexample, out / name)
         report.violations[i - 1] = type(violation)(
             violation.invariant,
             violation.found_after_s,
@@ -111,7 +114,8 @@ def violation_line(v: Any) -> str:
     shape = "" if v.known or label == "instance" else f" [{v.mechanism.removeprefix('unexplained: ')[:120]}]"
     return (
         f"  {label}: {v.invariant}{shape}: first met after {v.found_after_s:.2f} s / "
-        f"{v.simulations_until_found:,} simulations, {v.faults_in_minimal} faults in the "
+        f"{v.simulations_until_found:,} simulations, {v.faults_in_minimal} "
+        f"fault{'' if v.faults_in_minimal == 1 else 's'} in the "
         f"{'unshrunk' if 'not shrunk' in v.counterexample.note else 'minimal'} script -> {v.path}"
     )
 
@@ -220,7 +224,7 @@ def explore(
         from sim.explore.entry_target import outcome
 
         outcome(report, entry)
-    write_counterexamples(report, out)
+    write_counterexamples(report, out, ranges)
     interrupted = bool(report.extra.get("interrupted"))
     if interrupted:
         summary = out / "summary.json"

@@ -83,9 +83,10 @@ def replay(
         typer.echo(f"{file}: same history, but {cx.invariant} now holds (the checker changed)", err=json_out)
         raise typer.Exit(0)
     # With --json, stdout holds the document alone (its "reproduced" says the same); the line goes to stderr.
-    known = label(why.get(cx.invariant, ""))
+    known = label(why.get(cx.invariant, ""), cx.invariant)
+    what = f"an instance of {cx.invariant}" if cx.invariant.startswith("cost:") else f"{cx.invariant} violated"
     typer.echo(
-        f"reproduced: {cx.invariant} violated [{known}], digest {result.digest}{_mechanism_note(cx, result)}",
+        f"reproduced: {what} [{known}], digest {result.digest}{_mechanism_note(cx, result)}",
         err=json_out,
     )
     raise typer.Exit(1)

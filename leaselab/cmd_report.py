@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import sys
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
@@ -94,20 +95,24 @@ def report(
         verify_bound=bound,
         command=_command(config, out, seeds, bound, runtime_src, runtime_engines),
     )
-    with ExitStack() as stack:
-        executor = enter_executor(stack, scheduler, local)
-        show = stack.enter_context(meter("report"))
+    try:
+        with ExitStack() as stack:
+            executor = enter_executor(stack, scheduler, local)
+            show = stack.enter_context(meter("report"))
 
-        def step(phase: str, done: int, total: int) -> None:
-            show(phase, done, total, unit=PHASE_UNITS.get(phase, ""))
+            def step(phase: str, done: int, total: int) -> None:
+                show(phase, done, total, unit=PHASE_UNITS.get(phase, ""))
 
-        review = run_review(sweep_config, options, executor, step)
-        paths = render(  # figures drawn in the local pool
-            review,
-            executor if scheduler is None else None,
-            lambda done, total: show("figures", done, total, unit="figures"),
-            conformance=conformance,
-        )
+            review = run_review(sweep_config, options, executor, step)
+            paths = render(  # figures drawn in the local pool
+                review,
+                executor if scheduler is None else None,
+                lambda done, total: show("figures", done, total, unit="figures"),
+                conformance=conformance,
+            )
+    except KeyboardInterrupt:
+        typer.echo(interrupted_line(out, shlex.join(["leaselab", *sys.argv[1:]])), err=True)
+        raise typer.Exit(INTERRUPTED_EXIT) from None
     removed = remove_stale(out, started_ns)
     failed = review.failed(judged)
     code = 1 if failed and not exit_zero else 0
@@ -121,6 +126,23 @@ def report(
     typer.echo(verdict_line(paths["json"], judged, failed, code, exit_zero=exit_zero), err=True)
     typer.echo(str(paths["html"].resolve()))
     raise typer.Exit(code)
+
+
+INTERRUPTED_EXIT = 130
+
+
+def interrupted_line(out: Path, again: str) -> str:
+    """What Ctrl-C prints: the finished shards kept and the command that resumes, and, when the code
+    has uncommitted changes, that a resume will redo them (:func:`sim.review.provenance.fresh_shards`)."""
+    from leaselab.cmd_sweep import plural
+    from sim.review.provenance import git_commit, reusable_commit
+    from sim.sweep.directory import SHARDS
+
+    finished = len(list((out / SHARDS).glob("*.parquet"))) if (out / SHARDS).is_dir() else 0
+    line = f"leaselab: interrupted: {plural(finished, 'finished shard')} kept in {out / SHARDS}; resume with: {again}"
+    if finished and not reusable_commit(git_commit()):
+        line += " (the code has uncommitted changes, so a resume redoes them; commit first to keep them)"
+    return line
 
 
 def head_of(config: SweepConfig) -> str | None:

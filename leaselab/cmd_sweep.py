@@ -201,10 +201,15 @@ def summary_lines(summary: dict[str, Any], code: int, *, known_ok: bool, exit_ze
         f"({summary['counterexamples_written']:,} new this run), "
         + (f"{rate:,} simulations/s this run" if rate is not None else "no simulation this run"),
     ]
+    from reports.stats import DASH, percent, wilson
+
     for invariant, count in failed.items():
         tally = judged["explained_by"].get(invariant, {})
+        n = judged["simulations"]
+        low, high = wilson(count, n)  # every rate with its interval
         lines.append(
-            f"  {invariant}: violated in {count:,} of {judged['simulations']:,} simulations of {label}"
+            f"  {invariant}: violated in {count:,} of {n:,} simulations of {label} "
+            f"({percent(count / n)} [{percent(low)}{DASH}{percent(high)}])"
             + (f" [{_why_text(tally)}]" if tally else "")
         )
     mine = [m for m in summary.get("mechanisms", ()) if m["policy"] == label]
@@ -214,9 +219,17 @@ def summary_lines(summary: dict[str, Any], code: int, *, known_ok: bool, exit_ze
         shrunk = f"shrunk {m['faults_found']} -> {plural(m['faults'], 'fault')}" if m.get("shrunk") else "not shrunk"
         lines.append(
             f"  {_mechanism_text(m['mechanism'])} ({m['invariant']}): first met at simulation "
-            f"{m['first_simulation']:,}, {m['first_s']:.1f} s, {shrunk} -> counterexamples/{m['file']}"
+            f"{m['first_simulation']:,}, {m['first_s']:.1f} s, {shrunk} -> {_under(summary['out'], m['file'])}"
         )
-    return lines + met_lines(summary.get("register_met") or {})
+    lines += met_lines(summary.get("register_met") or {})
+    if mine:  # paths as given on the command line, so the command pastes from any directory it was run in
+        lines.append(f"replay one (exit 1 reproduced): leaselab replay {_under(summary['out'], mine[0]['file'])}")
+    return lines
+
+
+def _under(out: str, file: str) -> str:
+    """A kept counterexample's path as the user can paste it: under the --out they gave, shell-quoted."""
+    return shlex.quote(str(Path(out) / "counterexamples" / file))
 
 
 def met_lines(met: dict[str, Any]) -> list[str]:

@@ -5,8 +5,9 @@ recorded non-guarantee or an unexplained witness shape, named "known: F-06", "no
 or "unexplained") once, with the seconds and schedules (one simulation each) until first met and its
 smallest schedule (the search goes level by level: a mechanism's first schedule has the fewest faults),
 and writes it as a counterexample file under --out (default ``out/verify``, apart from the report's
-directory) named by scenario, policy, invariant and mechanism, so verifying a second scenario or
-policy never overwrites the first's files. Its JSON says ``mechanism`` per violation. Progress per level
+directory) named by scenario, policy (with its flag overrides), invariant and mechanism, so verifying
+a second scenario, policy or flag variant never overwrites the first's files. Its JSON says
+``mechanism`` per violation. Progress per level
 (schedules run of the level's total, rate, ETA) goes to stderr. Exit 1 on a violation, known ones
 included (the first line says how many the register explains), 0 when none, 2 on bad input.
 """
@@ -42,6 +43,7 @@ def verify(
 ) -> None:
     """Enumerate every placement of up to K faults over every request boundary of SCENARIO."""
     check_output_directory(out)  # before the search: what it finds must have somewhere to go
+    from leaselab.cx_names import policy_tag
     from reports.progress import meter
     from sim.explore.counterexample import write
     from sim.explore.exhaustive import ExhaustiveExplorer
@@ -56,8 +58,9 @@ def verify(
         explorer = ExhaustiveExplorer(seed=seed, max_schedules=max_schedules, mechanisms=True)
         report = explorer.verify(target, bound, level_done)
     stem = Path(target.scenario_ref).stem
+    named = policy_tag(policy, target.flags)  # a --flag variant never overwrites the plain policy's file
     paths = {
-        key: write(cx, out / f"verify-{stem}-{policy}-{cx.invariant}-{_tag(cx.mechanism)}.toml")
+        key: write(cx, out / f"verify-{stem}-{named}-{cx.invariant}-{_tag(cx.mechanism)}.toml")
         for key, cx in report.mechanisms
     }
     known = sum(1 for _, cx in report.mechanisms if _known(cx.mechanism))

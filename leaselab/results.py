@@ -32,8 +32,16 @@ def explained_by(result: SimulationResult) -> dict[str, str]:
     return out
 
 
-def label(entry_id: str) -> str:
-    """``known: F-06``, ``non-guarantee: NG-identity`` or ``UNREGISTERED``."""
+COST_LABEL = "a cost, not a violation: no register entry applies"
+"""What a cost instance (``explore --target cost:NAME``) is labelled: a count the report keeps, which no
+finding or non-guarantee explains and none need, so ``UNREGISTERED`` (news) would mislead."""
+
+
+def label(entry_id: str, name: str = "") -> str:
+    """``known: F-06``, ``non-guarantee: NG-identity`` or ``UNREGISTERED``; for a cost ``name``
+    (``cost:NAME``), :data:`COST_LABEL`."""
+    if name.startswith("cost:"):
+        return COST_LABEL
     if not entry_id:
         return UNREGISTERED
     return f"non-guarantee: {entry_id}" if entry_id.startswith("NG-") else f"known: {entry_id}"
@@ -45,6 +53,11 @@ def headline(policy: str, result: SimulationResult, why: Mapping[str, str], *, k
     ``--known-ok`` and every violation is known)."""
     total = len(result.verdicts)
     if not why:
+        idle = sum(1 for v in result.verdicts.values() if v.valid is Validity.VALID and not v.judged)
+        if idle:  # an invariant with no case to judge held vacuously: it showed nothing
+            return (
+                f"{policy}: no invariant violated; {total - idle} of {total} held, {idle} had no case to judge; exit 0"
+            )
         return f"{policy}: every invariant held ({total} of {total}); exit 0"
     known = sorted({entry for entry in why.values() if entry})
     news = sum(1 for entry in why.values() if not entry)
@@ -99,15 +112,22 @@ def result_document(
 
 
 _MARK = {Validity.VALID: "ok  ", Validity.INVALID: "FAIL", Validity.UNKNOWN: "??  "}
+IDLE_MARK = "--  "
+"""A verdict that held over no case: not "ok", since it showed nothing."""
 
 
 def verdict_lines(result: SimulationResult, why: Mapping[str, str] | None = None) -> list[str]:
-    """One line per invariant; a violation says what the register knows of it (``why``) in brackets."""
+    """One line per invariant; a violation says what the register knows of it (``why``) in brackets, and
+    one that held over no case is marked ``--`` and says so, not ``ok``."""
     lines = [f"scenario {result.scenario}  seed {result.seed}  digest {result.digest}"]
     for name, verdict in result.verdicts.items():
-        line = f"  {_MARK[verdict.valid]} {name}"
+        if verdict.valid is Validity.VALID and not verdict.judged:
+            lines.append(f"  {IDLE_MARK} {name}: no case to judge in this history")
+            continue
+        mark = "COST" if name.startswith("cost:") and verdict.valid is Validity.INVALID else _MARK[verdict.valid]
+        line = f"  {mark} {name}"
         if why is not None and name in why:
-            line += f" [{label(why[name])}]"
+            line += f" [{label(why[name], name)}]"
         if verdict.valid is not Validity.VALID:
             line += f": {rounded(verdict.explanation)}"
             if verdict.witness:

@@ -134,7 +134,7 @@ def add_figures(
         if history is None:
             continue
         mechanism = str(cx.get("mechanism", ""))
-        named = "UNREGISTERED" if mechanism.startswith("unexplained") else mechanism
+        named = str(cx.get("named", mechanism))
         title = f"{cx['invariant']} under {cx['policy']}{' (' + named + ')' if named else ''}: "
         title += f"{cx['scenario']} seed {cx['seed']}"
         if "deployment ranges" in str(cx.get("role", "")):

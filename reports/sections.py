@@ -21,9 +21,15 @@ from checks import INVARIANTS
 from checks.outcome_table import table_rows
 from model.policy import FLAG_DOCS, PRESET_ALIASES, PRESET_DOCS
 from reports import costs, curves, real_runtime, tables
+from reports.answer import cell_text, interval, verdict
 from reports.explained import explained_by_ranges
 from reports.met_again import met_again_view
-from reports.register import explanations_view, verification_rows, verification_summary
+from reports.register import (
+    explanations_view,
+    named_counterexample,
+    verification_rows,
+    verification_summary,
+)
 from reports.stats import DASH, percent
 
 INVARIANT_MEANING = {inv.name: getattr(inv, "meaning", "") for inv in INVARIANTS}
@@ -50,6 +56,11 @@ GLOSSARY = (
     ("invariant", "a safety property checked on every simulated history (hover a name for its meaning)"),
     ("rate [a-b%]", "share of simulations violating it, with the 95% Wilson interval for the true rate"),
     ("≤ x", "rule of three: none seen in n simulations, so the rate is at most 3/n with 95% confidence"),
+    (
+        "no case judged",
+        "no simulation gave the invariant anything to judge (e.g. a fence check where no fence "
+        "exists): it neither held nor failed, and is not counted as held",
+    ),
     ("pp, paired", "percentage points; paired = both policies ran the same scenario, intensity and seed"),
     ("intensity", "fault probabilities scaled by this factor (0 = no random faults, 1 = as written)"),
     ("latency ratio", "tool latency as a multiple of the lease length (> 1: a call outlives its lease)"),
@@ -158,19 +169,6 @@ def _num(value: float) -> float | None:
     return None if isinstance(value, float) and math.isnan(value) else value
 
 
-def _interval(lower: float, upper: float) -> str:
-    return f"{percent(lower)}{DASH}{percent(upper)}"
-
-
-def cell_text(k: int, n: int, lower: float, upper: float) -> str:
-    """'k/n · rate [lower-upper]' or '0/n · ≤ r3' (rule of three)."""
-    if n == 0:
-        return DASH
-    if k == 0:
-        return f"0/{n:,} · ≤{percent(3 / n if n > 3 else 1.0)}"
-    return f"{k:,}/{n:,} · {percent(k / n)} [{_interval(lower, upper)}]"
-
-
 def _summary(frame: pd.DataFrame, policies: Sequence[str]) -> dict[str, Any]:
     table = tables.summary(frame, policies)
     names = tables.invariant_names(frame)
@@ -183,8 +181,11 @@ def _summary(frame: pd.DataFrame, policies: Sequence[str]) -> dict[str, Any]:
             "rate": float(r["rate"]),
             "lower": float(r["lower"]),
             "upper": float(r["upper"]),
+            "judged": int(r["judged"]),
             "rule_of_three": _num(float(r["rule_of_three"])),
-            "text": cell_text(int(r["violations"]), int(r["simulations"]), float(r["lower"]), float(r["upper"])),
+            "text": cell_text(
+                int(r["violations"]), int(r["simulations"]), float(r["lower"]), float(r["upper"]), int(r["judged"])
+            ),
         }
     anyv = tables.any_violated(frame)
     totals = {}
@@ -198,62 +199,6 @@ def _summary(frame: pd.DataFrame, policies: Sequence[str]) -> dict[str, Any]:
         "meaning": {n: INVARIANT_MEANING.get(n, "") for n in names},
         "cells": cells,
         "any": totals,
-    }
-
-
-def _failed(cells: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """The failed invariants of one policy, worst rate first: name, counts, rate and interval."""
-    failed = [
-        {
-            "invariant": name,
-            "violations": c["violations"],
-            "simulations": c["simulations"],
-            "rate": c["rate"],
-            "lower": c["lower"],
-            "upper": c["upper"],
-            "text": f"{name} {percent(c['rate'])} [{_interval(c['lower'], c['upper'])}]",
-        }
-        for name, c in cells.items()
-        if c["violations"] > 0
-    ]
-    return sorted(failed, key=lambda f: (-f["violations"], f["invariant"]))
-
-
-def verdict(policy: str, summary: Mapping[str, Any], frame: pd.DataFrame) -> dict[str, Any]:
-    """One policy's answer, written from its numbers: a headline sentence, then the failed invariants.
-
-    The headline leads with how many invariants held in every simulation, then the worst failure
-    with its rate, 95% interval and the scenario where it was met most, so the reader gets the answer
-    before any list of names."""
-    cells = {name: summary["cells"][name][policy] for name in summary["invariants"]}
-    n = next(iter(cells.values()))["simulations"] if cells else 0
-    failed = _failed(cells)
-    held = len(cells) - len(failed)
-    bound = percent(3 / n if n > 3 else 1.0)
-    if not failed:
-        headline = (
-            f"{policy}: all {len(cells)} invariants held in all {n:,} simulations "
-            f"(each at most {bound} at 95% confidence)."
-        )
-    else:
-        worst = failed[0]
-        where = tables.worst_scenarios(frame, policy, worst["invariant"], limit=1)
-        headline = (
-            f"{policy}: {held} of {len(cells)} invariants held in all {n:,} simulations; {len(failed)} failed, "
-            f"worst {worst['invariant']} {percent(worst['rate'])} [{_interval(worst['lower'], worst['upper'])}]"
-            + "".join(f", mostly in {s} ({k}/{m})" for s, k, m in where)
-            + "."
-        )
-    return {
-        "policy": policy,
-        "headline": headline,
-        "sentence": headline.removeprefix(f"{policy}: "),
-        "held": held,
-        "invariants": len(cells),
-        "simulations": n,
-        "bound": bound,
-        "failed": failed,
-        "any": summary["any"][policy],
     }
 
 
@@ -324,7 +269,7 @@ def _cost(frame: pd.DataFrame, policies: Sequence[str]) -> dict[str, Any]:
         requeues = _fmt(row["requeues_per_run"], 3)
         low, high = row.get("completion_lower"), row.get("completion_upper")
         if rate is not None and low is not None and high is not None:
-            completion += f" [{_interval(float(low), min(1.0, float(high)))}]"
+            completion += f" [{interval(float(low), min(1.0, float(high)))}]"
         low, high = row.get("requeues_lower"), row.get("requeues_upper")
         if row["requeues_per_run"] is not None and low is not None and high is not None:
             requeues += f" [{_fmt(low, 3)}{DASH}{_fmt(high, 3)}]"
@@ -426,7 +371,7 @@ def build(
             "intensity": _curve(rows, "intensity", "intensity", order),
             "latency": _curve(rows, "latency", "latency_ratio", order),
         },
-        "counterexamples": [asdict(c) for c in counterexamples],
+        "counterexamples": [named_counterexample(asdict(c)) for c in counterexamples],
         "findings": [asdict(f) for f in findings],
         "met_again": met_again_view(rows),
         "real_runtime": real_runtime.view(conformance),

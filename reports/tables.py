@@ -24,6 +24,7 @@ from checks.columns import (
     FAULT,
     HIT,
     INV,
+    JUDGED,
     STAT_COMPLETED,
     STAT_DEAD_LETTERS,
     STAT_DEAD_LETTERS_NO_FATAL,
@@ -108,8 +109,9 @@ def any_violated(frame: pd.DataFrame) -> pd.Series:
 
 
 def summary(frame: pd.DataFrame, policies: Sequence[str]) -> pd.DataFrame:
-    """Policy x invariant: violations, simulations, unknown verdicts, rate, Wilson 95% bounds, and the
-    rule-of-three upper bound where no violation was seen (NaN otherwise)."""
+    """Policy x invariant: violations, simulations, unknown verdicts, rate, Wilson 95% bounds, the cases
+    judged (-1 where the rows do not say), and the rule-of-three upper bound where no violation was seen
+    (NaN otherwise, and NaN where no case was judged: an invariant that judged nothing bounds nothing)."""
     records = []
     names = invariant_names(frame)
     for policy in policies:
@@ -118,6 +120,7 @@ def summary(frame: pd.DataFrame, policies: Sequence[str]) -> pd.DataFrame:
         for name in names:
             column = rows[INV + name]
             k = int(violated_mask(column).sum())
+            judged = int(rows[JUDGED + name].fillna(0).sum()) if JUDGED + name in rows else -1
             lower, upper = wilson(k, n)
             records.append(
                 {
@@ -129,7 +132,8 @@ def summary(frame: pd.DataFrame, policies: Sequence[str]) -> pd.DataFrame:
                     "rate": k / n if n else 0.0,
                     "lower": lower,
                     "upper": upper,
-                    "rule_of_three": rule_of_three(n) if k == 0 else float("nan"),
+                    "judged": judged,
+                    "rule_of_three": rule_of_three(n) if k == 0 and judged != 0 else float("nan"),
                 }
             )
     return pd.DataFrame.from_records(records)

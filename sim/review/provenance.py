@@ -26,26 +26,52 @@ if TYPE_CHECKING:
 STAMP = "review-stamp.json"
 
 
-def fresh_shards(shard_dir: Path, config: SweepConfig) -> None:
-    """Keep the shards of an interrupted run only when they came from the same code and configuration.
+def fresh_shards(shard_dir: Path, config: SweepConfig) -> str:
+    """Keep the shards of an interrupted run only when they came from the same code and configuration;
+    return what was deleted and why ('' when nothing was), for the command to say before it recomputes.
 
     Shard names identify a cell, not the code that computed it: after a change of commit (or with
-    uncommitted changes) old shards could silently stand for new code, so they are deleted first.
+    uncommitted changes) old shards could silently stand for new code, so they are deleted first. That
+    costs the minutes they took, so it is said, with the reason, instead of passing as a slow resume.
     """
     commit = git_commit()
     stamp = json.dumps(
         {"commit": commit, "config": config.fingerprint(), "versions": versions(VERSIONED)}, sort_keys=True
     )
     path = shard_dir / STAMP
-    reusable = not commit.endswith("+dirty") and commit != "unknown"
-    if path.exists() and reusable and path.read_text(encoding="utf-8") == stamp:
-        return
+    reusable = reusable_commit(commit)
+    earlier = path.read_text(encoding="utf-8") if path.exists() else ""
+    if earlier and reusable and earlier == stamp:
+        return ""
+    old = sorted(shard_dir.glob("*.parquet")) if shard_dir.exists() else []
+    for shard in old:
+        shard.unlink()
     if shard_dir.exists():
-        for shard in shard_dir.glob("*.parquet"):
-            shard.unlink()
         (shard_dir / LEDGER).unlink(missing_ok=True)
     shard_dir.mkdir(parents=True, exist_ok=True)
     path.write_text(stamp, encoding="utf-8")
+    return f"{shard_dir}: {len(old):,} shards of an earlier run deleted, {_why(earlier, stamp)}" if old else ""
+
+
+def reusable_commit(commit: str) -> bool:
+    """Whether shards computed at ``commit`` may be reused: not with uncommitted changes, nor outside git."""
+    return not commit.endswith("+dirty") and commit != "unknown"
+
+
+def _why(earlier: str, now: str) -> str:
+    """Why the shards of ``earlier``'s stamp cannot stand for ``now``'s, in a few words."""
+    try:
+        was = json.loads(earlier) if earlier else {}
+    except ValueError:
+        was = {}
+    made = json.loads(now)
+    if not reusable_commit(made["commit"]):
+        return "as the code has uncommitted changes: shards are reused only at the same clean commit"
+    if was.get("commit") != made["commit"]:
+        return f"computed by commit {str(was.get('commit', 'unknown'))[:12]}, now {made['commit'][:12]}"
+    if was.get("config") != made["config"]:
+        return "computed for another configuration or --seeds"
+    return "computed under other package versions"
 
 
 VERSIONED = ("leaselab", "simpy", "pandas", "numpy", "pyarrow", "matplotlib", "jinja2", "pydantic", "hypothesis")

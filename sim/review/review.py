@@ -20,6 +20,7 @@ in :mod:`sim.review.provenance`. Knows the sweep and the evidence jobs; renders 
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor, Future, wait
@@ -156,7 +157,9 @@ def run_review(
         raise LeaselabError(f"cannot create: {error.strerror}", file=str(out)) from None
     with locked(out):
         prepare(out, config, kind=REPORT, command=options.command)  # refuses a sweep's directory first
-        fresh_shards(out / SHARDS, config)
+        renewed = fresh_shards(out / SHARDS, config)
+        if renewed:  # said before the minutes it costs, not after
+            print(f"leaselab: {renewed}", file=sys.stderr, flush=True)
         done = run_sweep(ExplainingSweep(config), out / SHARDS, executor=executor, on_task_done=swept)
     frame = read_shards(done.paths, early.tables)
     sweep_end = time.perf_counter()

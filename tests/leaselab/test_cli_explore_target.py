@@ -64,7 +64,9 @@ def test_f18_is_met_written_and_replayed_with_its_mechanism(
     first = result.stdout.splitlines()[0]
     assert f"target F-18 met after {met_at} simulations" in first and first.endswith("(exit 1)")
     files = sorted(tmp_path.glob("*.toml"))
-    assert [f.name for f in files] == ["tool_outlives_lease_sync-head-non_idempotent_at_most_once-F-18.toml"]
+    assert [f.name for f in files] == [
+        "tool_outlives_lease_sync@deployment-head-non_idempotent_at_most_once-F-18.toml"  # ranges in the name
+    ]
     cx = read(files[0])
     assert cx.mechanism == "F-18" and cx.invariant == "non_idempotent_at_most_once"
     assert bool(cx.cuts) is not shrunk  # a branch find replays with its cuts and is not shrunk
@@ -145,3 +147,16 @@ def test_the_first_line_after_ctrl_c_says_whether_the_target_was_met() -> None:
     line = first_line(report)
     assert line.startswith("guided: 40 simulations in 1.5 s before Ctrl-C: target F-16 not met")
     assert line.endswith("(exit 130)")
+
+
+def test_a_replayed_cost_instance_is_called_a_cost_not_unregistered_news(tmp_path: Path) -> None:
+    args = ["explore", "tool_outlives_lease", "--target", "cost:requeues", "--simulations", "20"]
+    assert explore(*args, "--out", str(tmp_path)).exit_code == 1
+    (path,) = tmp_path.glob("*.toml")
+    replayed = explore("replay", str(path))
+    assert replayed.exit_code == 1
+    assert "UNREGISTERED" not in replayed.stdout
+    (line,) = [ln for ln in replayed.stdout.splitlines() if "cost:requeues" in ln and ln.startswith("  ")]
+    assert line.startswith("  COST cost:requeues [a cost, not a violation: no register entry applies]: ")
+    last = replayed.stdout.splitlines()[-1]
+    assert last.startswith("reproduced: an instance of cost:requeues [a cost, not a violation")

@@ -120,8 +120,32 @@ def test_the_first_line_states_the_verdict_and_the_exit_code() -> None:
     assert result.exit_code == 1
     assert first.startswith(f"head: 3 of {len(INVARIANTS)} invariants violated, all on record (")
     assert first.endswith("exit 1 as for any violation (--known-ok: 0 when all are on record)")
+    held = runner.invoke(app, ["run", "happy_path", "--seed", "1", "--json"])
+    idle = sum(1 for v in json.loads(held.stdout)["verdicts"].values() if v["judged"] == 0)
+    assert idle > 0  # happy_path has no requeue, no retry, no failed audit: nothing for those to judge
     assert runner.invoke(app, ["run", "happy_path", "--seed", "1"]).stdout.splitlines()[0] == (
-        f"head: every invariant held ({len(INVARIANTS)} of {len(INVARIANTS)}); exit 0"
+        f"head: no invariant violated; {len(INVARIANTS) - idle} of {len(INVARIANTS)} held, "
+        f"{idle} had no case to judge; exit 0"
+    )
+
+
+def test_an_invariant_that_judged_no_case_is_not_marked_ok() -> None:
+    lines = runner.invoke(app, ["run", "happy_path", "--seed", "1"]).stdout.splitlines()
+    verdicts = json.loads(runner.invoke(app, ["run", "happy_path", "--seed", "1", "--json"]).stdout)["verdicts"]
+    for name, v in verdicts.items():
+        (line,) = [ln for ln in lines if ln.split()[1:2] in ([name], [name + ":"])]
+        if v["judged"] == 0:
+            assert line == f"  --   {name}: no case to judge in this history"
+        else:
+            assert line == f"  ok   {name}"
+
+
+def test_a_history_where_every_invariant_judged_a_case_says_every_invariant_held() -> None:
+
+    result = simulate("happy_path", "head", seed=1)
+    busy = replace(result, verdicts={n: v for n, v in result.verdicts.items() if v.judged})
+    assert headline("head", busy, {}, known_ok=False) == f"head: every invariant held ({len(busy.verdicts)} of " + (
+        f"{len(busy.verdicts)}); exit 0"
     )
 
 

@@ -98,6 +98,19 @@ def test_counterexamples_replay_with_leaselab_replay(tmp_path: Path) -> None:
         assert "reproduced" in replayed.stdout
 
 
+def test_the_printed_counterexample_paths_and_replay_command_work_as_pasted(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    result = sweep(str(config_file(tmp_path)), "--out", str(out), "--workers", "1", "--exit-zero")
+    assert result.exit_code == 0
+    arrows = [ln.rsplit(" -> ", 1)[1] for ln in result.stdout.splitlines() if " -> " in ln]
+    assert arrows and all(Path(p).is_file() and p.startswith(str(out)) for p in arrows)
+    (command,) = [ln for ln in result.stdout.splitlines() if ln.startswith("replay one (exit 1 reproduced): ")]
+    words = command.split(": ", 1)[1].split()
+    assert words[:2] == ["leaselab", "replay"] and words[2] == arrows[0]
+    replayed = runner.invoke(app, words[1:])
+    assert replayed.exit_code == 1 and "reproduced" in replayed.stdout
+
+
 def test_resuming_with_another_configuration_is_refused_in_one_line(tmp_path: Path) -> None:
     out = tmp_path / "out"
     assert sweep(str(config_file(tmp_path)), "--out", str(out), "--workers", "1", "--exit-zero").exit_code == 0
@@ -196,10 +209,12 @@ def test_exit_1_when_an_invariant_of_the_last_policy_failed_unless_exit_zero(tmp
     assert collected.exit_code == 0, collected.output
     assert collected.stdout.splitlines()[0] == "adr-111: 1 invariant failed; exit 0 (--exit-zero)"
     assert collected.stdout.splitlines()[2:4] == [
-        "  writes_fenced_under_lease: violated in 2 of 2 simulations of adr-111 [UNREGISTERED 2]",
+        "  writes_fenced_under_lease: violated in 2 of 2 simulations of adr-111 "
+        "(100% [34.2%\u2013100%]) [UNREGISTERED 2]",
         "1 distinct mechanism of adr-111, one counterexample each:",
     ]
-    assert collected.stdout.splitlines()[-1].startswith("  unexplained [")
+    assert collected.stdout.splitlines()[-2].startswith("  unexplained [")
+    assert collected.stdout.splitlines()[-1].startswith("replay one (exit 1 reproduced): leaselab replay ")
     held = sweep(str(config), "--out", str(out), "--policy", "head")
     assert held.exit_code == 0, held.output
     assert held.stdout.splitlines()[0] == "head: every invariant held in 2 simulations; exit 0"

@@ -58,7 +58,7 @@ def test_the_first_line_is_the_judged_policys_verdict_and_each_failure_says_what
     failures, mechanisms = rest[:heading], rest[heading + 1 : register]
     assert first.startswith("head: ") and "exit 1 as for any violation" in first
     assert written.startswith(f"wrote {out}: 8 simulations in 4 shards (0 reused, 0 redone), ")
-    assert failures and all(" simulations of head [" in line for line in failures)
+    assert failures and all(" simulations of head (" in line for line in failures)
     # then each distinct mechanism of head once, with its first meeting and its file
     assert rest[heading] == f"{len(mechanisms)} distinct mechanisms of head, one counterexample each:"
     for line in mechanisms:
@@ -151,3 +151,16 @@ def test_ctrl_c_keeps_the_finished_shards_says_how_to_resume_and_exits_130(tmp_p
     assert kept >= 1 and "Traceback" not in stderr
     assert last.startswith(f"leaselab: interrupted: {plural(kept, 'finished shard')} kept in {out / 'shards'}")
     assert last.endswith(f"resume with: leaselab sweep {config} --out {out} --workers 2")
+
+
+def test_each_failed_invariants_rate_has_its_wilson_interval(tmp_path: Path) -> None:
+    from reports.stats import percent, wilson
+
+    config, out = config_file(tmp_path), tmp_path / "out"
+    result = runner.invoke(app, ["sweep", str(config), "--out", str(out), "--workers", "1"])
+    failures = [line for line in result.stdout.splitlines() if ": violated in " in line]
+    assert failures
+    for line in failures:
+        k, n = (int(w) for w in line.split(": violated in ")[1].split(" simulations")[0].split(" of "))
+        low, high = wilson(k, n)
+        assert f"({percent(k / n)} [{percent(low)}\u2013{percent(high)}])" in line

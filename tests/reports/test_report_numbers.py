@@ -3,6 +3,8 @@ from the sweep rows directly with pandas."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -50,8 +52,12 @@ def test_summary_cells_equal_the_rows(report_json: dict[str, Any], rows: pd.Data
             assert (cell["violations"], cell["simulations"]) == (k, n)
             assert cell["rate"] == pytest.approx(k / n)
             assert (cell["lower"], cell["upper"]) == pytest.approx(wilson(k, n))
-            assert cell["rule_of_three"] == (pytest.approx(3 / n) if k == 0 else None)
+            judged = int(mine[f"judged.{name}"].sum())
+            assert cell["judged"] == judged
+            assert cell["rule_of_three"] == (pytest.approx(3 / n) if k == 0 and judged else None)
             assert cell["text"] in html
+            if k == 0 and judged == 0:  # nothing judged bounds nothing: no "≤ 3/n"
+                assert cell["text"] == f"0/{n:,} · no case judged"
     assert any(c["violations"] for cells in report_json["summary"]["cells"].values() for c in cells.values())
 
 
@@ -64,21 +70,30 @@ def test_the_answer_equals_the_rows(report_json: dict[str, Any], rows: pd.DataFr
         mine = main[main["policy"] == v["policy"]]
         counts = {name: int((mine[f"inv.{name}"].eq(False)).sum()) for name in invariants}
         failed = sorted((name for name in invariants if counts[name]), key=lambda name: (-counts[name], name))
+        unjudged = [n for n in invariants if not counts[n] and not int(mine[f"judged.{n}"].sum())]
+        assert v["unjudged"] == unjudged
         assert (v["held"], v["invariants"], v["simulations"]) == (
-            len(invariants) - len(failed),
+            len(invariants) - len(failed) - len(unjudged),
             len(invariants),
             len(mine),
         )
         assert [f["invariant"] for f in v["failed"]] == failed
         assert [f["violations"] for f in v["failed"]] == [counts[name] for name in failed]
         assert v["headline"] == f"{v['policy']}: {v['sentence']}" and str(escape(v["sentence"])) in html
-        held = f"{v['held']} of" if failed else "all"
+        held = f"{v['held']} of" if failed or unjudged else "all"
         assert (
             f"{v['policy']}: {held} {len(invariants)} invariants held in all {len(mine)} simulations" in v["headline"]
         )
+        assert (f", {len(unjudged)} judged no case" in v["headline"]) is bool(unjudged)
         if failed:
             worst = failed[0]
             assert f"worst {worst} {percent(counts[worst] / len(mine))}" in v["headline"]
+
+
+def test_the_small_review_has_an_invariant_that_judged_no_case(report_json: dict[str, Any]) -> None:
+    """adr-111 has no write fence, so the fence checks judge nothing: the tests above see that case."""
+    (adr111,) = [v for v in report_json["verdicts"] if v["policy"] == "adr-111"]
+    assert "fence_matches_inflight_write" in adr111["unjudged"]
 
 
 def test_every_failure_of_head_is_classified(
@@ -276,6 +291,32 @@ def test_findings_and_verification_are_listed(report_json: dict[str, Any]) -> No
     assert all(r["schedules"] > 0 and r["bound"] == 1 for r in rows)
 
 
+def test_each_verification_row_gives_a_command_that_writes_its_counterexamples(
+    report_json: dict[str, Any], small_review: Any, tmp_path: Path
+) -> None:
+    """The section drew each violation's faults but no file: its command re-runs the row's enumeration
+    (same schedules, same violations) and writes the files leaselab replay reproduces."""
+    from typer.testing import CliRunner
+
+    from leaselab.cli import app
+
+    html = small_review.paths["html"].read_text(encoding="utf-8")
+    rows = [r for r in report_json["verification"] if r["violations"]]
+    assert rows
+    for r in rows:
+        assert r["command"] == f"leaselab verify {r['scenario']} --policy {r['policy']} --bound {r['bound']}"
+        assert f"<code>{r['command']}</code>" in html
+    row = rows[0]
+    words = row["command"].split()[1:]
+    ran = CliRunner().invoke(app, [*words, "--out", str(tmp_path), "--json"])
+    assert ran.exit_code == 1
+    doc = json.loads(ran.stdout)
+    assert doc["schedules"] == row["schedules"]
+    assert sorted({v["invariant"] for v in doc["violations"]}) == sorted(row["violated"])
+    replayed = CliRunner().invoke(app, ["replay", doc["violations"][0]["counterexample"]])
+    assert replayed.exit_code == 1 and "reproduced" in replayed.stdout
+
+
 def test_provenance_records_how_it_was_made(report_json: dict[str, Any], rows: pd.DataFrame) -> None:
     made = report_json["provenance"]
     assert made["simulations"] == len(rows)
@@ -370,3 +411,23 @@ def test_each_distinct_mechanism_of_head_has_one_counterexample_named_by_it(
     html = small_review.paths["html"].read_text(encoding="utf-8")
     for cx in cxs:
         assert f"leaselab replay {cx['file']}</code>" in html
+
+
+def test_an_unexplained_counterexample_before_head_is_not_called_unregistered(
+    report_json: dict[str, Any], small_review: Any
+) -> None:
+    """The register explains head: an older preset's unexplained violation (a defect a later ADR fixed)
+    is named as such, and only head's unexplained ones are red UNREGISTERED."""
+    from reports.register import BEFORE_HEAD, named_counterexample
+
+    assert named_counterexample({"mechanism": "unexplained: x", "role": "head"})["named"] == "UNREGISTERED"
+    older = named_counterexample({"mechanism": "unexplained: x", "role": "first preset where it fails"})
+    assert (older["named"], older["unregistered"]) == (BEFORE_HEAD, False)
+    assert named_counterexample({"mechanism": "F-02", "role": "head"})["named"] == "F-02"
+    html = small_review.paths["html"].read_text(encoding="utf-8")
+    before = [c for c in report_json["counterexamples"] if c["mechanism"].startswith("unexplained")]
+    before = [c for c in before if not c["role"].startswith("head")]
+    assert before  # adr-111's unfenced writes: explained by no entry, fixed by ADR-112
+    for cx in before:
+        assert not cx["unregistered"] and cx["named"] == BEFORE_HEAD
+        assert f"<code>{cx['invariant']}</code> under {cx['policy']}: {BEFORE_HEAD}" in html

@@ -82,7 +82,7 @@ def test_cli_target_writes_a_file_replay_reproduces(tmp_path: Path) -> None:
     path = Path(doc["violations"][0]["counterexample"])
     assert ":" not in path.name and read(path).invariant == "cost:requeues"
     replayed = runner.invoke(app, ["replay", str(path)])
-    assert replayed.exit_code == 1 and "reproduced: cost:requeues" in replayed.stdout
+    assert replayed.exit_code == 1 and "reproduced: an instance of cost:requeues" in replayed.stdout
 
 
 def test_cli_refuses_a_target_that_is_neither_a_cost_nor_a_register_id(tmp_path: Path) -> None:
