@@ -179,7 +179,13 @@ def summary_lines(summary: dict[str, Any], code: int, *, known_ok: bool, exit_ze
     judged = summary["judged"]
     label, failed = judged["policy"], judged["failed"]
     if not failed:
-        verdict = f"{label}: every invariant held in {plural(judged['simulations'], 'simulation')}"
+        idle = judged.get("unjudged", [])
+        runs = plural(judged["simulations"], "simulation")
+        if idle:  # one that judged no case showed nothing: not "held"
+            held = plural(judged["held"], "invariant")
+            verdict = f"{label}: {held} held in {runs}; {len(idle)} judged no case ({', '.join(idle)})"
+        else:
+            verdict = f"{label}: every invariant held in {runs}"
     else:
         tallies = judged["explained_by"].values()
         news = any(why in ("", "?") for tally in tallies for why in tally)

@@ -28,7 +28,7 @@ import pandas as pd
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from checks.columns import INV, WHY
+from checks.columns import INV, JUDGED, WHY
 from model.errors import LeaselabError
 from scenarios.user_files import check_output_directory
 from sim.explore.counterexample import INVARIANT_NAMES
@@ -53,6 +53,7 @@ __all__ = [
     "read_mechanisms",
     "run_job",
     "sweep",
+    "unjudged_invariants",
     "violation_counts",
 ]
 
@@ -97,6 +98,7 @@ class JobResult:
         label = judged_policy(self.config, judged)
         every, mine = violation_tallies(p.paths, label)
         why, simulations = explanation_tallies(p.paths, label)
+        idle = unjudged_invariants(p.paths, label)
         kept = read_mechanisms(self.out / COUNTEREXAMPLES)
         met = met_comparison(p.paths, label)
         return {
@@ -115,6 +117,8 @@ class JobResult:
                 "policy": label,
                 "simulations": simulations,
                 "failed": mine,
+                "unjudged": idle,
+                "held": len(INVARIANT_NAMES) - len(mine) - len(idle),
                 "explained_by": {name: why.get(name, {}) for name in mine},
             },
             "counterexamples_written": len(self.counterexamples),
@@ -380,6 +384,22 @@ def violation_tallies(paths: Iterable[Path], policy: str | None) -> tuple[dict[s
             if chosen is not None:
                 mine[name] += int(pc.sum(pc.and_(violated, chosen)).as_py() or 0)
     return {n: every[n] for n in INVARIANT_NAMES if every[n]}, {n: mine[n] for n in INVARIANT_NAMES if mine[n]}
+
+
+def unjudged_invariants(paths: Iterable[Path], policy: str) -> list[str]:
+    """The invariants that judged no case in any simulation of ``policy``: one that judged nothing has
+    shown nothing, so the verdict must not count it as held. An invariant is listed only when every shard
+    records its judged count (a shard of an older sweep without the column leaves it unknown, not idle)."""
+    judged: Counter[str] = Counter()
+    known = set(INVARIANT_NAMES)
+    for path in paths:
+        names = set(pq.read_schema(path).names)
+        known &= {name for name in INVARIANT_NAMES if JUDGED + name in names}
+        columns = [JUDGED + name for name in INVARIANT_NAMES if JUDGED + name in names]
+        table = pq.read_table(path, columns=columns, filters=[("policy", "=", policy)])
+        for column in columns:
+            judged[column.removeprefix(JUDGED)] += int(pc.sum(table.column(column)).as_py() or 0)
+    return [name for name in INVARIANT_NAMES if name in known and not judged[name]]
 
 
 def explanation_tallies(paths: Iterable[Path], policy: str) -> tuple[dict[str, dict[str, int]], int]:
