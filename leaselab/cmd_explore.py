@@ -204,7 +204,10 @@ def explore(
             what = f"--workers applies to the guided and swarm explorers, not {explorer}"
             raise LeaselabError(what, field="--workers", hint="add --explorer guided")
         search = ParallelSwarmExplorer(workers, explorer)
-    budget = Budget(seconds=budget_s, simulations=simulations, seed=seed, invariants=wanted)
+    # one instance of a cost is what a user asks for: the search stops at the first, as for a register id
+    budget = Budget(
+        seconds=budget_s, simulations=simulations, seed=seed, invariants=wanted, stop_at_first=wanted is not None
+    )
     if entry is not None:
         budget = entry.budget(budget)
     started = time.perf_counter()

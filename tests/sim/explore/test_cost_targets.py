@@ -79,6 +79,8 @@ def test_cli_target_writes_a_file_replay_reproduces(tmp_path: Path) -> None:
     assert result.exit_code == 1, result.output
     doc = json.loads(result.stdout)
     assert [v["mechanism"] for v in doc["violations"]] == ["cost:requeues"]
+    # one instance is what was asked for: the search stops at the simulation that met it
+    assert doc["simulations"] == doc["violations"][0]["simulations_until_found"] < 20
     path = Path(doc["violations"][0]["counterexample"])
     assert ":" not in path.name and read(path).invariant == "cost:requeues"
     replayed = runner.invoke(app, ["replay", str(path)])
