@@ -352,6 +352,8 @@ def build(
     proposals = [_comparison(main, a, b, _flags_about(main, b)) for a, b in tables.proposal_pairs(main, main_policies)]
     grid_name = str(main["grid"].iloc[0]) if not main.empty else ""
     verified = verification_rows([asdict(v) for v in verification])
+    verdicts = [verdict(p, summary, main) for p in main_policies]
+    head = curves.head_label(main, main_policies)
     return {
         "title": f"{provenance.name}: reliability report",
         "sections": [{"id": a, "heading": h} for a, h in SECTIONS],
@@ -360,7 +362,10 @@ def build(
         "primary_grid": grid_name,
         "primary_simulations": len(main),
         "primary_about": _grid_about(main),
-        "verdicts": [verdict(p, summary, main) for p in main_policies],
+        "verdicts": verdicts,
+        # the answer's sentences lead with the policy under review; the table keeps the grid's order
+        "lead_verdicts": sorted(verdicts, key=lambda v: v["policy"] != head),
+        "head_policy": head,
         "head_explained": explanations_view([e for e in explanations if e.get("ranges", "library") == "library"]),
         "explained_ranges": explained_by_ranges(explanations, rows),
         "summary": summary,

@@ -90,6 +90,18 @@ def test_the_answer_equals_the_rows(report_json: dict[str, Any], rows: pd.DataFr
             assert f"worst {worst} {percent(counts[worst] / len(mine))}" in v["headline"]
 
 
+def test_the_answer_leads_with_the_policy_under_review(report_json: dict[str, Any], small_review: Any) -> None:
+    """A reviewer reads head's sentence first; the table below keeps the grid's order (head is 2nd)."""
+    html = small_review.paths["html"].read_text(encoding="utf-8")
+    markdown = small_review.paths["markdown"].read_text(encoding="utf-8")
+    answer = markdown.split("## The answer", 1)[1].split("\n| policy |", 1)[0]
+    bullets = [line for line in answer.splitlines() if line.startswith("- ")]
+    assert [b.lstrip("- *").split(":")[0] for b in bullets] == ["head", "adr-111", "head+idempotency_keys"]
+    assert bullets[0].endswith("(the policy under review)") and "under review" not in "".join(bullets[1:])
+    section = html.split('<section id="verdict">', 1)[1].split("<table>", 1)[0]
+    assert section.index("<strong>head (the policy under review):</strong>") < section.index("<strong>adr-111:</strong>")
+
+
 def test_the_small_review_has_an_invariant_that_judged_no_case(report_json: dict[str, Any]) -> None:
     """adr-111 has no write fence, so the fence checks judge nothing: the tests above see that case."""
     (adr111,) = [v for v in report_json["verdicts"] if v["policy"] == "adr-111"]
