@@ -139,6 +139,9 @@ class FindingView:
     """Recognised in a deployment-range grid of this run (None: the run has no such grid)."""
     recognised_deployment: int = 0
     example_deployment: str = ""
+    search: str = ""
+    """The command that searches for it where the register met it (``explore --target``): what a reviewer
+    runs to see a finding this review did not."""
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from register.findings import FINDINGS
 from register.nonguarantees import NON_GUARANTEES
 from sim.explore.counterexample import Counterexample, write
 from sim.explore.discovery import mechanism_tag
+from sim.explore.entry_target import check_entry_target
 from sim.review.jobs import RecogniseJob, ShrinkOutcome, VerifyOutcome
 from sim.review.plan import HEAD, PRIMARY_GRID, canonical, head_label
 
@@ -145,6 +146,7 @@ def findings(
             "reproduced_deployment": ((f.id, True) in counts) if deployment else None,
             "recognised_deployment": counts.get((f.id, True), 0),
             "example_deployment": example.get((f.id, True), ""),
+            "search": f"leaselab explore {check_entry_target(f.id).setup} --target {f.id}",
         }
         for f in FINDINGS
     ]

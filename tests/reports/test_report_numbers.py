@@ -36,6 +36,14 @@ def test_every_section_is_in_the_html_and_the_markdown(small_review: Any) -> Non
     assert markdown.count("not reachable here (needs deployment fault ranges)") == sum(
         f.deployment_ranges for f in FINDINGS
     )
+    # each finding the review did not reproduce says how to search for it where the register met it
+    register = markdown.split("## Findings register", 1)[1].split("\n\n| id | invariant |", 1)[1].split("\n\n")[0]
+    rows = [line for line in register.splitlines() if line.startswith("| F-")]
+    assert len(rows) == len(FINDINGS)
+    for row in rows:
+        finding = row.split(" | ", 1)[0].removeprefix("| ")
+        if "**reproduced**" not in row.split(" | ")[3]:
+            assert f" --target {finding}`" in row and "search: `leaselab explore " in row, row
 
 
 def test_summary_cells_equal_the_rows(report_json: dict[str, Any], rows: pd.DataFrame, small_review: Any) -> None:
@@ -99,7 +107,8 @@ def test_the_answer_leads_with_the_policy_under_review(report_json: dict[str, An
     assert [b.lstrip("- *").split(":")[0] for b in bullets] == ["head", "adr-111", "head+idempotency_keys"]
     assert bullets[0].endswith("(the policy under review)") and "under review" not in "".join(bullets[1:])
     section = html.split('<section id="verdict">', 1)[1].split("<table>", 1)[0]
-    assert section.index("<strong>head (the policy under review):</strong>") < section.index("<strong>adr-111:</strong>")
+    lead, first_other = "<strong>head (the policy under review):</strong>", "<strong>adr-111:</strong>"
+    assert section.index(lead) < section.index(first_other)
 
 
 def test_the_small_review_has_an_invariant_that_judged_no_case(report_json: dict[str, Any]) -> None:
