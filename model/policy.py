@@ -142,10 +142,10 @@ PRESET_DOCS: Mapping[str, str] = {
 FLAG_NAMES: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Policy))
 
 
-def _check_flag_name(name: str, *, source: str) -> None:
+def _check_flag_name(name: str, *, source: str, field: str = "flag") -> None:
     if name not in FLAG_DOCS:
         what, hint = unknown_name("flag", name, FLAG_NAMES, see="`leaselab policies`")
-        raise LeaselabError(what, file=source, field="flag", hint=hint)
+        raise LeaselabError(what, file=source, field=field, hint=hint)
 
 
 def preset(name: str, *, source: str = "") -> Policy:
@@ -165,14 +165,16 @@ _TRUE = {"1", "true", "on", "yes"}
 _FALSE = {"0", "false", "off", "no"}
 
 
-def parse_flag_value(name: str, raw: object, *, source: str = "") -> bool:
-    """A flag value from text ('on', 'true', '1' / 'off', 'false', '0') or a bool."""
-    _check_flag_name(name, source=source)
+def parse_flag_value(name: str, raw: object, *, source: str = "", field: str | None = None) -> bool:
+    """A flag value from text ('on', 'true', '1' / 'off', 'false', '0') or a bool. An error names
+    ``field`` (default: the flag's own name, as a file's ``[flags]`` table has it)."""
+    field = field or name
+    _check_flag_name(name, source=source, field=field if field.startswith("--") else "flag")
     if isinstance(raw, bool):
         return raw
     if not isinstance(raw, str):
         raise LeaselabError(
-            f"flag '{name}' needs a boolean, got {raw!r}", file=source, field=name, hint="use true/false or on/off"
+            f"flag '{name}' needs a boolean, got {raw!r}", file=source, field=field, hint="use true/false or on/off"
         )
     text = raw.strip().lower()
     if text in _TRUE:
@@ -180,18 +182,18 @@ def parse_flag_value(name: str, raw: object, *, source: str = "") -> bool:
     if text in _FALSE:
         return False
     raise LeaselabError(
-        f"flag '{name}' needs a boolean, got '{raw}'", file=source, field=name, hint="use on/off or true/false"
+        f"flag '{name}' needs a boolean, got '{raw}'", file=source, field=field, hint="use on/off or true/false"
     )
 
 
 def parse_flag_assignment(text: str, *, source: str = "") -> tuple[str, bool]:
-    """Parse ``NAME=VALUE`` as given to ``--flag``."""
+    """Parse ``NAME=VALUE`` as given to ``--flag`` (an error names ``--flag``, the option the user typed)."""
     name, sep, raw = text.partition("=")
     if not sep:
         raise LeaselabError(
-            f"flag '{text}' is not NAME=VALUE", file=source, field="flag", hint="e.g. --flag write_fence=off"
+            f"flag '{text}' is not NAME=VALUE", file=source, field="--flag", hint="e.g. --flag write_fence=off"
         )
-    return name.strip(), parse_flag_value(name.strip(), raw, source=source)
+    return name.strip(), parse_flag_value(name.strip(), raw, source=source, field="--flag")
 
 
 def resolve_policy(policy: str | Policy, flags: Mapping[str, bool | str] | None = None) -> Policy:

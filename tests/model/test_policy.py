@@ -157,6 +157,19 @@ def test_parse_flag_value_rejects_an_unknown_flag_before_its_value() -> None:
         parse_flag_value("nope", "maybe")
 
 
+@pytest.mark.parametrize("text", ["idempotency_keys=maybe", "nope=true", "idempotency_keys"])
+def test_a_bad_flag_option_names_the_option_the_user_typed(text: str) -> None:
+    with pytest.raises(LeaselabError) as caught:
+        parse_flag_assignment(text)
+    assert caught.value.field == "--flag"
+
+
+def test_a_bad_flag_value_in_a_file_names_the_flag_as_its_table_has_it() -> None:
+    with pytest.raises(LeaselabError) as caught:
+        parse_flag_value("idempotency_keys", "maybe", source="s.toml")
+    assert (caught.value.file, caught.value.field) == ("s.toml", "idempotency_keys")
+
+
 def test_a_policy_error_is_one_line() -> None:
     with pytest.raises(LeaselabError) as caught:
         preset("x")
