@@ -18,7 +18,9 @@ stderr.
 
 Exit 1 if any violation was found, known ones included (the first line of output says how many the
 register explains), 0 if none, 2 on bad input, 130 after Ctrl-C: what was found so far is written
-(unshrunk) with ``summary.json``, and the output says where and how to search on.
+(unshrunk) with ``summary.json``, and the output says where and how to search on. A run that found
+something writes ``summary.json`` too (``interrupted`` false), so an interrupted run's never outlives a
+complete one; a run that found nothing writes nothing.
 """
 
 from __future__ import annotations
@@ -229,9 +231,10 @@ def explore(
         outcome(report, entry)
     write_counterexamples(report, out, ranges)
     interrupted = bool(report.extra.get("interrupted"))
-    if interrupted:
+    if interrupted or report.violations:  # beside the files it describes: never an interrupted run's, stale
         summary = out / "summary.json"
-        summary.write_text(json.dumps(report.document(), indent=2) + "\n", encoding="utf-8")
+        document = {**report.document(), "interrupted": interrupted}
+        summary.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
     if json_out:
         typer.echo(json.dumps(report.document(), indent=2))
     else:

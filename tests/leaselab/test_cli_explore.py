@@ -91,8 +91,9 @@ def test_violations_exit_1(out_dir: Path) -> None:
 
 def test_each_violation_is_written_under_out_and_replays(out_dir: Path) -> None:
     _, doc = found(str(out_dir))
-    written = sorted(out_dir.iterdir())
+    written = sorted(out_dir.glob("*.toml"))
     assert sorted(Path(v["counterexample"]) for v in doc["violations"]) == written
+    assert json.loads((out_dir / "summary.json").read_text(encoding="utf-8"))["violations"] == doc["violations"]
     for entry in doc["violations"]:
         path = Path(entry["counterexample"])
         assert path.parent == out_dir and path.suffix == ".toml"
@@ -111,8 +112,8 @@ def test_text_output_lists_each_violation_and_its_file(tmp_path: Path) -> None:
     lines = result.stdout.splitlines()
     assert lines[0].startswith("guided: ") and "distinct mechanisms" in lines[0]
     assert "exit 1: a known violation is still a violation" in lines[0]
-    files = sorted(tmp_path.iterdir())
-    assert len(lines) == 1 + len(files)
+    files = sorted(tmp_path.glob("*.toml"))
+    assert len(lines) == 1 + len(files) and (tmp_path / "summary.json").exists()
     for path in files:
         assert any(str(path) in line for line in lines[1:])
 
