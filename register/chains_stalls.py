@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from checks import history as H
 from checks.history import Op, OpType
 from model.constants import LEASE_S
-from register.trails import Trail, deepest, number, stall
+from register.trails import Trail, deepest, number, stall, struck
 
 
 def _fenced_in_snapshot(op: Op, run: str) -> bool:
@@ -39,13 +39,11 @@ def stalled_clear_trails(history: Sequence[Op]) -> list[Trail]:
     dead-letter is still pending, with a lease already past. What is left is the segment not renewing
     before the dead-letter applies (its next statement fails, or it dies): a branch from the clear's
     commit draws its next request at raised rates."""
-    last: dict[str, Op] = {}
     trails: list[Trail] = []
-    for op in history:
+    for op, before in struck(history):
         v = op.value
         if op.op == H.FAULT:
             target = str(v.get("target", ""))
-            before = last.get(target)
             stalled = stall(op)
             if (
                 stalled
@@ -83,7 +81,6 @@ def stalled_clear_trails(history: Sequence[Op]) -> list[Trail]:
                 trail.done = True  # the clear is back: before the dead-letter is stalled, the fence went
             elif level >= 2 and op.process == trail.other and op.op == H.STORE and op.type is not OpType.INVOKE:
                 trail.done = level < 4  # the dead-letter applied before the clear: the reason was right
-        last[op.process] = op
     return trails
 
 
@@ -95,13 +92,11 @@ def stale_suspend_trails(history: Sequence[Op]) -> list[Trail]:
     approval of a turn already executed. What is left is that approval being granted, which reruns the
     write. Step 3's branches decide the writer's next request (its fence clear) at raised rates: a
     failure or a death there leaves the fence standing."""
-    last: dict[str, Op] = {}
     trails: list[Trail] = []
-    for op in history:
+    for op, before in struck(history):
         v = op.value
         if op.op == H.FAULT:
             target = str(v.get("target", ""))
-            before = last.get(target)
             stalled = stall(op)
             if (
                 stalled >= LEASE_S
@@ -135,7 +130,6 @@ def stale_suspend_trails(history: Sequence[Op]) -> list[Trail]:
                 and v.get("process") != trail.process
             ):
                 trail.marks.append(op.index)  # the requeue, then another attempt's write landing
-        last[op.process] = op
     return trails
 
 

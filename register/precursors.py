@@ -35,7 +35,7 @@ from register.chains_clocks import (
     reaper_ahead_spent_budget_trails,
 )
 from register.chains_stalls import stale_suspend, stale_suspend_trails, stalled_clear, stalled_clear_trails
-from register.trails import CLAIMS
+from register.trails import CLAIMS, struck
 from register.trails import Trail as _Trail
 from register.trails import deepest as _deepest
 from register.trails import earliest as _earliest
@@ -86,7 +86,6 @@ def _stalled_position_read(history: Sequence[Op]) -> list[_Trail]:
     that), so a claim within a lease of it is no step; and the read must return to a row still
     ``running`` (the settle fails a RUNNING row; one the other segment suspended or requeued is settled
     by nobody's rule)."""
-    last: dict[str, Op] = {}
     trails: list[_Trail] = []
     rows: dict[str, dict[str, object]] = {}
     quiet = _quiet_s(history)
@@ -135,7 +134,6 @@ def _stalled_position_read(history: Sequence[Op]) -> list[_Trail]:
             and op.time_s + LEASE_S < quiet
         ):
             trails.append(_Trail(op.run, op.process, [op.index]))
-        last[op.process] = op
     return trails
 
 
@@ -145,13 +143,11 @@ def _stale_snapshot_requeue(history: Sequence[Op]) -> list[_Trail]:
     (T13) stalls past the moment the stamp will commit; (4) the stamp commits while the requeue is
     still pending. What is left is the write still in flight when the requeue clears the fence, and the
     next attempt running it again."""
-    last: dict[str, Op] = {}
     trails: list[_Trail] = []
-    for op in history:
+    for op, before in struck(history):
         v = op.value
         if op.op == H.FAULT:
             target = str(v.get("target", ""))
-            before = last.get(target)
             stall = _stall(op)
             if (
                 stall >= LEASE_S / 2
@@ -193,7 +189,6 @@ def _stale_snapshot_requeue(history: Sequence[Op]) -> list[_Trail]:
                 trail.other = op.process
             elif level >= 2 and op.process == trail.other and op.op == H.STORE and op.type is not OpType.INVOKE:
                 trail.done = level < 4  # the requeue came back before the stamp: not this route
-        last[op.process] = op
     return trails
 
 

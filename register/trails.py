@@ -7,7 +7,7 @@ Ground truth only; knows the history's records, draws and runs nothing.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from checks import history as H
@@ -45,6 +45,19 @@ class Trail:
     extra: dict[str, float] = field(default_factory=dict)
 
 
+def struck(history: Sequence[Op]) -> Iterator[tuple[Op, Op | None]]:
+    """Each record of ``history`` with, for a fault, the record it struck: the last record of the process
+    it targets (a store stall strikes that process's pending statement); None for any other record. The
+    chains whose first step is a stalled statement of one kind read it from here."""
+    last: dict[str, Op] = {}
+    for op in history:
+        if op.op == H.FAULT:
+            yield op, last.get(str(op.value.get("target", "")))
+        else:
+            yield op, None
+            last[op.process] = op
+
+
 def deepest(trails: Sequence[Trail]) -> tuple[int, ...]:
     """The marks of the trail that got furthest (the earliest of equal ones)."""
     best: tuple[int, ...] = ()
@@ -65,4 +78,4 @@ def earliest(trails: Sequence[Trail]) -> tuple[int, ...]:
         out.append(min(at))
 
 
-__all__ = ["CLAIMS", "REQUEUES", "Trail", "deepest", "earliest", "number", "stall"]
+__all__ = ["CLAIMS", "REQUEUES", "Trail", "deepest", "earliest", "number", "stall", "struck"]
